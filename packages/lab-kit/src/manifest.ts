@@ -1,0 +1,100 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * A test is named by its full name as vitest reports it: the titles of its enclosing
+ * `describe` blocks and its own title, joined by " > ".
+ */
+const testName = z.string().min(1);
+
+export const mutationSchema = z.object({
+  /** Short kebab-case name, used in reports and in rubric proofs as `gate:<name>`. */
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "kebab-case, e.g. drop-observation-push"),
+  /** What bug this mutation plays, in Chinese, for the report. */
+  description: z.string().min(1),
+  /** Path of the file to mutate, relative to `solution/`. */
+  file: z.string().min(1),
+  /** Exact text to find in that file; it must occur exactly once. */
+  find: z.string().min(1),
+  /** Replacement text. */
+  replace: z.string(),
+  /** Tests (full names) that must fail once the mutation is applied. */
+  breaks: z.array(testName).min(1),
+});
+
+export const hintSchema = z.object({
+  /** The failing test this hint is for; a hint without one applies to the whole lesson. */
+  test: testName.optional(),
+  /** The hint, in Chinese; ordered from a nudge to nearly the answer. */
+  text: z.string().min(1),
+});
+
+export const rubricRowSchema = z.object({
+  criterion: z.string().min(1),
+  /** Test full names, or `gate:<mutation name>`, that prove this row. */
+  proof: z.array(z.string().min(1)).min(1),
+});
+
+export const capstoneSchema = z.object({
+  /** Package of the increment, e.g. `@coding-agent/agent-core`. */
+  package: z.string().min(1),
+  /** Files of the increment, relative to the repository root. */
+  files: z.array(z.string().min(1)).min(1),
+  /** Test files that prove the increment, relative to the repository root. */
+  tests: z.array(z.string().min(1)).min(1),
+});
+
+export const lessonManifestSchema = z
+  .object({
+    id: z.string().regex(/^\d{2}$/, "two digits, e.g. 05"),
+    slug: z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, "kebab-case, e.g. minimal-agent-loop"),
+    title: z.string().min(1),
+    week: z.number().int().min(1).max(8),
+    starter: z.object({
+      /** Tests (full names) the pristine starter must fail by an assertion; all others pass. */
+      failing: z.array(testName).min(1),
+    }),
+    mutations: z.array(mutationSchema).min(1),
+    hints: z.array(hintSchema).min(1),
+    rubric: z.array(rubricRowSchema).min(1),
+    capstone: capstoneSchema,
+  })
+  .strict();
+
+export type LessonManifest = z.infer<typeof lessonManifestSchema>;
+export type Mutation = z.infer<typeof mutationSchema>;
+export type Hint = z.infer<typeof hintSchema>;
+
+export type ManifestResult =
+  | { readonly ok: true; readonly manifest: LessonManifest }
+  | { readonly ok: false; readonly file: string; readonly problems: readonly string[] };
+
+/** Validates parsed JSON as a lesson manifest; every problem names its field path. */
+export function parseManifest(file: string, data: unknown): ManifestResult {
+  const parsed = lessonManifestSchema.safeParse(data);
+  if (parsed.success) return { ok: true, manifest: parsed.data };
+  const problems = parsed.error.issues.map((issue) => {
+    const field = issue.path.length === 0 ? "(根)" : issue.path.map(String).join(".");
+    return `${field}: ${issue.message}`;
+  });
+  return { ok: false, file, problems };
+}
+
+/** Reads and validates `<labDir>/lesson.json`. Never throws for a bad or missing file. */
+export async function loadManifest(labDir: string): Promise<ManifestResult> {
+  const file = path.join(labDir, "lesson.json");
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    return { ok: false, file, problems: ["文件不存在或无法读取"] };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, file, problems: [`不是合法 JSON：${(error as Error).message}`] };
+  }
+  return parseManifest(file, data);
+}

@@ -1,0 +1,37 @@
+/**
+ * The contract of the lab test runner (implemented in runner.ts): run a lab's shared
+ * tests against one or more source folders, in as few vitest processes as serves, and
+ * report every test's name, state and, for a failure, its kind.
+ */
+
+/** One set of sources to run a lab's tests against (a starter, a solution, a mutant…). */
+export interface RunTarget {
+  /** Unique label of this target inside one run, e.g. `05:solution`, `05:gate:drop-push`. */
+  readonly label: string;
+  /** The lab folder (holds `tests/`). */
+  readonly labDir: string;
+  /** The package folder whose node_modules resolve imports (the starter or solution). */
+  readonly packageDir: string;
+  /** Folder whose `index.ts` the tests import as `@lab`; defaults to `<packageDir>/src`. */
+  readonly srcDir?: string;
+  /** Run the tests in a shuffled order with this seed. */
+  readonly shuffleSeed?: number;
+}
+
+/** Why a test failed. `load`: the test file could not be loaded (syntax, import, type). */
+export type FailureKind = "assertion" | "load" | "timeout" | "error";
+
+export interface TestOutcome {
+  /** Full name: describe titles and the test title joined by " > ". */
+  readonly name: string;
+  readonly file: string;
+  readonly state: "passed" | "failed" | "skipped";
+  readonly failure?: { readonly kind: FailureKind; readonly message: string };
+}
+
+export interface TargetReport {
+  readonly label: string;
+  readonly tests: readonly TestOutcome[];
+  /** Test files that failed to load, with the reason; their tests are absent from `tests`. */
+  readonly loadErrors: readonly { readonly file: string; readonly message: string }[];
+}

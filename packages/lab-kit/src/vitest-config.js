@@ -1,0 +1,38 @@
+// Plain JavaScript on purpose: vitest loads config files with Node before any
+// TypeScript transform, so what a config imports from the workspace must be JS.
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+/** The one import specifier through which a lab's shared tests reach the code under test. */
+export const LAB_ALIAS = "@lab";
+
+/**
+ * Per-test timeout for lab tests. Short on purpose: a learner's endless loop must turn
+ * into a failing test within seconds, never a hung terminal.
+ */
+export const LAB_TEST_TIMEOUT_MS = 2_000;
+
+/**
+ * The vitest config every lab starter and solution uses. The tests live once, in the
+ * lab's `tests/` folder beside `starter/` and `solution/`; `@lab` resolves to the
+ * calling package's own `src/`, so the same test file proves both.
+ *
+ * @param {string} packageDir the starter or solution folder (`import.meta.dirname`)
+ * @param {{ srcDir?: string }} [options] `srcDir`: folder whose `index.ts` is `@lab`
+ */
+export function defineLabConfig(packageDir, options = {}) {
+  const srcDir = options.srcDir ?? path.join(packageDir, "src");
+  return defineConfig({
+    root: packageDir,
+    resolve: {
+      alias: [{ find: LAB_ALIAS, replacement: path.join(srcDir, "index.ts") }],
+    },
+    test: {
+      dir: path.dirname(packageDir),
+      include: ["tests/**/*.test.ts"],
+      testTimeout: LAB_TEST_TIMEOUT_MS,
+      hookTimeout: LAB_TEST_TIMEOUT_MS,
+      teardownTimeout: LAB_TEST_TIMEOUT_MS,
+    },
+  });
+}

@@ -9,4 +9,7 @@ export interface LabConfigOptions {
   readonly srcDir?: string;
 }
 /** The vitest config every lab starter and solution uses. */
-export declare function defineLabConfig(packageDir: string, options?: LabConfigOptions): ViteUserConfig;
+export declare function defineLabConfig(
+  packageDir: string,
+  options?: LabConfigOptions,
+): ViteUserConfig;

@@ -1,0 +1,12 @@
+export { findRepoRoot, readCommittedTree } from "./git.ts";
+export { type LabLocation, listLabs, normalizeLessonId } from "./labs.ts";
+export {
+  type Hint,
+  type LessonManifest,
+  lessonManifestSchema,
+  loadManifest,
+  type ManifestResult,
+  type Mutation,
+  parseManifest,
+} from "./manifest.ts";
+export type { FailureKind, RunTarget, TargetReport, TestOutcome } from "./runner-types.ts";

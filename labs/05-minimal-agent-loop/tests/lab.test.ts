@@ -1,0 +1,106 @@
+import { randomUUID } from "node:crypto";
+import { type Action, type ModelRequest, type Provider, runAgent } from "@lab";
+import { describe, expect, it, onTestFinished } from "vitest";
+
+/** A provider that plays `script` in order, records every request and fails past its end. */
+function scripted(script: readonly Action[], requests: ModelRequest[]): Provider {
+  let next = 0;
+  return {
+    async complete(request) {
+      requests.push(request);
+      const action = script[next];
+      next += 1;
+      if (action === undefined) {
+        throw new Error(`脚本只有 ${script.length} 步，却收到第 ${next} 次请求`);
+      }
+      return action;
+    },
+  };
+}
+
+/** Lets timers run between model calls, so a loop that never stops fails by timeout, not a hang. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe("runAgent", () => {
+  it("writes a tool result into the next request's observations and completes", async () => {
+    const requests: ModelRequest[] = [];
+    const result = await runAgent(
+      "读取 README",
+      scripted(
+        [
+          { type: "tool_call", tool: "read_file", input: { path: "README.md" } },
+          { type: "finish", summary: "读取完成" },
+        ],
+        requests,
+      ),
+      { read_file: { execute: async () => ({ content: "hello" }) } },
+      { maxSteps: 5, maxRepeatedActions: 2 },
+    );
+
+    expect(requests[1]?.observations).toEqual(['tool:read_file:{"content":"hello"}']);
+    expect(result).toMatchObject({ status: "completed", summary: "读取完成", steps: 2 });
+  });
+
+  it("returns budget_exceeded after maxSteps responses when the model never stops", async () => {
+    // Ends a runaway loop once the test is over, should a broken guard let it run on.
+    const controller = new AbortController();
+    onTestFinished(() => controller.abort());
+    let calls = 0;
+    const chatty: Provider = {
+      async complete() {
+        calls += 1;
+        await yieldToEventLoop();
+        // Always a new message, so only maxSteps can stop the run.
+        return { type: "message", content: randomUUID() };
+      },
+    };
+
+    const result = await runAgent(
+      "一直说话",
+      chatty,
+      {},
+      { maxSteps: 3, maxRepeatedActions: 1 },
+      controller.signal,
+    );
+
+    expect(result).toMatchObject({ status: "budget_exceeded", steps: 3 });
+    expect(calls).toBe(3);
+  });
+
+  it("returns budget_exceeded with steps 2 on the second identical message when maxRepeatedActions is 1", async () => {
+    const repeating: Provider = {
+      async complete() {
+        await yieldToEventLoop();
+        return { type: "message", content: "我再想想" };
+      },
+    };
+
+    const result = await runAgent("重复", repeating, {}, { maxSteps: 10, maxRepeatedActions: 1 });
+
+    expect(result).toMatchObject({ status: "budget_exceeded", steps: 2 });
+  });
+
+  it("returns cancelled without calling the provider when the signal is already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    let calls = 0;
+    const spy: Provider = {
+      async complete() {
+        calls += 1;
+        await yieldToEventLoop();
+        return { type: "message", content: "不该被调用" };
+      },
+    };
+
+    const result = await runAgent(
+      "已取消",
+      spy,
+      {},
+      { maxSteps: 5, maxRepeatedActions: 2 },
+      controller.signal,
+    );
+
+    expect(calls).toBe(0);
+    expect(result).toMatchObject({ status: "cancelled", steps: 0 });
+  });
+});

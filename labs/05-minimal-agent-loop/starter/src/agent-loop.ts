@@ -54,14 +54,13 @@ export async function runAgent(
   });
 
   while (true) {
-    // Checked before the call: a cancelled run must cause no provider call (it may cost money).
-    if (signal?.aborted) return stop("cancelled", "运行已取消");
     // `steps` counts responses already received, so maxSteps = 2 allows exactly two calls.
     if (steps >= limits.maxSteps) {
       return stop("budget_exceeded", `已用完最大步骤数 ${limits.maxSteps}`);
     }
-
-    // A copy, so the provider cannot rewrite the run's history.
+    // Cancel is checked right before the call, so a cancelled run never reaches the provider
+    // (a call may cost money). The provider gets a copy, so it cannot rewrite the history.
+    if (signal?.aborted) return stop("cancelled", "运行已取消");
     const action = await provider.complete({ task, observations: [...observations] }, signal);
     // Counted before anything else, so the action that trips a guard is counted too.
     steps += 1;

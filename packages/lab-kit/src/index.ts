@@ -1,3 +1,4 @@
+export { InvalidRunTargetError, LabKitError } from "./errors.ts";
 export { findRepoRoot, readCommittedTree } from "./git.ts";
 export { type LabLocation, listLabs, normalizeLessonId } from "./labs.ts";
 export {
@@ -9,4 +10,5 @@ export {
   type Mutation,
   parseManifest,
 } from "./manifest.ts";
+export { type RunOptions, runLabTargets } from "./runner.ts";
 export type { FailureKind, RunTarget, TargetReport, TestOutcome } from "./runner-types.ts";

@@ -1,0 +1,107 @@
+import { type ParseArgsConfig, parseArgs } from "node:util";
+
+type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
+
+/** The subcommands of `pnpm lesson`. */
+export const LESSON_ACTIONS = ["hint", "reset", "diff", "watch"] as const;
+export type LessonAction = (typeof LESSON_ACTIONS)[number];
+
+/** Usage of `pnpm lesson`, in Chinese. */
+export const LESSON_USAGE = [
+  "用法：pnpm lesson <命令> <课程编号> [--yes]",
+  "  hint NN    针对第一个失败的测试给出下一条提示",
+  "  reset NN   把 starter 恢复为提交时的状态（先备份你的文件；--yes 跳过确认）",
+  "  diff NN    对比你的 starter 与参考答案",
+  "  watch NN   保存即重跑本课测试，并在结果下给出提示",
+  "课程编号可以写 5、05 或 05-minimal-agent-loop。",
+].join("\n");
+
+/** Usage of `pnpm lessons`, in Chinese. */
+export const LESSONS_USAGE = [
+  "用法：pnpm lessons [--json]",
+  "  按周列出所有课程和你的进度，并指出下一课；--json 输出给工具读取的 JSON。",
+].join("\n");
+
+/** Parsed command line, or a Chinese message for a usage error (exit code 2). */
+export type ParsedArgs<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly message: string }
+  | { readonly ok: "help" };
+
+// `pnpm lessons -- --json` passes the separator through; it carries no meaning here.
+function dropSeparator(argv: readonly string[]): string[] {
+  return argv[0] === "--" ? argv.slice(1) : [...argv];
+}
+
+function parse<const O extends OptionsConfig>(argv: readonly string[], options: O) {
+  try {
+    const config = {
+      args: dropSeparator(argv),
+      options,
+      allowPositionals: true,
+      strict: true,
+    } as const;
+    return { ok: true as const, parsed: parseArgs(config) };
+  } catch (error) {
+    return { ok: false as const, message: (error as Error).message };
+  }
+}
+
+/** Parses the arguments of `pnpm lessons`. */
+export function parseLessonsArgs(argv: readonly string[]): ParsedArgs<{ readonly json: boolean }> {
+  const result = parse(argv, {
+    json: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (!result.ok)
+    return { ok: false, message: `无法识别的参数（${result.message}）。\n${LESSONS_USAGE}` };
+  const { values, positionals } = result.parsed;
+  if (values.help === true) return { ok: "help" };
+  if (positionals.length > 0) {
+    return {
+      ok: false,
+      message: `pnpm lessons 不接受参数「${positionals.join(" ")}」。\n${LESSONS_USAGE}`,
+    };
+  }
+  return { ok: true, value: { json: values.json === true } };
+}
+
+/** A parsed `pnpm lesson` command. */
+export interface LessonCommand {
+  readonly action: LessonAction;
+  /** The lesson as typed; resolved against `labs/` later. */
+  readonly lesson: string;
+  readonly yes: boolean;
+}
+
+function isAction(word: string): word is LessonAction {
+  return (LESSON_ACTIONS as readonly string[]).includes(word);
+}
+
+/** Parses the arguments of `pnpm lesson <action> <NN>`. */
+export function parseLessonArgs(argv: readonly string[]): ParsedArgs<LessonCommand> {
+  const result = parse(argv, {
+    yes: { type: "boolean", short: "y", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (!result.ok)
+    return { ok: false, message: `无法识别的参数（${result.message}）。\n${LESSON_USAGE}` };
+  const { values, positionals } = result.parsed;
+  if (values.help === true) return { ok: "help" };
+  const [action, lesson, ...rest] = positionals;
+  if (action === undefined) return { ok: false, message: `缺少命令。\n${LESSON_USAGE}` };
+  if (!isAction(action)) {
+    return {
+      ok: false,
+      message: `未知命令「${action}」，可用的命令：${LESSON_ACTIONS.join("、")}。\n${LESSON_USAGE}`,
+    };
+  }
+  if (lesson === undefined) return { ok: false, message: `缺少课程编号。\n${LESSON_USAGE}` };
+  if (rest.length > 0) {
+    return { ok: false, message: `多余的参数「${rest.join(" ")}」。\n${LESSON_USAGE}` };
+  }
+  if (values.yes === true && action !== "reset") {
+    return { ok: false, message: `--yes 只用于 reset。\n${LESSON_USAGE}` };
+  }
+  return { ok: true, value: { action, lesson, yes: values.yes === true } };
+}

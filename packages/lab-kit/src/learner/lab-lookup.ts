@@ -1,0 +1,164 @@
+import { access } from "node:fs/promises";
+import path from "node:path";
+import { type LabLocation, listLabs, normalizeLessonId } from "../labs.ts";
+import { type LessonManifest, loadManifest } from "../manifest.ts";
+
+/** A lab folder that holds a valid manifest, a starter, a solution and its tests. */
+export interface ResolvedLab {
+  readonly id: string;
+  readonly slug: string;
+  /** `labs/NN-slug`, relative to the repository root, with `/` separators. */
+  readonly name: string;
+  readonly dir: string;
+  readonly starterDir: string;
+  readonly solutionDir: string;
+  readonly testsDir: string;
+  readonly manifest: LessonManifest;
+}
+
+/** What one lab folder turned out to be. */
+export type LabInspection =
+  | { readonly kind: "ready"; readonly lab: ResolvedLab }
+  /** A dependency folder is missing: `pnpm install` has not run since the lab appeared. */
+  | { readonly kind: "not_installed"; readonly lab: ResolvedLab; readonly missing: string }
+  /** Not (yet) a lab: the file at fault and what is wrong with it, field by field. */
+  | {
+      readonly kind: "not_a_lab";
+      readonly location: LabLocation;
+      readonly name: string;
+      readonly file: string;
+      readonly problems: readonly string[];
+    };
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function relativeName(repoRoot: string, file: string): string {
+  return path.relative(repoRoot, file).split(path.sep).join("/");
+}
+
+/** Checks that a lab folder is a complete lab, and that its starter has been installed. */
+export async function inspectLab(repoRoot: string, location: LabLocation): Promise<LabInspection> {
+  const name = relativeName(repoRoot, location.dir);
+  const notALab = (file: string, problems: readonly string[]): LabInspection => ({
+    kind: "not_a_lab",
+    location,
+    name,
+    file: relativeName(repoRoot, file),
+    problems,
+  });
+  const loaded = await loadManifest(location.dir);
+  if (!loaded.ok) return notALab(loaded.file, loaded.problems);
+  const manifest = loaded.manifest;
+  const manifestFile = path.join(location.dir, "lesson.json");
+  if (manifest.id !== location.id) {
+    return notALab(manifestFile, [`id: 是 "${manifest.id}"，但文件夹编号是 "${location.id}"`]);
+  }
+  if (manifest.slug !== location.slug) {
+    return notALab(manifestFile, [`slug: 是 "${manifest.slug}"，但文件夹名是 "${location.slug}"`]);
+  }
+  const lab: ResolvedLab = {
+    id: location.id,
+    slug: location.slug,
+    name,
+    dir: location.dir,
+    starterDir: path.join(location.dir, "starter"),
+    solutionDir: path.join(location.dir, "solution"),
+    testsDir: path.join(location.dir, "tests"),
+    manifest,
+  };
+  const required = [
+    path.join(lab.starterDir, "package.json"),
+    path.join(lab.starterDir, "src", "index.ts"),
+    path.join(lab.solutionDir, "package.json"),
+    path.join(lab.solutionDir, "src", "index.ts"),
+    lab.testsDir,
+  ];
+  const present = await Promise.all(required.map(exists));
+  const missing = required.filter((_, index) => present[index] !== true);
+  if (missing.length > 0) {
+    const first = missing[0] ?? lab.dir;
+    return notALab(
+      first,
+      missing.map((file) => `${relativeName(repoRoot, file)}: 缺失`),
+    );
+  }
+  const modules = path.join(lab.starterDir, "node_modules");
+  if (!(await exists(modules))) {
+    return { kind: "not_installed", lab, missing: relativeName(repoRoot, modules) };
+  }
+  return { kind: "ready", lab };
+}
+
+/** The outcome of looking a lesson up by what the learner typed. */
+export type LabLookup =
+  | { readonly ok: true; readonly lab: ResolvedLab }
+  | { readonly ok: false; readonly message: string };
+
+/** Lists the lessons that exist, for an error message: `01 task-spec、02 cli-entry`. */
+export function describeAvailable(labs: readonly LabLocation[]): string {
+  if (labs.length === 0) return "（labs/ 下还没有任何课程）";
+  return labs.map((lab) => `${lab.id} ${lab.slug}`).join("、");
+}
+
+/**
+ * Finds the lab a learner named (`5`, `05` or `05-minimal-agent-loop`) and checks it is
+ * usable; `requireInstall` also demands the starter's dependencies (needed to run tests).
+ * Every failure carries a Chinese message that says what is valid.
+ */
+export async function lookUpLab(
+  repoRoot: string,
+  input: string,
+  options: { readonly requireInstall: boolean },
+): Promise<LabLookup> {
+  const labs = await listLabs(repoRoot);
+  const id = normalizeLessonId(input);
+  const location = labs.find((lab) => lab.id === id);
+  if (id === undefined || location === undefined) {
+    return {
+      ok: false,
+      message: `没有编号为「${input}」的课程。可用的课程：${describeAvailable(labs)}。`,
+    };
+  }
+  const inspection = await inspectLab(repoRoot, location);
+  switch (inspection.kind) {
+    case "ready":
+      return { ok: true, lab: inspection.lab };
+    case "not_installed":
+      return options.requireInstall
+        ? { ok: false, message: describeInspectionProblem(inspection) }
+        : { ok: true, lab: inspection.lab };
+    case "not_a_lab":
+      return { ok: false, message: describeInspectionProblem(inspection) };
+    default: {
+      const unreachable: never = inspection;
+      return unreachable;
+    }
+  }
+}
+
+/** A Chinese explanation of why a lab cannot be used yet, and how to fix it. */
+export function describeInspectionProblem(inspection: LabInspection): string {
+  switch (inspection.kind) {
+    case "ready":
+      return "";
+    case "not_installed":
+      return `${inspection.lab.name} 的依赖还没有安装（缺少 ${inspection.missing}）。请在仓库根目录运行 pnpm install。`;
+    case "not_a_lab":
+      return [
+        `${inspection.name} 还不是一个完整的实验：${inspection.file} 有问题：`,
+        ...inspection.problems.map((problem) => `  - ${problem}`),
+        "一个实验需要 lesson.json、tests/、starter/（含 package.json 和 src/index.ts）和 solution/。",
+      ].join("\n");
+    default: {
+      const unreachable: never = inspection;
+      return unreachable;
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { listLabs } from "../labs.ts";
+import type { RunTarget, TargetReport } from "../runner-types.ts";
+import { LESSONS_USAGE, parseLessonsArgs } from "./cli-args.ts";
+import { inspectLab, type ResolvedLab } from "./lab-lookup.ts";
+import { type LearnerContext, repoRootOf } from "./learner-context.ts";
+import {
+  hasUnusableLab,
+  type LessonRow,
+  renderLessonsJson,
+  renderLessonsText,
+} from "./lessons-report.ts";
+import { summarizeProgress } from "./progress.ts";
+import { checkTestsIntegrity } from "./tampering.ts";
+import { colorsFor } from "./terminal.ts";
+import { compareWithCommitted, isUnchanged } from "./working-tree.ts";
+
+function starterTarget(lab: ResolvedLab): RunTarget {
+  return { label: `${lab.id}:starter`, labDir: lab.dir, packageDir: lab.starterDir };
+}
+
+/** Every lab with the learner's progress: one test run for all usable starters. */
+export async function collectLessonRows(
+  context: LearnerContext,
+  repoRoot: string,
+): Promise<LessonRow[]> {
+  const locations = await listLabs(repoRoot);
+  const inspections = await Promise.all(
+    locations.map((location) => inspectLab(repoRoot, location)),
+  );
+  const ready = inspections.flatMap((inspection) =>
+    inspection.kind === "ready" ? [inspection.lab] : [],
+  );
+  // The test run dominates; the git comparisons run beside it.
+  const [reports, integrities, starters] = await Promise.all([
+    ready.length === 0 ? Promise.resolve([]) : context.runTargets(ready.map(starterTarget)),
+    Promise.all(ready.map(checkTestsIntegrity)),
+    Promise.all(ready.map((lab) => compareWithCommitted(lab.starterDir, ["src"]))),
+  ]);
+  const byLabel = new Map<string, TargetReport>(reports.map((report) => [report.label, report]));
+  return inspections.map((inspection): LessonRow => {
+    switch (inspection.kind) {
+      case "not_a_lab":
+        return inspection;
+      case "not_installed":
+        return inspection;
+      case "ready": {
+        const lab = inspection.lab;
+        const index = ready.indexOf(lab);
+        const label = starterTarget(lab).label;
+        const report = byLabel.get(label) ?? { label, tests: [], loadErrors: [] };
+        const starter = starters[index];
+        return {
+          kind: "lesson",
+          lab,
+          progress: summarizeProgress({
+            manifest: lab.manifest,
+            report,
+            starterUnchanged: starter !== undefined && isUnchanged(starter),
+          }),
+          integrity: integrities[index] ?? { state: "unknown" },
+        };
+      }
+      default: {
+        const unreachable: never = inspection;
+        return unreachable;
+      }
+    }
+  });
+}
+
+/**
+ * `pnpm lessons [--json]`: every lesson by week with the learner's progress and the next
+ * lesson. Exits 2 on bad usage or when a lab cannot be used (named, with the reason).
+ */
+export async function runLessonsCommand(
+  context: LearnerContext,
+  argv: readonly string[],
+): Promise<number> {
+  const args = parseLessonsArgs(argv);
+  if (args.ok === "help") {
+    context.stdout.write(`${LESSONS_USAGE}\n`);
+    return 0;
+  }
+  if (!args.ok) {
+    context.stderr.write(`${args.message}\n`);
+    return 2;
+  }
+  const repoRoot = await repoRootOf(context);
+  const rows = await collectLessonRows(context, repoRoot);
+  context.stdout.write(
+    args.value.json
+      ? renderLessonsJson(rows)
+      : renderLessonsText(rows, colorsFor(context.stdout, context.env)),
+  );
+  return hasUnusableLab(rows) ? 2 : 0;
+}

@@ -1,0 +1,203 @@
+import type { LabLocation } from "../labs.ts";
+import type { ResolvedLab } from "./lab-lookup.ts";
+import type { LessonProgress } from "./progress.ts";
+import { describeIntegrity, type TestsIntegrity } from "./tampering.ts";
+import { type Colors, displayWidth, padToWidth } from "./terminal.ts";
+
+/** One line of `pnpm lessons`: a usable lab with the learner's progress, or a broken one. */
+export type LessonRow =
+  | {
+      readonly kind: "lesson";
+      readonly lab: ResolvedLab;
+      readonly progress: LessonProgress;
+      readonly integrity: TestsIntegrity;
+    }
+  | { readonly kind: "not_installed"; readonly lab: ResolvedLab; readonly missing: string }
+  | {
+      readonly kind: "not_a_lab";
+      readonly location: LabLocation;
+      readonly name: string;
+      readonly file: string;
+      readonly problems: readonly string[];
+    };
+
+function rowId(row: LessonRow): string {
+  return row.kind === "not_a_lab" ? row.location.id : row.lab.id;
+}
+
+/** Complete, and proven by the committed tests rather than edited ones. */
+function isDone(row: LessonRow): boolean {
+  return (
+    row.kind === "lesson" && row.progress.kind === "complete" && row.integrity.state !== "changed"
+  );
+}
+
+/** The first lesson, in order, that the learner has not finished. */
+export function nextLesson(rows: readonly LessonRow[]): ResolvedLab | undefined {
+  for (const row of [...rows].sort((a, b) => rowId(a).localeCompare(rowId(b)))) {
+    if (row.kind !== "not_a_lab" && !isDone(row)) return row.lab;
+  }
+  return undefined;
+}
+
+/** True when some lab cannot be used: the command then exits with 2. */
+export function hasUnusableLab(rows: readonly LessonRow[]): boolean {
+  return rows.some((row) => row.kind !== "lesson");
+}
+
+function firstLine(text: string): string {
+  return (text.split("\n").find((line) => line.trim() !== "") ?? text).trim();
+}
+
+/** The state column of a row, in Chinese. */
+export function describeState(row: LessonRow, colors: Colors): string {
+  switch (row.kind) {
+    case "not_installed":
+      return colors.yellow("依赖未安装（运行 pnpm install）");
+    case "not_a_lab":
+      return colors.red(`不是完整的实验（${row.file}）`);
+    case "lesson": {
+      const tampered = row.integrity.state === "changed" ? colors.red("（测试已被改动！）") : "";
+      const progress = row.progress;
+      switch (progress.kind) {
+        case "not_started":
+          return colors.dim("未开始") + tampered;
+        case "in_progress":
+          return colors.yellow(`${progress.passed}/${progress.total} 个测试通过`) + tampered;
+        case "complete":
+          return colors.green(`已完成（${progress.total}/${progress.total}）`) + tampered;
+        case "load_error":
+          return colors.red(`测试无法加载：${firstLine(progress.message)}`) + tampered;
+        case "no_tests":
+          return colors.red("没有找到测试") + tampered;
+        default: {
+          const unreachable: never = progress;
+          return unreachable;
+        }
+      }
+    }
+    default: {
+      const unreachable: never = row;
+      return unreachable;
+    }
+  }
+}
+
+/** The progress table for a terminal: by week, then the next lesson, then every notice. */
+export function renderLessonsText(rows: readonly LessonRow[], colors: Colors): string {
+  const lines: string[] = [colors.bold("课程进度"), ""];
+  const usable = rows.filter((row) => row.kind !== "not_a_lab");
+  const titleWidth = Math.max(0, ...usable.map((row) => displayWidth(row.lab.manifest.title)));
+  const weeks = [...new Set(usable.map((row) => row.lab.manifest.week))].sort((a, b) => a - b);
+  for (const week of weeks) {
+    lines.push(colors.bold(`第 ${week} 周`));
+    for (const row of usable.filter((candidate) => candidate.lab.manifest.week === week)) {
+      const title = padToWidth(row.lab.manifest.title, titleWidth);
+      lines.push(`  ${row.lab.id}  ${title}  ${describeState(row, colors)}`);
+    }
+    lines.push("");
+  }
+  const broken = rows.filter((row) => row.kind === "not_a_lab");
+  if (broken.length > 0) {
+    lines.push(colors.bold("无法读取的课程"));
+    for (const row of broken) {
+      lines.push(`  ${row.location.id}  ${row.name}  ${describeState(row, colors)}`);
+      for (const problem of row.problems) lines.push(`        ${problem}`);
+    }
+    lines.push("");
+  }
+  if (rows.length === 0) lines.push("labs/ 下还没有任何课程。", "");
+  const next = nextLesson(rows);
+  if (next !== undefined) {
+    lines.push(
+      `${colors.bold("下一课：")}${next.id} ${next.manifest.title}（${next.name}）`,
+      `  阅读 ${next.name}/README.md，然后运行 pnpm lesson watch ${next.id}`,
+    );
+  } else if (usable.length > 0 && broken.length === 0) {
+    lines.push(colors.green("所有课程都已完成。"));
+  }
+  for (const row of rows) {
+    if (row.kind !== "lesson") continue;
+    const notice = describeIntegrity(row.lab, row.integrity);
+    if (notice !== undefined) lines.push("", colors.red(notice));
+  }
+  if (rows.some((row) => row.kind === "not_installed")) {
+    lines.push("", colors.yellow("有课程的依赖还没有安装：请在仓库根目录运行 pnpm install。"));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** One lesson in the `--json` output. */
+export interface LessonJson {
+  readonly id: string;
+  readonly slug: string;
+  readonly dir: string;
+  readonly title: string | null;
+  readonly week: number | null;
+  readonly state: LessonProgress["kind"] | "not_installed" | "not_a_lab";
+  readonly passed: number | null;
+  readonly total: number | null;
+  readonly tests: TestsIntegrity["state"] | null;
+  readonly problems: readonly string[];
+}
+
+function toJson(row: LessonRow): LessonJson {
+  switch (row.kind) {
+    case "not_a_lab":
+      return {
+        id: row.location.id,
+        slug: row.location.slug,
+        dir: row.name,
+        title: null,
+        week: null,
+        state: "not_a_lab",
+        passed: null,
+        total: null,
+        tests: null,
+        problems: row.problems.map((problem) => `${row.file}: ${problem}`),
+      };
+    case "not_installed":
+      return {
+        id: row.lab.id,
+        slug: row.lab.slug,
+        dir: row.lab.name,
+        title: row.lab.manifest.title,
+        week: row.lab.manifest.week,
+        state: "not_installed",
+        passed: null,
+        total: null,
+        tests: null,
+        problems: [`缺少 ${row.missing}`],
+      };
+    case "lesson": {
+      const progress = row.progress;
+      const counts =
+        progress.kind === "not_started" || progress.kind === "in_progress"
+          ? { passed: progress.passed, total: progress.total }
+          : progress.kind === "complete"
+            ? { passed: progress.total, total: progress.total }
+            : { passed: null, total: null };
+      return {
+        id: row.lab.id,
+        slug: row.lab.slug,
+        dir: row.lab.name,
+        title: row.lab.manifest.title,
+        week: row.lab.manifest.week,
+        state: progress.kind,
+        ...counts,
+        tests: row.integrity.state,
+        problems: progress.kind === "load_error" ? [`${progress.file}: ${progress.message}`] : [],
+      };
+    }
+    default: {
+      const unreachable: never = row;
+      return unreachable;
+    }
+  }
+}
+
+/** The `--json` document: every lesson in order and the id of the next one (or null). */
+export function renderLessonsJson(rows: readonly LessonRow[]): string {
+  const lessons = [...rows].sort((a, b) => rowId(a).localeCompare(rowId(b))).map(toJson);
+  return `${JSON.stringify({ lessons, next: nextLesson(rows)?.id ?? null }, null, 2)}\n`;
+}

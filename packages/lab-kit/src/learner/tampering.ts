@@ -1,0 +1,59 @@
+import type { ResolvedLab } from "./lab-lookup.ts";
+import { compareWithCommitted, isUnchanged } from "./working-tree.ts";
+
+/** Whether a lab's shared tests are still the committed ones. */
+export type TestsIntegrity =
+  | { readonly state: "intact" }
+  | {
+      readonly state: "changed";
+      readonly modified: readonly string[];
+      readonly added: readonly string[];
+      readonly removed: readonly string[];
+    }
+  /** The tests are not committed (or there is no repository), so nothing to compare with. */
+  | { readonly state: "unknown" };
+
+/**
+ * Compares a lab's `tests/` folder with HEAD. A learner could otherwise make a lab "pass"
+ * by weakening its tests, so every learner command reports a change.
+ */
+export async function checkTestsIntegrity(lab: ResolvedLab): Promise<TestsIntegrity> {
+  const comparison = await compareWithCommitted(lab.testsDir);
+  if (comparison.state === "uncommitted") return { state: "unknown" };
+  if (isUnchanged(comparison)) return { state: "intact" };
+  return {
+    state: "changed",
+    modified: comparison.modified,
+    added: comparison.added,
+    removed: comparison.removed,
+  };
+}
+
+/**
+ * The plain Chinese notice for a changed or unverifiable `tests/`, or undefined when the
+ * tests are the committed ones.
+ */
+export function describeIntegrity(lab: ResolvedLab, integrity: TestsIntegrity): string | undefined {
+  switch (integrity.state) {
+    case "intact":
+      return undefined;
+    case "unknown":
+      return `注意：${lab.name}/tests/ 还没有提交到 git，无法确认测试是否被改动。`;
+    case "changed": {
+      const parts = [
+        ...integrity.modified.map((file) => `已修改 ${file}`),
+        ...integrity.added.map((file) => `新增 ${file}`),
+        ...integrity.removed.map((file) => `已删除 ${file}`),
+      ];
+      return [
+        `注意：${lab.name}/tests/ 与提交的版本不同（${parts.join("，")}）。`,
+        `  测试被改动后，「通过」不再能证明你的代码正确。查看改动：git diff -- ${lab.name}/tests`,
+        `  恢复原测试：git restore --source=HEAD -- ${lab.name}/tests`,
+      ].join("\n");
+    }
+    default: {
+      const unreachable: never = integrity;
+      return unreachable;
+    }
+  }
+}

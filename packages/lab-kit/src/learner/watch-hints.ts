@@ -1,0 +1,115 @@
+import type { Reporter, TestModule } from "vitest/node";
+import type { TestOutcome } from "../runner-types.ts";
+import { loadHintState, shownHints } from "./hint-state.ts";
+import { currentHint } from "./hints.ts";
+import type { ResolvedLab } from "./lab-lookup.ts";
+import type { Colors, OutputStream } from "./terminal.ts";
+
+/** A test file that could not load, as a watch run saw it. */
+export interface ModuleLoadError {
+  readonly file: string;
+  readonly message: string;
+}
+
+/** What one watch run found, in the runner's terms. */
+export interface WatchRun {
+  readonly tests: readonly TestOutcome[];
+  readonly loadErrors: readonly ModuleLoadError[];
+}
+
+/** Converts vitest's finished modules into outcomes, in file then declaration order. */
+export function outcomesOf(modules: readonly TestModule[]): WatchRun {
+  const tests: TestOutcome[] = [];
+  const loadErrors: ModuleLoadError[] = [];
+  for (const module of [...modules].sort((a, b) => a.moduleId.localeCompare(b.moduleId))) {
+    const moduleErrors = module.errors();
+    const first = moduleErrors[0];
+    if (first !== undefined) {
+      loadErrors.push({ file: module.relativeModuleId, message: first.message });
+    }
+    for (const test of module.children.allTests()) {
+      const result = test.result();
+      if (result.state === "pending") continue;
+      const message = result.state === "failed" ? (result.errors[0]?.message ?? "") : undefined;
+      tests.push({
+        name: test.fullName,
+        file: module.relativeModuleId,
+        state: result.state,
+        ...(message === undefined ? {} : { failure: { kind: "assertion" as const, message } }),
+      });
+    }
+  }
+  return { tests, loadErrors };
+}
+
+/**
+ * The lines printed under a watch run: the hint already reached for the first failing
+ * test (never a new one: revealing more is `lesson hint`'s job), or a word of success.
+ */
+export function watchHintLines(
+  lab: ResolvedLab,
+  run: WatchRun,
+  shown: ReadonlySet<string>,
+  colors: Colors,
+): string[] {
+  const loadError = run.loadErrors[0];
+  if (loadError !== undefined) {
+    return [
+      colors.red(
+        `测试文件无法加载（${loadError.file}）：先修好语法或 import 错误，保存后会自动重跑。`,
+      ),
+    ];
+  }
+  const selection = currentHint(lab.manifest, run.tests, shown);
+  switch (selection.kind) {
+    case "all_passing":
+      return run.tests.length === 0
+        ? [colors.yellow("没有运行任何测试。")]
+        : [colors.green(`第 ${lab.id} 课的测试全部通过。运行 pnpm lessons 看下一课。`)];
+    case "no_hint":
+      return [
+        `第一个失败的测试：${selection.test.name}`,
+        selection.isExercise
+          ? "这个测试还没有写提示，请对照上面的失败信息。"
+          : "这个测试在初始 starter 里是通过的：可能是练习区域之外的改动弄坏了它。",
+      ];
+    case "next":
+    case "exhausted": {
+      const position = selection.kind === "next" ? selection.position : selection.total;
+      const more =
+        position < selection.total ? `（下一条：pnpm lesson hint ${lab.id}）` : "（已是最后一条）";
+      return [
+        `第一个失败的测试：${selection.test.name}`,
+        colors.cyan(`提示 ${position}/${selection.total}：`) + selection.hint.text + more,
+      ];
+    }
+    default: {
+      const unreachable: never = selection;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * A vitest reporter that prints the hint for the first failing test after every run. It
+ * rereads the hint state each time, so hints revealed in another terminal show up here.
+ */
+export function createHintReporter(options: {
+  readonly lab: ResolvedLab;
+  readonly repoRoot: string;
+  readonly out: OutputStream;
+  readonly colors: Colors;
+}): Reporter {
+  return {
+    async onTestRunEnd(testModules) {
+      const { state } = await loadHintState(options.repoRoot);
+      const lines = watchHintLines(
+        options.lab,
+        outcomesOf(testModules),
+        shownHints(state, options.lab.id),
+        options.colors,
+      );
+      options.out.write(`\n${lines.join("\n")}\n`);
+    },
+  };
+}

@@ -1,1 +1,111 @@
-export {};
+/**
+ * `@coding-agent/agent-core`: a small, correct agent runtime. The test fake model
+ * lives in `@coding-agent/agent-core/testing`.
+ */
+export { type Settled, settle } from "./abortable.ts";
+export {
+  type Action,
+  type ActionParseResult,
+  ActionSchema,
+  type ActionType,
+  canonicalJson,
+  FinishActionSchema,
+  fingerprintAction,
+  MessageActionSchema,
+  parseAction,
+  type ToolCallAction,
+  ToolCallActionSchema,
+} from "./action.ts";
+export { type RunOptions, type RunResult, runAgent, statusOf } from "./agent-loop.ts";
+export {
+  AbortError,
+  AgentCoreError,
+  InvalidLimitsError,
+  InvalidTaskError,
+  InvalidToolRegistryError,
+  isAbortError,
+  ScriptExhaustedError,
+  ScriptNotFinishedError,
+} from "./errors.ts";
+export {
+  type BudgetCode,
+  createLoopGuard,
+  type GuardCounters,
+  type GuardVerdict,
+  type Limits,
+  LimitsSchema,
+  type LoopGuard,
+  type LoopGuardOptions,
+  parseLimits,
+} from "./loop-guard.ts";
+export {
+  type AssistantFinishMessage,
+  type AssistantMessage,
+  type AssistantTextMessage,
+  type AssistantToolCallMessage,
+  createHistory,
+  deepFreeze,
+  type History,
+  isHistoryView,
+  type Message,
+  type ToolFailureMessage,
+  type ToolResultMessage,
+  type ToolSuccessMessage,
+  type UserMessage,
+} from "./messages.ts";
+export {
+  createModelRequest,
+  isImmutableRequest,
+  type ModelRequest,
+  type ModelResponse,
+  ModelResponseSchema,
+  type Provider,
+  parseModelResponse,
+  type TokenUsage,
+  TokenUsageSchema,
+  type ToolDescription,
+} from "./provider.ts";
+export {
+  createRedactor,
+  DEFAULT_SECRET_PATTERNS,
+  type Redactor,
+  type RedactorOptions,
+  SECRET_ENV_NAME,
+  type SecretPattern,
+} from "./redact.ts";
+export {
+  DEFAULT_MAX_OBSERVATION_CHARS,
+  type Observation,
+  type SerializeOptions,
+  serializeObservation,
+  stableStringify,
+  truncateMiddle,
+} from "./serialize.ts";
+export {
+  formatTaskIssues,
+  parseTask,
+  renderTask,
+  type Task,
+  type TaskBudgets,
+  TaskBudgetsSchema,
+  type TaskIssue,
+  type TaskParseResult,
+  TaskSchema,
+} from "./task.ts";
+export {
+  createToolRegistry,
+  isToolRegistry,
+  type Tool,
+  type ToolInput,
+  type ToolRegistry,
+  type ToolSet,
+} from "./tools.ts";
+export {
+  createTracer,
+  type RunStatus,
+  type StopCode,
+  type TraceEvent,
+  type TraceEventBody,
+  type Tracer,
+  type TraceSink,
+} from "./trace.ts";

@@ -1,0 +1,117 @@
+import { z } from "zod";
+
+/** The model speaks to the user (or thinks aloud); no side effect. */
+export const MessageActionSchema = z.strictObject({
+  type: z.literal("message"),
+  content: z.string(),
+});
+
+/** The model asks the runtime to run a registered tool with a JSON input. */
+export const ToolCallActionSchema = z.strictObject({
+  type: z.literal("tool_call"),
+  tool: z.string().min(1),
+  input: z.record(z.string(), z.json()),
+  callId: z.string().min(1).optional(),
+});
+
+/** The model proposes that the task is done. */
+export const FinishActionSchema = z.strictObject({
+  type: z.literal("finish"),
+  summary: z.string(),
+});
+
+/** Everything a model may reply: `message | tool_call | finish`, discriminated on `type`. */
+export const ActionSchema = z.discriminatedUnion("type", [
+  MessageActionSchema,
+  ToolCallActionSchema,
+  FinishActionSchema,
+]);
+
+/** A validated model action. */
+export type Action = z.infer<typeof ActionSchema>;
+/** The `type` of an action. */
+export type ActionType = Action["type"];
+/** A validated `tool_call` action. */
+export type ToolCallAction = z.infer<typeof ToolCallActionSchema>;
+
+/** The outcome of `parseAction`: the action, or a readable reason it was rejected. */
+export type ActionParseResult =
+  | { readonly ok: true; readonly action: Action }
+  | { readonly ok: false; readonly reason: string };
+
+const ACTION_TYPES = ["message", "tool_call", "finish"] as const;
+
+/**
+ * Validates an unknown model reply. Never throws: a malformed reply (wrong shape,
+ * unknown type, extra keys, non-JSON input, even a cyclic object) becomes a reason.
+ */
+export function parseAction(reply: unknown): ActionParseResult {
+  if (typeof reply !== "object" || reply === null || Array.isArray(reply)) {
+    return { ok: false, reason: `模型回复必须是对象，实际是 ${describe(reply)}` };
+  }
+  const type = (reply as { type?: unknown }).type;
+  if (!ACTION_TYPES.some((known) => known === type)) {
+    return {
+      ok: false,
+      reason: `未知的动作类型 ${describe(type)}，可选：${ACTION_TYPES.join("、")}`,
+    };
+  }
+  try {
+    const parsed = ActionSchema.safeParse(reply);
+    if (parsed.success) return { ok: true, action: parsed.data };
+    const details = parsed.error.issues
+      .map(
+        (issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${issue.message}`,
+      )
+      .join("；");
+    return { ok: false, reason: `${String(type)} 动作无效：${details}` };
+  } catch (error) {
+    // A cyclic or hostile object can make validation itself overflow the stack.
+    return {
+      ok: false,
+      reason: `模型回复无法校验：${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
+/**
+ * A stable fingerprint for repeat detection: canonical JSON with keys sorted at
+ * every depth, without `callId`. Reordered keys or a fresh call id therefore give
+ * the same fingerprint; a different tool, input or text gives a different one.
+ */
+export function fingerprintAction(action: Action): string {
+  switch (action.type) {
+    case "message":
+      return canonicalJson({ type: action.type, content: action.content });
+    case "tool_call":
+      return canonicalJson({ type: action.type, tool: action.tool, input: action.input });
+    case "finish":
+      return canonicalJson({ type: action.type, summary: action.summary });
+    default: {
+      const unreachable: never = action;
+      throw new TypeError(`unhandled action ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** JSON of a JSON value with object keys sorted at every depth. */
+export function canonicalJson(value: z.core.util.JSONType): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const keys = Object.keys(value).sort();
+  const parts: string[] = [];
+  for (const key of keys) {
+    const item = value[key];
+    if (item !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "数组";
+  if (typeof value === "string")
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === "undefined") return "undefined";
+  return typeof value === "object" ? "对象" : `${typeof value} ${String(value)}`;
+}

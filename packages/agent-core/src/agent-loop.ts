@@ -1,0 +1,338 @@
+import { settle } from "./abortable.ts";
+import { type Action, parseAction, type ToolCallAction } from "./action.ts";
+import { InvalidTaskError, isAbortError } from "./errors.ts";
+import { createLoopGuard, type Limits, type LoopGuard } from "./loop-guard.ts";
+import { createHistory, deepFreeze, type History, type Message } from "./messages.ts";
+import {
+  createModelRequest,
+  type Provider,
+  parseModelResponse,
+  type TokenUsage,
+} from "./provider.ts";
+import { createRedactor, type Redactor } from "./redact.ts";
+import { serializeObservation, stableStringify } from "./serialize.ts";
+import { parseTask, renderTask, type Task } from "./task.ts";
+import { createToolRegistry, isToolRegistry, type ToolRegistry, type ToolSet } from "./tools.ts";
+import {
+  createTracer,
+  type RunStatus,
+  type StopCode,
+  type Tracer,
+  type TraceSink,
+} from "./trace.ts";
+
+/** The structured end of a run. `runAgent` resolves to it on every path. */
+export interface RunResult {
+  readonly status: RunStatus;
+  /** The precise stop: which budget, which failure, or `finished`. */
+  readonly code: StopCode;
+  /** Why the run stopped, readable (redacted). */
+  readonly reason: string;
+  /** The model's summary when completed; otherwise the reason. */
+  readonly summary: string;
+  /** Model calls that returned a valid action. */
+  readonly steps: number;
+  /** Tools that really ran. */
+  readonly toolCalls: number;
+  readonly usage: TokenUsage;
+  /** The whole history, read-only. */
+  readonly messages: readonly Message[];
+}
+
+/** Optional collaborators of a run. */
+export interface RunOptions {
+  /** Receives trace events; never changes the result. */
+  readonly trace?: TraceSink;
+  /** Milliseconds clock for the duration budget and trace times. */
+  readonly clock?: () => number;
+  /** Cap on the characters of one observation. Default 8,000. */
+  readonly maxObservationChars?: number;
+  /** Redactor for observations, errors and trace text. Default: patterns plus secret env values. */
+  readonly redact?: Redactor;
+}
+
+/** Maps each stop to the status a caller acts on (exit code, UI, retry). */
+export function statusOf(code: StopCode): RunStatus {
+  switch (code) {
+    case "finished":
+      return "completed";
+    case "max_steps":
+    case "max_tool_calls":
+    case "max_tokens":
+    case "max_duration":
+    case "repeated_action":
+      return "budget_exceeded";
+    case "cancelled":
+      return "cancelled";
+    case "unknown_tool":
+    case "tool_error":
+    case "invalid_action":
+    case "provider_error":
+      return "failed";
+    default: {
+      const unreachable: never = code;
+      throw new TypeError(`unhandled stop code ${String(unreachable)}`);
+    }
+  }
+}
+
+/** State shared by the steps of one run. */
+interface Run {
+  readonly task: Task;
+  readonly provider: Provider;
+  readonly tools: ToolRegistry;
+  readonly guard: LoopGuard;
+  readonly history: History;
+  readonly tracer: Tracer;
+  readonly redact: Redactor;
+  readonly maxObservationChars: number | undefined;
+  readonly signal: AbortSignal | undefined;
+  /** What provider and tools receive: the caller's signal, or one that never fires. */
+  readonly callSignal: AbortSignal;
+}
+
+/**
+ * Runs the agent loop: observe, ask the model, act, write the observation back,
+ * until the model finishes or the runtime stops the run. Never rejects for a
+ * run's outcome (a failing tool, a bad reply, a budget, a cancel): it resolves to
+ * a `RunResult`. It throws only for a caller's mistake: an invalid task or limits.
+ */
+export async function runAgent(
+  task: Task | string,
+  provider: Provider,
+  tools: ToolSet | ToolRegistry,
+  limits: Limits,
+  signal?: AbortSignal,
+  options: RunOptions = {},
+): Promise<RunResult> {
+  const parsedTask = parseTask(typeof task === "string" ? { goal: task } : task);
+  if (!parsedTask.ok) {
+    const details = parsedTask.issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ");
+    throw new InvalidTaskError(`invalid task: ${details}`);
+  }
+  const clock = options.clock ?? (() => performance.now());
+  const run: Run = {
+    task: deepFreeze(parsedTask.task),
+    provider,
+    tools: isToolRegistry(tools) ? tools : createToolRegistry(tools),
+    guard: createLoopGuard(limits, { clock }),
+    history: createHistory(),
+    tracer: createTracer(options.trace, clock),
+    redact: options.redact ?? createRedactor(),
+    maxObservationChars: options.maxObservationChars,
+    signal,
+    callSignal: signal ?? new AbortController().signal,
+  };
+  run.history.append({ role: "user", content: renderTask(run.task) });
+  run.tracer.emit({ type: "run_started", goal: run.redact(run.task.goal), limits });
+
+  while (true) {
+    // A cancelled run makes no further model call (and so no further cost).
+    if (run.signal?.aborted) return finish(run, "cancelled", "运行已取消");
+    const budget = run.guard.beforeModelCall();
+    if (budget.stop) return finish(run, budget.code, budget.reason);
+
+    const reply = await askModel(run);
+    if (reply.kind === "stop") return finish(run, reply.code, reply.reason);
+    const action = reply.action;
+
+    switch (action.type) {
+      case "finish":
+        run.history.append({ role: "assistant", type: "finish", summary: action.summary });
+        return finish(run, "finished", "模型提出完成", action.summary);
+      case "message":
+        // A message is a new observation for the next round; nothing else happens.
+        run.history.append({ role: "assistant", type: "message", content: action.content });
+        break;
+      case "tool_call": {
+        const stop = await callTool(run, action);
+        if (stop !== undefined) return finish(run, stop.code, stop.reason);
+        break;
+      }
+      default: {
+        const unreachable: never = action;
+        throw new TypeError(`unhandled action ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+}
+
+type ModelReply =
+  | { readonly kind: "action"; readonly action: Action }
+  | { readonly kind: "stop"; readonly code: StopCode; readonly reason: string };
+
+type Stop = { readonly code: StopCode; readonly reason: string };
+
+/** One model call: request, race against cancel, validate, count, check repeats. */
+async function askModel(run: Run): Promise<ModelReply> {
+  const step = run.guard.counters().steps + 1;
+  const request = createModelRequest({
+    task: run.task,
+    messages: run.history.view(),
+    step,
+    tools: run.tools.descriptions,
+  });
+  run.tracer.emit({ type: "model_started", step });
+  const settled = await settle(() => run.provider.complete(request, run.callSignal), run.signal);
+
+  const failed = (code: StopCode, reason: string): ModelReply => {
+    run.tracer.emit({ type: "model_completed", step, ok: false, detail: reason });
+    return { kind: "stop", code, reason };
+  };
+  // An abort during the call wins over whatever the provider did or will do.
+  if (settled.kind === "aborted" || run.signal?.aborted)
+    return failed("cancelled", "模型调用期间运行被取消");
+  if (settled.kind === "error") {
+    if (isAbortError(settled.error)) return failed("cancelled", "模型调用被中止");
+    return failed("provider_error", `模型调用失败：${run.redact(errorText(settled.error))}`);
+  }
+  const response = parseModelResponse(settled.value);
+  if (!response.ok) return failed("invalid_action", run.redact(response.reason));
+  run.guard.recordUsage(response.response.usage);
+  const parsed = parseAction(response.response.action);
+  // An invalid reply is not a step: steps count valid replies only.
+  if (!parsed.ok) return failed("invalid_action", `模型回复无效：${run.redact(parsed.reason)}`);
+
+  const verdict = run.guard.recordAction(parsed.action);
+  run.tracer.emit({
+    type: "model_completed",
+    step,
+    ok: true,
+    actionType: parsed.action.type,
+    detail: boundedText(run, parsed.action),
+    ...(response.response.usage === undefined ? {} : { usage: response.response.usage }),
+  });
+  if (verdict.stop) return { kind: "stop", code: verdict.code, reason: verdict.reason };
+  return { kind: "action", action: parsed.action };
+}
+
+/**
+ * Runs one tool call and writes its result back as a tool message. Returns a stop
+ * when the run must end (week 1: an unknown tool or a throwing tool fails the run).
+ */
+async function callTool(run: Run, action: ToolCallAction): Promise<Stop | undefined> {
+  const { steps } = run.guard.counters();
+  const callId = action.callId ?? `call_${steps}`;
+  // A private frozen copy: neither the provider's objects nor the tool can change history.
+  const input = deepFreeze(copyJson(action.input));
+  run.history.append({ role: "assistant", type: "tool_call", callId, tool: action.tool, input });
+  const fail = (error: string): void => {
+    run.history.append({ role: "tool", callId, tool: action.tool, ok: false, error });
+  };
+
+  const tool = run.tools.get(action.tool);
+  if (tool === undefined) {
+    // Skipping it, or treating it as a message, would let the model believe it ran.
+    const known = run.tools.names.length > 0 ? run.tools.names.join("、") : "（无）";
+    const reason = `未知工具：${action.tool}（已注册：${known}）`;
+    fail(reason);
+    return { code: "unknown_tool", reason };
+  }
+  const budget = run.guard.beforeToolCall();
+  if (budget.stop) {
+    fail(`未执行：${budget.reason}`);
+    return budget;
+  }
+
+  run.guard.recordToolCall();
+  run.tracer.emit({
+    type: "tool_started",
+    step: steps,
+    callId,
+    tool: action.tool,
+    input: boundedText(run, input),
+  });
+  const settled = await settle(() => tool.execute(input, run.callSignal), run.signal);
+  const completed = (ok: boolean, detail: string) =>
+    run.tracer.emit({ type: "tool_completed", step: steps, callId, tool: action.tool, ok, detail });
+
+  if (settled.kind === "aborted" || (settled.kind === "error" && isAbortError(settled.error))) {
+    fail("工具执行期间运行被取消");
+    completed(false, "cancelled");
+    return { code: "cancelled", reason: `工具 ${action.tool} 执行期间运行被取消` };
+  }
+  if (settled.kind === "error") {
+    const message = run.redact(errorText(settled.error));
+    fail(message);
+    completed(false, message);
+    // Even a failure caused by the cancel itself is reported as the cancel.
+    if (run.signal?.aborted)
+      return { code: "cancelled", reason: `工具 ${action.tool} 执行期间运行被取消` };
+    return { code: "tool_error", reason: `工具 ${action.tool} 失败：${message}` };
+  }
+  const observation = serializeObservation(settled.value, {
+    redact: run.redact,
+    ...(run.maxObservationChars === undefined ? {} : { maxChars: run.maxObservationChars }),
+  });
+  run.history.append({
+    role: "tool",
+    callId,
+    tool: action.tool,
+    ok: true,
+    content: observation.text,
+    truncated: observation.truncated,
+    originalLength: observation.originalLength,
+  });
+  completed(true, observation.text);
+  // Checked after every tool: a cancel that landed as the tool ended stops the run here.
+  if (run.signal?.aborted)
+    return { code: "cancelled", reason: `工具 ${action.tool} 完成后运行被取消` };
+  return undefined;
+}
+
+function finish(run: Run, code: StopCode, reason: string, summary?: string): RunResult {
+  const counters = run.guard.counters();
+  const status = statusOf(code);
+  const result: RunResult = Object.freeze({
+    status,
+    code,
+    reason,
+    summary: summary ?? reason,
+    steps: counters.steps,
+    toolCalls: counters.toolCalls,
+    usage: counters.usage,
+    messages: run.history.view(),
+  });
+  // Emitted on every path, cancel and failure included.
+  run.tracer.emit({
+    type: "run_finished",
+    status,
+    code,
+    reason,
+    steps: counters.steps,
+    toolCalls: counters.toolCalls,
+    usage: counters.usage,
+  });
+  return result;
+}
+
+/** Bounded, redacted text of an action or input, for the trace only. */
+function boundedText(run: Run, value: unknown): string {
+  return serializeObservation(value, { redact: run.redact, maxChars: 2_000 }).text;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return typeof error === "string" ? error : stableStringify(error);
+}
+
+function copyJson<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyJson((value as Record<string, unknown>)[key]);
+    // Assigning "__proto__" would set the prototype instead of copying the data.
+    if (key === "__proto__") {
+      Object.defineProperty(out, key, {
+        value: item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      out[key] = item;
+    }
+  }
+  return out as T;
+}

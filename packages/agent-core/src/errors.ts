@@ -1,0 +1,36 @@
+/**
+ * Errors thrown by agent-core. They signal programmer or configuration mistakes
+ * (a bad limits object, a scripted provider used past its script), never the
+ * outcome of a run: a run's outcome is always a value (see `RunResult`).
+ */
+
+/** Base class: sets `name` to the concrete class name and keeps `cause`. */
+export class AgentCoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The limits passed to `runAgent` or `createLoopGuard` do not match `LimitsSchema`. */
+export class InvalidLimitsError extends AgentCoreError {}
+
+/** The task passed to `runAgent` does not match `TaskSchema`. */
+export class InvalidTaskError extends AgentCoreError {}
+
+/** A tool registry was built with an invalid or duplicate tool name. */
+export class InvalidToolRegistryError extends AgentCoreError {}
+
+/** The scripted provider was called more times than its script has turns. */
+export class ScriptExhaustedError extends AgentCoreError {}
+
+/** `assertAllUsed()` found turns of the script that were never requested. */
+export class ScriptNotFinishedError extends AgentCoreError {}
+
+/** Error used to reject an operation because its `AbortSignal` fired. */
+export class AbortError extends AgentCoreError {}
+
+/** True for any error that means "aborted" (ours, the DOM `AbortError`, or a timeout abort). */
+export function isAbortError(error: unknown): boolean {
+  return error instanceof Error && (error.name === "AbortError" || error instanceof AbortError);
+}

@@ -1,0 +1,158 @@
+import { z } from "zod";
+import { type Action, fingerprintAction } from "./action.ts";
+import { InvalidLimitsError } from "./errors.ts";
+import type { TokenUsage } from "./provider.ts";
+
+/**
+ * The budgets of one run. `maxSteps` is mandatory: it is the hard upper bound on
+ * model calls; every other budget is an extra, narrower protection.
+ */
+export const LimitsSchema = z.strictObject({
+  /** Model calls that returned a valid action. */
+  maxSteps: z.int().min(0),
+  /** Tools that really ran (an unknown tool does not count, a failing one does). */
+  maxToolCalls: z.int().min(0).optional(),
+  /** Input plus output tokens over the run. */
+  maxTokens: z.int().min(0).optional(),
+  /** Wall time of the run, checked before each model call. */
+  maxDurationMs: z.int().min(0).optional(),
+  /** Consecutive identical actions allowed (by fingerprint); the next one stops the run. */
+  maxRepeatedActions: z.int().min(1).optional(),
+});
+
+/** The budgets of one run. */
+export type Limits = z.infer<typeof LimitsSchema>;
+
+/** Which budget stopped a run. */
+export type BudgetCode =
+  | "max_steps"
+  | "max_tool_calls"
+  | "max_tokens"
+  | "max_duration"
+  | "repeated_action";
+
+/** The guard's answer: go on, or stop with the budget and a readable reason. */
+export type GuardVerdict =
+  | { readonly stop: false }
+  | { readonly stop: true; readonly code: BudgetCode; readonly reason: string };
+
+/** What the guard has counted so far. */
+export interface GuardCounters {
+  readonly steps: number;
+  readonly toolCalls: number;
+  readonly usage: TokenUsage;
+  readonly elapsedMs: number;
+}
+
+/**
+ * Counts a run against its limits. Independent of the loop: the loop asks it
+ * before each model call and each tool, and tells it what happened.
+ */
+export interface LoopGuard {
+  /** Before each model call: steps, tokens and duration. */
+  beforeModelCall(): GuardVerdict;
+  /** Adds the tokens of a model reply, valid or not (tokens are spent either way). */
+  recordUsage(usage: TokenUsage | undefined): void;
+  /** A valid action arrived: counts the step, then checks for a repeat. */
+  recordAction(action: Action): GuardVerdict;
+  /** Before a registered tool runs: the tool-call budget. */
+  beforeToolCall(): GuardVerdict;
+  /** A tool is about to really run: counts it. */
+  recordToolCall(): void;
+  counters(): GuardCounters;
+}
+
+/** Options for `createLoopGuard`. */
+export interface LoopGuardOptions {
+  /** Milliseconds clock; inject one in tests. Defaults to `performance.now`. */
+  readonly clock?: () => number;
+}
+
+const CONTINUE: GuardVerdict = Object.freeze({ stop: false });
+
+/** Validates limits, throwing `InvalidLimitsError` (a configuration mistake) if they are wrong. */
+export function parseLimits(limits: unknown): Limits {
+  const parsed = LimitsSchema.safeParse(limits);
+  if (parsed.success) return parsed.data;
+  const details = parsed.error.issues
+    .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+    .join("; ");
+  throw new InvalidLimitsError(`invalid limits: ${details}`, { cause: parsed.error });
+}
+
+/** Creates a guard for one run; the duration clock starts now. */
+export function createLoopGuard(limits: Limits, options: LoopGuardOptions = {}): LoopGuard {
+  const checked = parseLimits(limits);
+  const clock = options.clock ?? (() => performance.now());
+  const startedAt = clock();
+  let steps = 0;
+  let toolCalls = 0;
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let lastFingerprint: string | undefined;
+  let repeats = 0;
+
+  const stop = (code: BudgetCode, reason: string): GuardVerdict => ({ stop: true, code, reason });
+
+  return {
+    beforeModelCall() {
+      // Checked before the call: maxSteps: 2 allows exactly two model calls.
+      if (steps >= checked.maxSteps) {
+        return stop("max_steps", `已达到最大步数 ${checked.maxSteps}`);
+      }
+      const tokens = inputTokens + outputTokens;
+      if (checked.maxTokens !== undefined && tokens >= checked.maxTokens) {
+        return stop("max_tokens", `已用 ${tokens} 个 token，达到预算 ${checked.maxTokens}`);
+      }
+      const elapsed = clock() - startedAt;
+      if (checked.maxDurationMs !== undefined && elapsed >= checked.maxDurationMs) {
+        return stop(
+          "max_duration",
+          `已运行 ${Math.round(elapsed)} ms，达到时间预算 ${checked.maxDurationMs} ms`,
+        );
+      }
+      return CONTINUE;
+    },
+    recordUsage(usage) {
+      if (usage === undefined) return;
+      inputTokens += usage.inputTokens;
+      outputTokens += usage.outputTokens;
+    },
+    recordAction(action) {
+      // A step counts when a valid reply arrives; the repeat check runs right after,
+      // so the repeated action itself is counted (maxRepeatedActions: 1 stops at steps: 2).
+      steps += 1;
+      if (checked.maxRepeatedActions === undefined) return CONTINUE;
+      const fingerprint = fingerprintAction(action);
+      repeats = fingerprint === lastFingerprint ? repeats + 1 : 1;
+      lastFingerprint = fingerprint;
+      if (repeats > checked.maxRepeatedActions) {
+        return stop(
+          "repeated_action",
+          `同一个 ${action.type} 动作连续出现 ${repeats} 次，超过上限 ${checked.maxRepeatedActions}`,
+        );
+      }
+      return CONTINUE;
+    },
+    beforeToolCall() {
+      if (checked.maxToolCalls !== undefined && toolCalls >= checked.maxToolCalls) {
+        return stop(
+          "max_tool_calls",
+          `已执行 ${toolCalls} 次工具调用，达到上限 ${checked.maxToolCalls}`,
+        );
+      }
+      return CONTINUE;
+    },
+    recordToolCall() {
+      toolCalls += 1;
+    },
+    counters() {
+      return {
+        steps,
+        toolCalls,
+        usage: { inputTokens, outputTokens },
+        elapsedMs: clock() - startedAt,
+      };
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import type { z } from "zod";
+
+type JsonValue = z.core.util.JSONType;
+
+/** The task, as the first message of every run. */
+export interface UserMessage {
+  readonly role: "user";
+  readonly content: string;
+}
+
+/** A text reply of the model. */
+export interface AssistantTextMessage {
+  readonly role: "assistant";
+  readonly type: "message";
+  readonly content: string;
+}
+
+/** A tool call proposed by the model; `callId` pairs it with its result. */
+export interface AssistantToolCallMessage {
+  readonly role: "assistant";
+  readonly type: "tool_call";
+  readonly callId: string;
+  readonly tool: string;
+  readonly input: Readonly<Record<string, JsonValue>>;
+}
+
+/** The model's proposal that the task is done. */
+export interface AssistantFinishMessage {
+  readonly role: "assistant";
+  readonly type: "finish";
+  readonly summary: string;
+}
+
+/** Every assistant message, discriminated on `type` like the action it records. */
+export type AssistantMessage =
+  | AssistantTextMessage
+  | AssistantToolCallMessage
+  | AssistantFinishMessage;
+
+/** A tool that ran and returned: its value as bounded, redacted observation text. */
+export interface ToolSuccessMessage {
+  readonly role: "tool";
+  readonly callId: string;
+  readonly tool: string;
+  readonly ok: true;
+  readonly content: string;
+  readonly truncated: boolean;
+  readonly originalLength: number;
+}
+
+/** A tool that could not run or threw: the (redacted) error text. */
+export interface ToolFailureMessage {
+  readonly role: "tool";
+  readonly callId: string;
+  readonly tool: string;
+  readonly ok: false;
+  readonly error: string;
+}
+
+/** The result of one tool call, paired to its call by `callId`. */
+export type ToolResultMessage = ToolSuccessMessage | ToolFailureMessage;
+
+/** One entry of a run's history. */
+export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+
+/**
+ * The append-only history of a run. Each message is deep-frozen when appended,
+ * and `view()` returns a read-only, fixed-length view in O(1): the loop can hand
+ * it to a provider without copying, and a later append does not change a view
+ * taken earlier. Copying the whole history every step would make a run quadratic.
+ */
+export interface History {
+  append(message: Message): void;
+  view(): readonly Message[];
+  readonly length: number;
+}
+
+const views = new WeakSet<object>();
+
+/** Creates an empty history. */
+export function createHistory(): History {
+  const entries: Message[] = [];
+  return {
+    append(message) {
+      entries.push(deepFreeze(message));
+    },
+    view() {
+      return createView(entries, entries.length);
+    },
+    get length() {
+      return entries.length;
+    },
+  };
+}
+
+/** True if `value` is a view made by a `History`: immutable, safe to keep by reference. */
+export function isHistoryView(value: unknown): value is readonly Message[] {
+  return typeof value === "object" && value !== null && views.has(value);
+}
+
+function createView(entries: readonly Message[], length: number): readonly Message[] {
+  const reject = () => {
+    throw new TypeError("history views are read-only");
+  };
+  const view = new Proxy(entries as Message[], {
+    get(target, key, receiver) {
+      if (key === "length") return length;
+      if (typeof key === "string") {
+        const index = toIndex(key);
+        if (index !== undefined) return index < length ? target[index] : undefined;
+      }
+      return Reflect.get(target, key, receiver);
+    },
+    has(target, key) {
+      if (typeof key === "string") {
+        const index = toIndex(key);
+        if (index !== undefined) return index < length;
+      }
+      return Reflect.has(target, key);
+    },
+    ownKeys(target) {
+      const keys: (string | symbol)[] = [];
+      for (let index = 0; index < length; index += 1) keys.push(String(index));
+      keys.push("length");
+      for (const key of Reflect.ownKeys(target)) {
+        if (typeof key === "symbol") keys.push(key);
+      }
+      return keys;
+    },
+    getOwnPropertyDescriptor(target, key) {
+      if (key === "length") {
+        // Reported writable because the target's own `length` is: a proxy may not claim
+        // otherwise. Writes still fail in the `set` trap.
+        return { value: length, writable: true, enumerable: false, configurable: false };
+      }
+      if (typeof key === "string") {
+        const index = toIndex(key);
+        if (index !== undefined) {
+          return index < length
+            ? { value: target[index], writable: false, enumerable: true, configurable: true }
+            : undefined;
+        }
+      }
+      return Reflect.getOwnPropertyDescriptor(target, key);
+    },
+    set: reject,
+    defineProperty: reject,
+    deleteProperty: reject,
+    setPrototypeOf: reject,
+    preventExtensions: reject,
+  });
+  views.add(view);
+  return view;
+}
+
+function toIndex(key: string): number | undefined {
+  if (key.length === 0 || key.length > 10) return undefined;
+  const code = key.charCodeAt(0);
+  if (code < 48 || code > 57) return undefined;
+  const index = Number(key);
+  return Number.isInteger(index) && String(index) === key ? index : undefined;
+}
+
+/** Freezes an object graph in place (plain data only) and returns it. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  return Object.freeze(value);
+}

@@ -1,0 +1,87 @@
+import { z } from "zod";
+import type { Message } from "./messages.ts";
+import type { Task } from "./task.ts";
+
+/** Tokens one model call consumed. */
+export const TokenUsageSchema = z.strictObject({
+  inputTokens: z.int().min(0),
+  outputTokens: z.int().min(0),
+});
+
+/** Tokens one model call consumed. */
+export type TokenUsage = z.infer<typeof TokenUsageSchema>;
+
+/** What a provider receives about a tool: enough to describe it to a model. */
+export interface ToolDescription {
+  readonly name: string;
+  readonly description: string;
+}
+
+/**
+ * One model call. Deeply immutable: `messages` is a read-only view of the run's
+ * history fixed at this step, so a provider can neither change the history nor
+ * see later steps through it.
+ */
+export interface ModelRequest {
+  readonly task: Task;
+  readonly messages: readonly Message[];
+  /** 1-based number of this model call within the run. */
+  readonly step: number;
+  readonly tools: readonly ToolDescription[];
+}
+
+/**
+ * A provider's reply: the model's action (validated by the loop with
+ * `parseAction`, because a model may reply anything) and the tokens it used.
+ */
+export interface ModelResponse {
+  readonly action: unknown;
+  readonly usage?: TokenUsage;
+}
+
+/**
+ * A model behind one method. `signal` aborts the call; a provider should stop
+ * work and reject when it fires (the loop does not wait for it either way).
+ */
+export interface Provider {
+  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+}
+
+/** The shape a provider must resolve to; `action` is checked separately. */
+export const ModelResponseSchema = z.object({
+  action: z.unknown(),
+  usage: TokenUsageSchema.optional(),
+});
+
+/** The outcome of `parseModelResponse`. */
+export type ModelResponseParseResult =
+  | { readonly ok: true; readonly response: ModelResponse }
+  | { readonly ok: false; readonly reason: string };
+
+/** Validates what a provider resolved to (not yet the action inside it). */
+export function parseModelResponse(value: unknown): ModelResponseParseResult {
+  const parsed = ModelResponseSchema.safeParse(value);
+  if (parsed.success) return { ok: true, response: parsed.data };
+  const details = parsed.error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${issue.message}`)
+    .join("；");
+  return { ok: false, reason: `Provider 返回的结构无效：${details}` };
+}
+
+const immutableRequests = new WeakSet<ModelRequest>();
+
+/**
+ * Builds a frozen request from parts that are already immutable (a frozen task,
+ * a history view, frozen tool descriptions) and remembers it as such, so a
+ * recorder may keep it by reference instead of copying it.
+ */
+export function createModelRequest(parts: ModelRequest): ModelRequest {
+  const request = Object.freeze({ ...parts });
+  immutableRequests.add(request);
+  return request;
+}
+
+/** True if `request` was built by `createModelRequest`: a snapshot of it is itself. */
+export function isImmutableRequest(request: ModelRequest): boolean {
+  return immutableRequests.has(request);
+}

@@ -1,0 +1,170 @@
+import type { Redactor } from "./redact.ts";
+
+/** Default cap on the characters of one observation that reach the model. */
+export const DEFAULT_MAX_OBSERVATION_CHARS = 8_000;
+
+/** Deepest nesting rendered before a subtree is replaced by a marker. */
+const MAX_DEPTH = 32;
+
+/** A tool value turned into model-ready text: bounded, redacted, stable. */
+export interface Observation {
+  /** The text the model sees: at most `maxChars` characters. */
+  readonly text: string;
+  /** True when the middle was cut out. */
+  readonly truncated: boolean;
+  /** Length of the full (redacted) text before the cut. */
+  readonly originalLength: number;
+}
+
+/** Options for `serializeObservation`. */
+export interface SerializeOptions {
+  /** Upper bound on `text.length`, marker included. Default 8,000. */
+  readonly maxChars?: number;
+  /** Applied to the full text before the cut, so no half secret survives at a cut edge. */
+  readonly redact?: Redactor;
+}
+
+/**
+ * Turns any tool value into observation text. Never throws. Strings are kept as
+ * they are; anything else becomes JSON with sorted keys, with cycles, BigInt,
+ * undefined, Error, Map, Set, Date, functions and symbols rendered explicitly.
+ * The text is redacted first, then cut once: head and tail are kept around a
+ * marker that states the original length.
+ */
+export function serializeObservation(value: unknown, options: SerializeOptions = {}): Observation {
+  const maxChars = options.maxChars ?? DEFAULT_MAX_OBSERVATION_CHARS;
+  let full: string;
+  try {
+    full = typeof value === "string" ? value : stableStringify(value);
+    if (options.redact !== undefined) full = options.redact(full);
+  } catch (error) {
+    full = `[Unserializable: ${safeMessage(error)}]`;
+  }
+  return truncateMiddle(full, maxChars);
+}
+
+/**
+ * Cuts the middle out of a text longer than `maxChars`, keeping head and tail and
+ * an explicit marker; the result is never longer than `maxChars`, so cutting an
+ * already cut text again changes nothing (a text is truncated once, never twice).
+ */
+export function truncateMiddle(text: string, maxChars: number): Observation {
+  if (text.length <= maxChars) return { text, truncated: false, originalLength: text.length };
+  const marker = `\n…[truncated: ${text.length} chars originally, middle omitted]…\n`;
+  const room = Math.max(0, maxChars - marker.length);
+  let headEnd = Math.ceil(room / 2);
+  let tailStart = text.length - (room - headEnd);
+  // Never split a surrogate pair: move the cut points inward past a lone half.
+  if (headEnd > 0 && isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd -= 1;
+  if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart += 1;
+  const cut = `${text.slice(0, headEnd)}${marker}${text.slice(tailStart)}`;
+  return {
+    text: cut.length <= maxChars ? cut : cut.slice(0, maxChars),
+    truncated: true,
+    originalLength: text.length,
+  };
+}
+
+/**
+ * JSON with object keys sorted at every depth. Handles values `JSON.stringify`
+ * rejects or loses; a getter that throws becomes a marker instead of an exception.
+ */
+export function stableStringify(value: unknown): string {
+  const json = JSON.stringify(toJsonSafe(value, new Set(), 0));
+  return json ?? "undefined";
+}
+
+function toJsonSafe(value: unknown, ancestors: Set<object>, depth: number): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : String(value);
+    case "bigint":
+      return `${value.toString()}n`;
+    case "undefined":
+      return "[undefined]";
+    case "symbol":
+      return `[Symbol ${value.description ?? ""}]`;
+    case "function":
+      return `[Function ${value.name || "anonymous"}]`;
+    case "object":
+      return objectToJsonSafe(value, ancestors, depth);
+    default:
+      // `typeof` has no other answers today; a future one is rendered, not thrown.
+      return `[${typeof value}]`;
+  }
+}
+
+function objectToJsonSafe(value: object | null, ancestors: Set<object>, depth: number): unknown {
+  if (value === null) return null;
+  // Only ancestors count as cycles: the same object shared twice is rendered twice.
+  if (ancestors.has(value)) return "[Circular]";
+  if (depth >= MAX_DEPTH) return "[MaxDepth]";
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime()) ? "[Invalid Date]" : value.toISOString();
+  if (value instanceof RegExp) return value.toString();
+  if (ArrayBuffer.isView(value)) return `[${value.constructor.name} ${value.byteLength} bytes]`;
+  if (value instanceof ArrayBuffer) return `[ArrayBuffer ${value.byteLength} bytes]`;
+  ancestors.add(value);
+  try {
+    const next = (item: unknown) => toJsonSafe(item, ancestors, depth + 1);
+    if (Array.isArray(value)) return value.map(next);
+    if (value instanceof Map) {
+      return { "[Map]": [...value.entries()].map(([key, item]) => [next(key), next(item)]) };
+    }
+    if (value instanceof Set) return { "[Set]": [...value].map(next) };
+    if (value instanceof Error) {
+      const error = ownProperties(value, next);
+      error.name = value.name;
+      error.message = value.message;
+      if (value.cause !== undefined) error.cause = next(value.cause);
+      return sortKeys(error);
+    }
+    return sortKeys(ownProperties(value, next));
+  } catch (error) {
+    return `[Unserializable: ${safeMessage(error)}]`;
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+/** Own enumerable properties, into a prototype-less record so a `__proto__` key stays data. */
+function ownProperties(value: object, next: (item: unknown) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(value)) {
+    out[key] = readProperty(value, key, next);
+  }
+  return out;
+}
+
+function readProperty(value: object, key: string, next: (item: unknown) => unknown): unknown {
+  try {
+    return next((value as Record<string, unknown>)[key]);
+  } catch (error) {
+    return `[Unreadable: ${safeMessage(error)}]`;
+  }
+}
+
+function sortKeys(record: Record<string, unknown>): Record<string, unknown> {
+  const sorted: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(record).sort()) sorted[key] = record[key];
+  return sorted;
+}
+
+function safeMessage(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return "unknown error";
+  }
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}

@@ -1,0 +1,76 @@
+import { z } from "zod";
+
+/**
+ * Budgets a task may ask for. They are an upper bound the caller may tighten;
+ * the loop enforces them through the LoopGuard, never through the prompt.
+ */
+export const TaskBudgetsSchema = z.strictObject({
+  maxSteps: z.int().min(0).optional(),
+  maxToolCalls: z.int().min(0).optional(),
+  maxTokens: z.int().min(0).optional(),
+  maxDurationMs: z.int().min(0).optional(),
+  maxRepeatedActions: z.int().min(1).optional(),
+});
+
+/** A task: what the agent must achieve, where, and within which limits. */
+export const TaskSchema = z.strictObject({
+  goal: z.string().trim().min(1, "目标不能为空"),
+  workspace: z.string().trim().min(1, "工作区路径不能为空").optional(),
+  constraints: z.array(z.string().trim().min(1, "约束不能为空")).optional(),
+  budgets: TaskBudgetsSchema.optional(),
+});
+
+/** A validated task. */
+export type Task = z.infer<typeof TaskSchema>;
+/** Budgets of a validated task. */
+export type TaskBudgets = z.infer<typeof TaskBudgetsSchema>;
+
+/** One problem found in a task: where (a dotted path, `(root)` for the whole) and what. */
+export interface TaskIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The outcome of `parseTask`: the task, or every problem found (not only the first). */
+export type TaskParseResult =
+  | { readonly ok: true; readonly task: Task }
+  | { readonly ok: false; readonly issues: readonly TaskIssue[] };
+
+/**
+ * Validates unknown input (a parsed JSON file, CLI input) into a `Task`.
+ * Reports every problem at once, each with its path, so a user fixes them in one pass.
+ */
+export function parseTask(input: unknown): TaskParseResult {
+  const parsed = TaskSchema.safeParse(input);
+  if (parsed.success) return { ok: true, task: parsed.data };
+  const issues = parsed.error.issues.map((issue) => ({
+    path: formatPath(issue.path),
+    message: issue.message,
+  }));
+  return { ok: false, issues };
+}
+
+/** Renders issues one per line as `path: message`, for a terminal or a log. */
+export function formatTaskIssues(issues: readonly TaskIssue[]): string {
+  return issues.map((issue) => `${issue.path}: ${issue.message}`).join("\n");
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "(root)";
+  return path
+    .map((key, index) => {
+      if (typeof key === "number") return `[${key}]`;
+      return index === 0 ? String(key) : `.${String(key)}`;
+    })
+    .join("");
+}
+
+/** The text of the first (user) message of a run: the goal, then workspace and constraints. */
+export function renderTask(task: Task): string {
+  const lines = [task.goal];
+  if (task.workspace !== undefined) lines.push(`工作区：${task.workspace}`);
+  if (task.constraints !== undefined && task.constraints.length > 0) {
+    lines.push("约束：", ...task.constraints.map((constraint) => `- ${constraint}`));
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,95 @@
+import type { ActionType } from "./action.ts";
+import type { BudgetCode, Limits } from "./loop-guard.ts";
+import type { TokenUsage } from "./provider.ts";
+
+/** Why a run stopped (the status is derived from it). */
+export type StopCode =
+  | "finished"
+  | BudgetCode
+  | "cancelled"
+  | "unknown_tool"
+  | "tool_error"
+  | "invalid_action"
+  | "provider_error";
+
+/** How a run ended. `blocked` is reserved for permission stops (a later lesson). */
+export type RunStatus = "completed" | "failed" | "budget_exceeded" | "cancelled" | "blocked";
+
+/** The events of one run, in order. Every text field is redacted before it gets here. */
+export type TraceEventBody =
+  | { readonly type: "run_started"; readonly goal: string; readonly limits: Limits }
+  | { readonly type: "model_started"; readonly step: number }
+  | {
+      readonly type: "model_completed";
+      readonly step: number;
+      readonly ok: boolean;
+      /** The action's type when the reply was a valid action. */
+      readonly actionType?: ActionType;
+      /** The action as bounded text, or why the call failed. */
+      readonly detail: string;
+      readonly usage?: TokenUsage;
+    }
+  | {
+      readonly type: "tool_started";
+      readonly step: number;
+      readonly callId: string;
+      readonly tool: string;
+      readonly input: string;
+    }
+  | {
+      readonly type: "tool_completed";
+      readonly step: number;
+      readonly callId: string;
+      readonly tool: string;
+      readonly ok: boolean;
+      /** The observation text on success, the error text otherwise. */
+      readonly detail: string;
+    }
+  | {
+      readonly type: "run_finished";
+      readonly status: RunStatus;
+      readonly code: StopCode;
+      readonly reason: string;
+      readonly steps: number;
+      readonly toolCalls: number;
+      readonly usage: TokenUsage;
+    };
+
+/** A trace event: a body plus a strictly increasing `seq` and the run-relative time. */
+export type TraceEvent = TraceEventBody & {
+  readonly seq: number;
+  /** Milliseconds since the run started, from the run's clock. */
+  readonly atMs: number;
+};
+
+/** Receives trace events. A sink that throws (or rejects) never changes the run. */
+export type TraceSink = (event: TraceEvent) => void | Promise<void>;
+
+/** Emits numbered events to an optional sink. */
+export interface Tracer {
+  emit(body: TraceEventBody): void;
+}
+
+/**
+ * Creates a tracer. Without a sink it does nothing. A sink failure is swallowed:
+ * the trace is for people and evaluation, and must not decide a run's outcome.
+ */
+export function createTracer(sink: TraceSink | undefined, clock: () => number): Tracer {
+  if (sink === undefined) return { emit() {} };
+  const startedAt = clock();
+  let seq = 0;
+  return {
+    emit(body) {
+      seq += 1;
+      const event = Object.freeze({ ...body, seq, atMs: clock() - startedAt });
+      try {
+        const pending = sink(event);
+        if (pending !== undefined && typeof pending.then === "function") {
+          pending.then(undefined, () => {});
+        }
+      } catch {
+        // Deliberately ignored: see the function's comment.
+      }
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { fingerprintAction, parseAction } from "@lab";
+import { describe, expect, it } from "vitest";
+
+describe("parseAction", () => {
+  it("returns a valid message, tool_call or finish reply as that action", () => {
+    const replies = [
+      { type: "message", content: "我先看看目录" },
+      { type: "tool_call", tool: "read_file", input: { path: "README.md" }, callId: "c1" },
+      { type: "finish", summary: "已完成" },
+    ];
+
+    for (const reply of replies) {
+      expect(parseAction(reply)).toEqual({ ok: true, action: reply });
+    }
+  });
+
+  it("rejects a reply that is not an object, with a reason", () => {
+    for (const reply of [null, "finish", ["tool_call"], 42]) {
+      const result = parseAction(reply);
+      expect(result.ok).toBe(false);
+      expect(result.ok ? "" : result.reason).toContain("必须是对象");
+    }
+  });
+
+  it("rejects an unknown type with a reason that lists the valid ones", () => {
+    const result = parseAction({ type: "shell", command: "rm -rf /" });
+
+    expect(result).toEqual({ ok: false, reason: expect.stringContaining('"shell"') });
+    expect(result.ok ? "" : result.reason).toContain("message、tool_call、finish");
+  });
+
+  it("rejects a tool_call whose input is not a JSON object, naming input", () => {
+    for (const input of [["README.md"], "README.md", null]) {
+      const result = parseAction({ type: "tool_call", tool: "read_file", input });
+      expect(result.ok).toBe(false);
+      expect(result.ok ? "" : result.reason).toContain("input");
+    }
+  });
+
+  it("rejects a reply carrying a field outside the protocol, naming that field", () => {
+    const result = parseAction({ type: "finish", summary: "已完成", thoughts: "其实还没跑测试" });
+
+    expect(result.ok).toBe(false);
+    expect(result.ok ? "" : result.reason).toContain("thoughts");
+  });
+});
+
+describe("fingerprintAction", () => {
+  it("is the same for two parsed replies whose top-level fields come in a different order", () => {
+    const first = parseAction({ type: "tool_call", tool: "read_file", input: { path: "a.ts" } });
+    const second = parseAction({ input: { path: "a.ts" }, tool: "read_file", type: "tool_call" });
+
+    expect(first.ok && second.ok).toBe(true);
+    if (first.ok && second.ok) {
+      expect(fingerprintAction(second.action)).toBe(fingerprintAction(first.action));
+    }
+  });
+});

@@ -1,0 +1,182 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LearnerContext, LessonJson } from "../../src/learner/index.ts";
+import { runLessonCommand, runLessonsCommand } from "../../src/learner/index.ts";
+import { runLabTargets } from "../../src/runner.ts";
+import type { RunTarget, TargetReport } from "../../src/runner-types.ts";
+import {
+  captureStream,
+  createFixtureRepo,
+  FIRST_TEST,
+  type FixtureRepo,
+  HINTS,
+  PARTLY_DONE_SOURCE,
+  SECOND_TEST,
+  SOLUTION_SOURCE,
+  WEAKENED_TEST,
+} from "./fixture-repo.ts";
+
+// One real test run for the whole file: `pnpm lessons` on four fixture labs. The hint
+// commands then replay that run's reports, so the suite starts vitest only once.
+let repo: FixtureRepo;
+const recorded = new Map<string, TargetReport>();
+let lessonsJson: { lessons: LessonJson[]; next: string | null };
+let lessonsExit: number;
+let lessonsText: string;
+
+function context(stdout = captureStream(), stderr = captureStream()): LearnerContext {
+  return {
+    cwd: repo.root,
+    env: { NO_COLOR: "1" },
+    stdout,
+    stderr,
+    runTargets: async (targets: readonly RunTarget[]) =>
+      targets.map(
+        (target) =>
+          recorded.get(target.label) ?? { label: target.label, tests: [], loadErrors: [] },
+      ),
+  };
+}
+
+function lesson(id: string): LessonJson | undefined {
+  return lessonsJson.lessons.find((entry) => entry.id === id);
+}
+
+beforeAll(async () => {
+  repo = await createFixtureRepo([{ id: "01" }, { id: "02" }, { id: "03" }, { id: "04" }]);
+  await repo.write("labs/02-demo-sum/starter/src/index.ts", PARTLY_DONE_SOURCE);
+  await repo.write("labs/03-demo-sum/starter/src/index.ts", SOLUTION_SOURCE);
+  await repo.write("labs/04-demo-sum/tests/lab.test.ts", WEAKENED_TEST);
+  const stdout = captureStream();
+  lessonsExit = await runLessonsCommand(
+    {
+      ...context(stdout),
+      runTargets: async (targets) => {
+        const reports = await runLabTargets(targets);
+        for (const report of reports) recorded.set(report.label, report);
+        return reports;
+      },
+    },
+    ["--json"],
+  );
+  lessonsJson = JSON.parse(stdout.text());
+  const text = captureStream();
+  await runLessonsCommand(context(text), []);
+  lessonsText = text.text();
+}, 60_000);
+
+afterAll(async () => {
+  await repo.remove();
+});
+
+describe("pnpm lessons", () => {
+  it("exits 0 when every lab is usable", () => {
+    expect(lessonsExit).toBe(0);
+  });
+
+  it("reports an untouched starter as not started, with its passing count", () => {
+    expect(lesson("01")).toMatchObject({ state: "not_started", passed: 1, total: 3 });
+  });
+
+  it("reports a partly done starter as N of M tests passing", () => {
+    expect(lesson("02")).toMatchObject({ state: "in_progress", passed: 2, total: 3 });
+  });
+
+  it("reports a starter that passes every test as complete", () => {
+    expect(lesson("03")).toMatchObject({ state: "complete", passed: 3, total: 3, tests: "intact" });
+  });
+
+  it("flags a lab whose tests differ from the committed ones", () => {
+    expect(lesson("04")).toMatchObject({ state: "complete", tests: "changed" });
+  });
+
+  it("names the first unfinished lesson as the next one", () => {
+    expect(lessonsJson.next).toBe("01");
+  });
+
+  it("prints one line per lesson under its week, without colour codes under NO_COLOR", () => {
+    expect(lessonsText).toContain("第 1 周");
+    expect(lessonsText).toMatch(/^ {2}01 {2}求和练习 01 {2}未开始$/m);
+    expect(lessonsText).toMatch(/^ {2}02 {2}求和练习 02 {2}2\/3 个测试通过$/m);
+    expect(lessonsText).toMatch(/^ {2}03 {2}求和练习 03 {2}已完成（3\/3）$/m);
+    expect(lessonsText).toContain("下一课：01 求和练习 01");
+    expect(lessonsText).not.toContain("\u001b[");
+  });
+
+  it("says plainly in the table that a lab's tests were changed", () => {
+    expect(lessonsText).toMatch(/04 {2}求和练习 04 {2}已完成（3\/3）（测试已被改动！）/);
+    expect(lessonsText).toContain("labs/04-demo-sum/tests/ 与提交的版本不同（已修改 lab.test.ts）");
+  });
+
+  it("rejects an unknown flag with exit code 2 and the usage", async () => {
+    const stderr = captureStream();
+    expect(await runLessonsCommand(context(captureStream(), stderr), ["--jsno"])).toBe(2);
+    expect(stderr.text()).toContain("用法：pnpm lessons [--json]");
+  });
+});
+
+describe("pnpm lesson hint", () => {
+  async function hint(id: string): Promise<string> {
+    const stdout = captureStream();
+    expect(await runLessonCommand(context(stdout), ["hint", id])).toBe(0);
+    return stdout.text();
+  }
+
+  it("reveals the hints for the first failing test one at a time, in manifest order", async () => {
+    const first = await hint("01");
+    const second = await hint("01");
+    const third = await hint("01");
+    expect(first).toContain(`第一个失败的测试：${FIRST_TEST}`);
+    expect(first).toContain(`提示 1/3：${HINTS[0]?.text}`);
+    expect(second).toContain(`提示 2/3：${HINTS[1]?.text}`);
+    expect(third).toContain(`提示 3/3：${HINTS[2]?.text}`);
+  });
+
+  it("repeats the last hint once all of them were shown", async () => {
+    const output = await hint("01");
+    expect(output).toContain(`提示 3/3（都已看过，这是最后一条）：${HINTS[2]?.text}`);
+  });
+
+  it("remembers shown hints in .bootcamp/hints.json", async () => {
+    const state = JSON.parse(
+      await readFile(path.join(repo.root, ".bootcamp", "hints.json"), "utf8"),
+    );
+    expect(state.labs["01"].shown).toHaveLength(3);
+  });
+
+  it("moves on to the hints of the next failing test once the first passes", async () => {
+    const output = await hint("02");
+    expect(output).toContain(`第一个失败的测试：${SECOND_TEST}`);
+    expect(output).toContain(`提示 1/2：${HINTS[0]?.text}`);
+  });
+
+  it("says no hint is needed when every test passes", async () => {
+    expect(await hint("03")).toContain("测试全部通过，不需要提示。");
+  });
+
+  it("says plainly that the tests were changed", async () => {
+    expect(await hint("04")).toContain("labs/04-demo-sum/tests/ 与提交的版本不同");
+  });
+
+  it("rejects an unknown lesson with exit code 2, listing the valid ones", async () => {
+    const stderr = captureStream();
+    expect(await runLessonCommand(context(captureStream(), stderr), ["hint", "9"])).toBe(2);
+    expect(stderr.text()).toContain("没有编号为「9」的课程");
+    expect(stderr.text()).toContain("01 demo-sum、02 demo-sum、03 demo-sum、04 demo-sum");
+  });
+});
+
+describe("pnpm lesson diff and reset on a changed tests/ folder", () => {
+  it("diff says plainly that the tests were changed", async () => {
+    const stdout = captureStream();
+    expect(await runLessonCommand(context(stdout), ["diff", "04"])).toBe(0);
+    expect(stdout.text()).toContain("labs/04-demo-sum/tests/ 与提交的版本不同");
+  });
+
+  it("reset says plainly that the tests were changed", async () => {
+    const stdout = captureStream();
+    expect(await runLessonCommand(context(stdout), ["reset", "04", "--yes"])).toBe(0);
+    expect(stdout.text()).toContain("labs/04-demo-sum/tests/ 与提交的版本不同");
+  });
+});

@@ -58,7 +58,13 @@ export function parseAction(reply: unknown): ActionParseResult {
   }
   try {
     const parsed = ActionSchema.safeParse(reply);
-    if (parsed.success) return { ok: true, action: parsed.data };
+    if (parsed.success) {
+      // The JSON schema accepts a cyclic object; copying or fingerprinting it would not end.
+      if (parsed.data.type === "tool_call" && !isAcyclic(parsed.data.input, new Set())) {
+        return { ok: false, reason: "tool_call 动作无效：input 含有循环引用，不是 JSON" };
+      }
+      return { ok: true, action: parsed.data };
+    }
     const details = parsed.error.issues
       .map(
         (issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${issue.message}`,
@@ -114,4 +120,14 @@ function describe(value: unknown): string {
     return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === "undefined") return "undefined";
   return typeof value === "object" ? "对象" : `${typeof value} ${String(value)}`;
+}
+
+function isAcyclic(value: unknown, ancestors: Set<object>): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  if (ancestors.has(value)) return false;
+  ancestors.add(value);
+  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
+  const ok = children.every((child) => isAcyclic(child, ancestors));
+  ancestors.delete(value);
+  return ok;
 }

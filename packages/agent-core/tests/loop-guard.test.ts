@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import type { Action } from "../src/action.ts";
+import { InvalidLimitsError } from "../src/errors.ts";
+import { createLoopGuard } from "../src/loop-guard.ts";
+
+const say = (content: string): Action => ({ type: "message", content });
+const read = (path: string, callId?: string): Action => ({
+  type: "tool_call",
+  tool: "read_file",
+  input: { path },
+  ...(callId === undefined ? {} : { callId }),
+});
+
+describe("createLoopGuard", () => {
+  describe("maxSteps", () => {
+    it("allows exactly maxSteps model calls", () => {
+      const guard = createLoopGuard({ maxSteps: 2 });
+      let calls = 0;
+      while (!guard.beforeModelCall().stop) {
+        calls += 1;
+        guard.recordAction(say(`m${calls}`));
+      }
+      expect(calls).toBe(2);
+    });
+
+    it("stops before the first call when maxSteps is 0", () => {
+      expect(createLoopGuard({ maxSteps: 0 }).beforeModelCall()).toMatchObject({
+        stop: true,
+        code: "max_steps",
+      });
+    });
+
+    it("counts a step only when an action is recorded", () => {
+      const guard = createLoopGuard({ maxSteps: 1 });
+      guard.recordUsage({ inputTokens: 5, outputTokens: 5 });
+      expect(guard.beforeModelCall().stop).toBe(false);
+      expect(guard.counters().steps).toBe(0);
+    });
+
+    it("gives a reason naming the limit", () => {
+      const guard = createLoopGuard({ maxSteps: 1 });
+      guard.recordAction(say("a"));
+      expect(guard.beforeModelCall()).toEqual({
+        stop: true,
+        code: "max_steps",
+        reason: "已达到最大步数 1",
+      });
+    });
+  });
+
+  describe("maxRepeatedActions", () => {
+    it("stops at the second identical message when the limit is 1, with steps 2", () => {
+      const guard = createLoopGuard({ maxSteps: 10, maxRepeatedActions: 1 });
+      expect(guard.recordAction(say("same")).stop).toBe(false);
+      expect(guard.recordAction(say("same"))).toMatchObject({
+        stop: true,
+        code: "repeated_action",
+      });
+      expect(guard.counters().steps).toBe(2);
+    });
+
+    it("allows the limit's number of identical actions in a row", () => {
+      const guard = createLoopGuard({ maxSteps: 10, maxRepeatedActions: 2 });
+      expect(guard.recordAction(say("same")).stop).toBe(false);
+      expect(guard.recordAction(say("same")).stop).toBe(false);
+      expect(guard.recordAction(say("same")).stop).toBe(true);
+    });
+
+    it("counts only consecutive repeats", () => {
+      const guard = createLoopGuard({ maxSteps: 10, maxRepeatedActions: 1 });
+      for (const content of ["a", "b", "a", "b"])
+        expect(guard.recordAction(say(content)).stop).toBe(false);
+    });
+
+    it("sees a tool call with a new callId and reordered input as a repeat", () => {
+      const guard = createLoopGuard({ maxSteps: 10, maxRepeatedActions: 1 });
+      guard.recordAction({
+        type: "tool_call",
+        tool: "t",
+        input: { a: 1, b: { c: 2, d: 3 } },
+        callId: "1",
+      });
+      expect(
+        guard.recordAction({
+          type: "tool_call",
+          tool: "t",
+          input: { b: { d: 3, c: 2 }, a: 1 },
+          callId: "2",
+        }).stop,
+      ).toBe(true);
+    });
+
+    it("does not see a tool call with a different input as a repeat", () => {
+      const guard = createLoopGuard({ maxSteps: 10, maxRepeatedActions: 1 });
+      guard.recordAction(read("a.ts"));
+      expect(guard.recordAction(read("b.ts")).stop).toBe(false);
+    });
+
+    it("never stops on repeats when no limit is set", () => {
+      const guard = createLoopGuard({ maxSteps: 10 });
+      for (let i = 0; i < 5; i += 1) expect(guard.recordAction(say("same")).stop).toBe(false);
+    });
+  });
+
+  describe("maxToolCalls", () => {
+    it("stops before a tool once the recorded calls reach the limit", () => {
+      const guard = createLoopGuard({ maxSteps: 10, maxToolCalls: 1 });
+      expect(guard.beforeToolCall().stop).toBe(false);
+      guard.recordToolCall();
+      expect(guard.beforeToolCall()).toMatchObject({ stop: true, code: "max_tool_calls" });
+      expect(guard.counters().toolCalls).toBe(1);
+    });
+
+    it("does not count a tool call that was only checked", () => {
+      const guard = createLoopGuard({ maxSteps: 10, maxToolCalls: 1 });
+      guard.beforeToolCall();
+      guard.beforeToolCall();
+      expect(guard.beforeToolCall().stop).toBe(false);
+    });
+  });
+
+  describe("maxTokens", () => {
+    it("stops before the next call once input plus output tokens reach the budget", () => {
+      const guard = createLoopGuard({ maxSteps: 10, maxTokens: 100 });
+      guard.recordUsage({ inputTokens: 60, outputTokens: 39 });
+      expect(guard.beforeModelCall().stop).toBe(false);
+      guard.recordUsage({ inputTokens: 1, outputTokens: 0 });
+      expect(guard.beforeModelCall()).toMatchObject({ stop: true, code: "max_tokens" });
+      expect(guard.counters().usage).toEqual({ inputTokens: 61, outputTokens: 39 });
+    });
+  });
+
+  describe("maxDurationMs", () => {
+    it("stops before the next call once the injected clock passes the budget", () => {
+      let now = 1_000;
+      const guard = createLoopGuard({ maxSteps: 10, maxDurationMs: 50 }, { clock: () => now });
+      now = 1_049;
+      expect(guard.beforeModelCall().stop).toBe(false);
+      now = 1_050;
+      expect(guard.beforeModelCall()).toMatchObject({ stop: true, code: "max_duration" });
+    });
+  });
+
+  it("checks steps before tokens and duration, so the reason names the first budget hit", () => {
+    const guard = createLoopGuard({ maxSteps: 1, maxTokens: 1 }, { clock: () => 0 });
+    guard.recordUsage({ inputTokens: 5, outputTokens: 5 });
+    guard.recordAction(say("a"));
+    expect(guard.beforeModelCall()).toMatchObject({ code: "max_steps" });
+  });
+
+  it.each([
+    [{ maxSteps: -1 }],
+    [{ maxSteps: 1.5 }],
+    [{ maxSteps: 3, maxRepeatedActions: 0 }],
+    [{ maxSteps: 3, maxStep: 3 }],
+    [{}],
+  ])("throws InvalidLimitsError for %j", (limits) => {
+    expect(() => createLoopGuard(limits as never)).toThrow(InvalidLimitsError);
+  });
+});

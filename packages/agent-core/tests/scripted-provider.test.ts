@@ -1,0 +1,149 @@
+import { describe, expect, it } from "vitest";
+import { AbortError, ScriptExhaustedError, ScriptNotFinishedError } from "../src/errors.ts";
+import { createHistory } from "../src/messages.ts";
+import { createModelRequest, type ModelRequest } from "../src/provider.ts";
+import { createScriptedProvider, ScriptSchema } from "../src/testing/index.ts";
+
+const never = new AbortController().signal;
+
+function request(step: number, content = "任务"): ModelRequest {
+  return { task: { goal: "任务" }, messages: [{ role: "user", content }], step, tools: [] };
+}
+
+describe("createScriptedProvider", () => {
+  it("replies with the scripted actions in order, with their usage", async () => {
+    const provider = createScriptedProvider([
+      { action: { type: "message", content: "a" }, usage: { inputTokens: 3, outputTokens: 1 } },
+      { action: { type: "finish", summary: "b" } },
+    ]);
+    await expect(provider.complete(request(1), never)).resolves.toEqual({
+      action: { type: "message", content: "a" },
+      usage: { inputTokens: 3, outputTokens: 1 },
+    });
+    await expect(provider.complete(request(2), never)).resolves.toEqual({
+      action: { type: "finish", summary: "b" },
+    });
+  });
+
+  it("rejects with ScriptExhaustedError when called past its script", async () => {
+    const provider = createScriptedProvider([{ action: { type: "finish", summary: "b" } }]);
+    await provider.complete(request(1), never);
+    const call = provider.complete(request(2), never);
+    await expect(call).rejects.toBeInstanceOf(ScriptExhaustedError);
+    await expect(call).rejects.toThrow("只有 1 轮，却收到第 2 次调用");
+  });
+
+  it("rejects with the scripted error", async () => {
+    const provider = createScriptedProvider([{ error: new Error("rate limited") }]);
+    await expect(provider.complete(request(1), never)).rejects.toThrow("rate limited");
+  });
+
+  it("records a deep snapshot that a later change of the caller's request does not alter", async () => {
+    const provider = createScriptedProvider([{ action: { type: "finish", summary: "b" } }]);
+    const mutable = {
+      task: { goal: "原目标" },
+      messages: [{ role: "user" as const, content: "原内容" }],
+      step: 1,
+      tools: [],
+    };
+    await provider.complete(mutable, never);
+    mutable.task.goal = "改过";
+    mutable.messages[0] = { role: "user", content: "改过" };
+    mutable.messages.push({ role: "user", content: "追加" });
+    expect(provider.requests[0]).toEqual({
+      task: { goal: "原目标" },
+      messages: [{ role: "user", content: "原内容" }],
+      step: 1,
+      tools: [],
+    });
+  });
+
+  it("keeps a request built from a history view by reference, and a later append does not alter it", async () => {
+    const history = createHistory();
+    history.append({ role: "user", content: "任务" });
+    const first = createModelRequest({
+      task: { goal: "任务" },
+      messages: history.view(),
+      step: 1,
+      tools: [],
+    });
+    const provider = createScriptedProvider([
+      { action: { type: "message", content: "a" } },
+      { action: { type: "finish", summary: "b" } },
+    ]);
+    await provider.complete(first, never);
+    history.append({ role: "assistant", type: "message", content: "a" });
+    await provider.complete(
+      createModelRequest({ task: { goal: "任务" }, messages: history.view(), step: 2, tools: [] }),
+      never,
+    );
+    expect(provider.requests[0]).toBe(first);
+    expect(provider.requests[0]?.messages).toEqual([{ role: "user", content: "任务" }]);
+    expect(provider.requests[1]?.messages).toHaveLength(2);
+  });
+
+  it("does not consume a turn when the signal is already aborted", async () => {
+    const provider = createScriptedProvider([{ action: { type: "finish", summary: "b" } }]);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(provider.complete(request(1), controller.signal)).rejects.toBeInstanceOf(
+      AbortError,
+    );
+    expect(provider.remaining).toBe(1);
+    expect(provider.requests).toHaveLength(0);
+  });
+
+  it("rejects with AbortError when aborted during a delayed turn", async () => {
+    const provider = createScriptedProvider([
+      { action: { type: "finish", summary: "b" }, delayMs: 60_000 },
+    ]);
+    const controller = new AbortController();
+    const call = provider.complete(request(1), controller.signal);
+    controller.abort();
+    await expect(call).rejects.toBeInstanceOf(AbortError);
+  });
+
+  it("passes assertAllUsed when every turn was requested", async () => {
+    const provider = createScriptedProvider([{ action: { type: "finish", summary: "b" } }]);
+    await provider.complete(request(1), never);
+    expect(() => provider.assertAllUsed()).not.toThrow();
+  });
+
+  it("fails assertAllUsed with the count of unused turns", async () => {
+    const provider = createScriptedProvider([
+      { action: { type: "message", content: "a" } },
+      { action: { type: "finish", summary: "b" } },
+    ]);
+    await provider.complete(request(1), never);
+    expect(() => provider.assertAllUsed()).toThrow(ScriptNotFinishedError);
+    expect(() => provider.assertAllUsed()).toThrow("还剩 1 轮");
+  });
+
+  it("is not affected by later changes to the script array it was given", async () => {
+    const script = [{ action: { type: "finish", summary: "b" } }];
+    const provider = createScriptedProvider(script);
+    script.length = 0;
+    await expect(provider.complete(request(1), never)).resolves.toMatchObject({
+      action: { type: "finish" },
+    });
+  });
+});
+
+describe("ScriptSchema", () => {
+  it("accepts turns with actions, usage, delays and errors", () => {
+    expect(
+      ScriptSchema.safeParse([
+        {
+          action: { type: "message", content: "a" },
+          delayMs: 10,
+          usage: { inputTokens: 1, outputTokens: 2 },
+        },
+        { error: "boom" },
+      ]).success,
+    ).toBe(true);
+  });
+
+  it("rejects a turn with neither action nor error", () => {
+    expect(ScriptSchema.safeParse([{ delayMs: 5 }]).success).toBe(false);
+  });
+});

@@ -12,3 +12,11 @@ export {
 } from "./manifest.ts";
 export { type RunOptions, runLabTargets } from "./runner.ts";
 export type { FailureKind, RunTarget, TargetReport, TestOutcome } from "./runner-types.ts";
+export {
+  type CheckLine,
+  formatSummary,
+  formatVerdict,
+  isSound,
+  type LabVerdict,
+} from "./verify/check-line.ts";
+export { type VerifyOptions, verifyLessons } from "./verify/verify-lessons.ts";

@@ -1,0 +1,145 @@
+import { execFile } from "node:child_process";
+import { access, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+
+/** What the capstone package's own test run said about one test file. */
+export interface CapstoneFileResult {
+  /** Path relative to the repository root, as the manifest names it. */
+  readonly file: string;
+  readonly passed: number;
+  /** Failing tests or, for a file that did not load or does not exist, the reason. */
+  readonly problems: readonly string[];
+}
+
+const VITEST = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("vitest/package.json")),
+  "vitest.mjs",
+);
+
+const jsonReport = z.object({
+  testResults: z.array(
+    z.object({
+      name: z.string(),
+      message: z.string().optional(),
+      assertionResults: z.array(
+        z.object({ fullName: z.string(), status: z.string(), title: z.string() }),
+      ),
+    }),
+  ),
+});
+
+/**
+ * Runs the capstone test files a manifest names, with the capstone package's own vitest
+ * config, one vitest process per package. Missing packages or files are reported, not thrown.
+ */
+export async function runCapstoneTests(
+  repoRoot: string,
+  requests: readonly { readonly packageName: string; readonly files: readonly string[] }[],
+): Promise<Map<string, CapstoneFileResult>> {
+  const results = new Map<string, CapstoneFileResult>();
+  const byPackage = new Map<string, Set<string>>();
+  for (const request of requests) {
+    const files = byPackage.get(request.packageName) ?? new Set<string>();
+    for (const file of request.files) files.add(file);
+    byPackage.set(request.packageName, files);
+  }
+  const packageDirs = await workspacePackages(repoRoot);
+  await Promise.all(
+    [...byPackage].map(async ([packageName, files]) => {
+      const packageDir = packageDirs.get(packageName);
+      const present: string[] = [];
+      for (const file of files) {
+        if (packageDir === undefined) {
+          results.set(file, missing(file, `找不到总项目包 ${packageName}`));
+        } else if (!(await exists(path.join(repoRoot, file)))) {
+          results.set(file, missing(file, "测试文件不存在"));
+        } else present.push(file);
+      }
+      if (packageDir === undefined || present.length === 0) return;
+      for (const result of await runVitest(repoRoot, packageDir, present)) {
+        results.set(result.file, result);
+      }
+    }),
+  );
+  return results;
+}
+
+async function runVitest(
+  repoRoot: string,
+  packageDir: string,
+  files: readonly string[],
+): Promise<CapstoneFileResult[]> {
+  const tempDir = await mkdtemp(path.join(os.tmpdir(), "lab-kit-capstone-"));
+  const output = path.join(tempDir, "report.json");
+  const relative = files.map((file) => path.relative(packageDir, path.join(repoRoot, file)));
+  const stderr = await new Promise<string>((resolve) => {
+    execFile(
+      process.execPath,
+      [VITEST, "run", "--reporter=json", `--outputFile=${output}`, ...relative],
+      { cwd: packageDir, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } },
+      (_error, _stdout, text) => resolve(text),
+    );
+  });
+  let report: z.infer<typeof jsonReport> | undefined;
+  try {
+    report = jsonReport.parse(JSON.parse(await readFile(output, "utf8")));
+  } catch {
+    report = undefined;
+  }
+  await rm(tempDir, { recursive: true, force: true });
+  return files.map((file) => {
+    const absolute = path.join(repoRoot, file);
+    const entry = report?.testResults.find((result) => path.resolve(result.name) === absolute);
+    if (entry === undefined) {
+      const reason = stderr.split("\n").find((line) => line.trim() !== "") ?? "vitest 没有报告";
+      return missing(file, `没有运行：${reason.trim()}`);
+    }
+    const failed = entry.assertionResults.filter((test) => test.status === "failed");
+    const problems = failed.map((test) => `测试失败："${test.fullName}"`);
+    if (entry.assertionResults.length === 0 && entry.message) {
+      problems.push(`无法加载：${entry.message.split("\n")[0] ?? ""}`);
+    }
+    const passed = entry.assertionResults.filter((test) => test.status === "passed").length;
+    return { file, passed, problems };
+  });
+}
+
+/** Workspace packages under `packages/`, by name. */
+async function workspacePackages(repoRoot: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const packagesDir = path.join(repoRoot, "packages");
+  let names: string[] = [];
+  try {
+    names = await readdir(packagesDir);
+  } catch {
+    return found;
+  }
+  for (const name of names) {
+    const dir = path.join(packagesDir, name);
+    try {
+      const manifest = JSON.parse(await readFile(path.join(dir, "package.json"), "utf8")) as {
+        name?: unknown;
+      };
+      if (typeof manifest.name === "string") found.set(manifest.name, dir);
+    } catch {
+      // not a package
+    }
+  }
+  return found;
+}
+
+function missing(file: string, problem: string): CapstoneFileResult {
+  return { file, passed: 0, problems: [problem] };
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

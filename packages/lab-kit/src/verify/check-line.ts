@@ -1,0 +1,86 @@
+import pc from "picocolors";
+import type { FailureKind, TestOutcome } from "../runner-types.ts";
+
+/** One line of a verify report: a check that held or failed, said in Chinese. */
+export interface CheckLine {
+  readonly ok: boolean;
+  readonly text: string;
+}
+
+/** The verdict on one lab: its checks, then the learner's own starter (which never counts). */
+export interface LabVerdict {
+  readonly id: string;
+  readonly slug: string;
+  readonly title: string | undefined;
+  readonly checks: readonly CheckLine[];
+  readonly learner: readonly string[];
+}
+
+export function passed(text: string): CheckLine {
+  return { ok: true, text };
+}
+
+export function failed(text: string): CheckLine {
+  return { ok: false, text };
+}
+
+/** True when every check of the lab held. */
+export function isSound(verdict: LabVerdict): boolean {
+  return verdict.checks.every((check) => check.ok);
+}
+
+/** A failure kind in the report's words. */
+export function kindLabel(kind: FailureKind): string {
+  switch (kind) {
+    case "assertion":
+      return "断言失败";
+    case "load":
+      return "加载错误";
+    case "timeout":
+      return "超时";
+    case "error":
+      return "抛出错误";
+    default: {
+      const unreachable: never = kind;
+      return unreachable;
+    }
+  }
+}
+
+/** `"name"（kind：message）` for a failed test. */
+export function describeFailure(test: TestOutcome): string {
+  const failure = test.failure;
+  if (failure === undefined) return `"${test.name}"`;
+  return `"${test.name}"（${kindLabel(failure.kind)}：${failure.message}）`;
+}
+
+/** The text of a whole verdict, colored unless NO_COLOR is set (picocolors decides). */
+export function formatVerdict(verdict: LabVerdict): string {
+  const title = verdict.title === undefined ? "" : ` · ${verdict.title}`;
+  const lines = [pc.bold(`第 ${verdict.id} 课 ${verdict.slug}${title}`)];
+  for (const check of verdict.checks) {
+    lines.push(check.ok ? `  ${pc.green("✓")} ${check.text}` : `  ${pc.red("✗")} ${check.text}`);
+  }
+  lines.push(
+    isSound(verdict)
+      ? pc.green(`  结论：第 ${verdict.id} 课可靠`)
+      : pc.red(
+          `  结论：第 ${verdict.id} 课有 ${verdict.checks.filter((c) => !c.ok).length} 项检查未通过`,
+        ),
+  );
+  if (verdict.learner.length > 0) {
+    lines.push(pc.dim("  你自己的 starter（工作区版本，不影响以上结论）："));
+    for (const line of verdict.learner) lines.push(`    ${line}`);
+  }
+  return lines.join("\n");
+}
+
+/** The closing line of a multi-lab run: all sound, or which labs are not. */
+export function formatSummary(verdicts: readonly LabVerdict[]): string {
+  const unsound = verdicts.filter((verdict) => !isSound(verdict));
+  return unsound.length === 0
+    ? pc.green(`${verdicts.length} 课全部可靠`)
+    : pc.red(
+        `${unsound.length}/${verdicts.length} 课有检查未通过：${unsound.map((v) => v.id).join("、")}`,
+      );
+}

@@ -1,0 +1,103 @@
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { readCommittedTree } from "../git.ts";
+import type { Mutation } from "../manifest.ts";
+
+/** Folder, inside a starter or solution, for generated copies (git-ignored). */
+export const COPIES_DIR = ".lab-kit";
+
+/** The starter as committed, written where its imports still resolve. */
+export interface PristineStarter {
+  /** `<starter>/.lab-kit/pristine/src`. */
+  readonly srcDir: string;
+  /** Its files, keyed `src/…`. */
+  readonly files: ReadonlyMap<string, string>;
+  /** False when HEAD has no starter (a brand-new lesson): the working tree stood in. */
+  readonly committed: boolean;
+}
+
+/**
+ * Writes HEAD's `starter/src` to `<starter>/.lab-kit/pristine/src`, so the verdict on the
+ * starter ignores a learner's edits. Falls back to the working tree when nothing is committed.
+ */
+export async function preparePristineStarter(starterDir: string): Promise<PristineStarter> {
+  const committed = await readCommittedTree(path.join(starterDir, "src"));
+  const files = new Map<string, string>();
+  if (committed !== undefined) {
+    for (const [file, content] of committed) files.set(`src/${file}`, content.toString("utf8"));
+  } else {
+    for (const [file, content] of await readSourceTree(starterDir)) files.set(file, content);
+  }
+  const root = path.join(starterDir, COPIES_DIR, "pristine");
+  await writeTree(root, files);
+  return { srcDir: path.join(root, "src"), files, committed: committed !== undefined };
+}
+
+/** A mutant of the solution, or why the mutation cannot be applied. */
+export type MutantResult =
+  | { readonly ok: true; readonly srcDir: string }
+  | { readonly ok: false; readonly problem: string };
+
+/**
+ * Writes the solution's `src/` with one mutation applied to
+ * `<solution>/.lab-kit/mutants/<name>/src`. The text to find must occur exactly once,
+ * so a gate whose code has moved on fails loudly instead of testing nothing.
+ */
+export async function prepareMutant(
+  solutionDir: string,
+  solutionFiles: ReadonlyMap<string, string>,
+  mutation: Mutation,
+): Promise<MutantResult> {
+  const file = mutation.file.split(path.sep).join("/").replace(/^\.\//, "");
+  if (!file.startsWith("src/")) {
+    return { ok: false, problem: `只能变异 src/ 下的文件，而 file 是 ${mutation.file}` };
+  }
+  const original = solutionFiles.get(file);
+  if (original === undefined) return { ok: false, problem: `solution/${file} 不存在` };
+  const count = original.split(mutation.find).length - 1;
+  if (count === 0) return { ok: false, problem: `在 solution/${file} 中找不到要替换的文本` };
+  if (count > 1) {
+    return {
+      ok: false,
+      problem: `要替换的文本在 solution/${file} 中出现了 ${count} 次，应恰好一次`,
+    };
+  }
+  const mutated = new Map(solutionFiles);
+  mutated.set(
+    file,
+    original.replace(mutation.find, () => mutation.replace),
+  );
+  const root = path.join(solutionDir, COPIES_DIR, "mutants", mutation.name);
+  await writeTree(root, mutated);
+  return { ok: true, srcDir: path.join(root, "src") };
+}
+
+/** Every file under `<packageDir>/src`, keyed `src/…` with `/` separators. */
+export async function readSourceTree(packageDir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  const srcDir = path.join(packageDir, "src");
+  let entries: string[];
+  try {
+    entries = await readdir(srcDir, { recursive: true });
+  } catch {
+    return files;
+  }
+  for (const entry of entries.sort()) {
+    const absolute = path.join(srcDir, entry);
+    try {
+      files.set(`src/${entry.split(path.sep).join("/")}`, await readFile(absolute, "utf8"));
+    } catch {
+      // a directory: its files are listed on their own
+    }
+  }
+  return files;
+}
+
+async function writeTree(root: string, files: ReadonlyMap<string, string>): Promise<void> {
+  await rm(root, { recursive: true, force: true });
+  for (const [file, content] of files) {
+    const target = path.join(root, file);
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, content);
+  }
+}

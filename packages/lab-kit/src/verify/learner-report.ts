@@ -1,0 +1,33 @@
+import type { LessonManifest } from "../manifest.ts";
+import type { TargetReport } from "../runner-types.ts";
+
+/**
+ * Where the learner's own (working-tree) starter stands: how many tests pass, and the
+ * first hint, in manifest order, written for the first failing test. Never a verdict.
+ */
+export function learnerReport(
+  manifest: LessonManifest,
+  report: TargetReport,
+  edited: boolean,
+): string[] {
+  const source = edited ? "你改过的 starter" : "starter（与提交版本相同，还没有改动）";
+  const load = report.loadErrors[0];
+  if (load !== undefined) {
+    return [
+      `${source}无法加载 ${load.file}：${load.message}`,
+      "先修好语法或导入错误，测试才能运行。",
+    ];
+  }
+  const total = report.tests.length;
+  const passing = report.tests.filter((test) => test.state === "passed").length;
+  const firstFailing = report.tests.find((test) => test.state === "failed");
+  if (firstFailing === undefined) {
+    return [`${source}通过全部 ${total} 个测试：本课已完成`];
+  }
+  const lines = [`${source}通过 ${passing}/${total} 个测试；第一个失败的是 "${firstFailing.name}"`];
+  const hint =
+    manifest.hints.find((candidate) => candidate.test === firstFailing.name) ??
+    manifest.hints.find((candidate) => candidate.test === undefined);
+  if (hint !== undefined) lines.push(`提示：${hint.text}`);
+  return lines;
+}

@@ -73,9 +73,10 @@ export async function inspectLab(repoRoot: string, location: LabLocation): Promi
     testsDir: path.join(location.dir, "tests"),
     manifest,
   };
+  // Files inside starter/ are the learner's to break (reset brings them back); only the
+  // folder itself is required of a lab.
   const required = [
-    path.join(lab.starterDir, "package.json"),
-    path.join(lab.starterDir, "src", "index.ts"),
+    lab.starterDir,
     path.join(lab.solutionDir, "package.json"),
     path.join(lab.solutionDir, "src", "index.ts"),
     lab.testsDir,
@@ -154,7 +155,7 @@ export function describeInspectionProblem(inspection: LabInspection): string {
       return [
         `${inspection.name} 还不是一个完整的实验：${inspection.file} 有问题：`,
         ...inspection.problems.map((problem) => `  - ${problem}`),
-        "一个实验需要 lesson.json、tests/、starter/（含 package.json 和 src/index.ts）和 solution/。",
+        "一个实验需要 lesson.json、tests/、starter/ 和 solution/（含 package.json 与 src/index.ts）。",
       ].join("\n");
     default: {
       const unreachable: never = inspection;

@@ -13,7 +13,7 @@ export type Colors = ReturnType<typeof pc.createColors>;
  * Colours only for a terminal, and never when `NO_COLOR` is set (https://no-color.org);
  * `FORCE_COLOR` turns them on for a pipe.
  */
-export function colorsFor(stream: OutputStream, env: NodeJS.ProcessEnv): Colors {
+export function colorsFor(stream: { readonly isTTY?: boolean }, env: NodeJS.ProcessEnv): Colors {
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
   const force = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0";
   const enabled = !noColor && (force || (stream.isTTY === true && env.TERM !== "dumb"));

@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import {
+  chooseNextHint,
+  colorsFor,
+  currentHint,
+  hintKey,
+  type ResolvedLab,
+  watchHintLines,
+} from "../../src/learner/index.ts";
+import type { LessonManifest } from "../../src/manifest.ts";
+import type { TestOutcome } from "../../src/runner-types.ts";
+import { FIRST_TEST, HINTS, PASSING_TEST, SECOND_TEST } from "./fixture-repo.ts";
+
+const manifest: LessonManifest = {
+  id: "01",
+  slug: "demo-sum",
+  title: "求和练习",
+  week: 1,
+  starter: { failing: [FIRST_TEST, SECOND_TEST] },
+  mutations: [
+    {
+      name: "m",
+      description: "d",
+      file: "src/index.ts",
+      find: "a",
+      replace: "b",
+      breaks: [FIRST_TEST],
+    },
+  ],
+  hints: HINTS,
+  rubric: [{ criterion: "c", proof: [FIRST_TEST] }],
+  capstone: { package: "p", files: ["f"], tests: ["t"] },
+};
+const lab: ResolvedLab = {
+  id: "01",
+  slug: "demo-sum",
+  name: "labs/01-demo-sum",
+  dir: "/lab",
+  starterDir: "/lab/starter",
+  solutionDir: "/lab/solution",
+  testsDir: "/lab/tests",
+  manifest,
+};
+const plain = colorsFor({ isTTY: false }, {});
+
+function outcome(name: string, state: TestOutcome["state"]): TestOutcome {
+  return {
+    name,
+    file: "tests/lab.test.ts",
+    state,
+    ...(state === "failed" ? { failure: { kind: "assertion" as const, message: "boom" } } : {}),
+  };
+}
+
+const untouched = [
+  outcome(PASSING_TEST, "passed"),
+  outcome(FIRST_TEST, "failed"),
+  outcome(SECOND_TEST, "failed"),
+];
+const keyOf = (index: number) => {
+  const hint = HINTS[index];
+  if (hint === undefined) throw new Error(`no hint ${index}`);
+  return hintKey(hint);
+};
+
+describe("chooseNextHint", () => {
+  it("starts with the first hint that applies to the first failing test", () => {
+    expect(chooseNextHint(manifest, untouched, new Set())).toMatchObject({
+      kind: "next",
+      hint: HINTS[0],
+      position: 1,
+      total: 3,
+    });
+  });
+
+  it("skips hints already shown", () => {
+    const shown = new Set([keyOf(0), keyOf(1)]);
+    expect(chooseNextHint(manifest, untouched, shown)).toMatchObject({
+      hint: HINTS[2],
+      position: 3,
+    });
+  });
+
+  it("never offers a hint written for another test", () => {
+    const shown = new Set([keyOf(0), keyOf(1), keyOf(2)]);
+    expect(chooseNextHint(manifest, untouched, shown)).toMatchObject({
+      kind: "exhausted",
+      hint: HINTS[2],
+    });
+  });
+
+  it("says the failing test is outside the exercise when the lesson does not expect it to fail", () => {
+    const broken = [outcome(PASSING_TEST, "failed"), outcome(FIRST_TEST, "failed")];
+    const lesson = { ...manifest, hints: HINTS.filter((hint) => hint.test !== undefined) };
+    expect(chooseNextHint(lesson, broken, new Set())).toMatchObject({
+      kind: "no_hint",
+      isExercise: false,
+    });
+  });
+
+  it("needs no hint when nothing fails", () => {
+    expect(chooseNextHint(manifest, [outcome(PASSING_TEST, "passed")], new Set())).toEqual({
+      kind: "all_passing",
+    });
+  });
+
+  it("treats an edited hint text as a new hint", () => {
+    const edited = { ...HINTS[0], text: `${HINTS[0]?.text}（修订）` };
+    expect(hintKey(edited)).not.toBe(keyOf(0));
+  });
+});
+
+describe("currentHint (under a watch run)", () => {
+  it("keeps the most detailed hint already revealed, without revealing another", () => {
+    const shown = new Set([keyOf(0), keyOf(1)]);
+    expect(currentHint(manifest, untouched, shown)).toMatchObject({ hint: HINTS[1], position: 2 });
+  });
+
+  it("shows the first hint when none was revealed", () => {
+    expect(currentHint(manifest, untouched, new Set())).toMatchObject({
+      hint: HINTS[0],
+      position: 1,
+    });
+  });
+});
+
+describe("watchHintLines", () => {
+  it("prints the first failing test and its hint, pointing at lesson hint for more", () => {
+    expect(watchHintLines(lab, { tests: untouched, loadErrors: [] }, new Set(), plain)).toEqual([
+      `第一个失败的测试：${FIRST_TEST}`,
+      `提示 1/3：${HINTS[0]?.text}（下一条：pnpm lesson hint 01）`,
+    ]);
+  });
+
+  it("asks to fix a load error before anything else", () => {
+    const run = { tests: [], loadErrors: [{ file: "tests/lab.test.ts", message: "SyntaxError" }] };
+    expect(watchHintLines(lab, run, new Set(), plain)[0]).toContain(
+      "测试文件无法加载（tests/lab.test.ts）",
+    );
+  });
+
+  it("congratulates when every test passes", () => {
+    const run = { tests: [outcome(PASSING_TEST, "passed")], loadErrors: [] };
+    expect(watchHintLines(lab, run, new Set(), plain)).toEqual([
+      "第 01 课的测试全部通过。运行 pnpm lessons 看下一课。",
+    ]);
+  });
+});

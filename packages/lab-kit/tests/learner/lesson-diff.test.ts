@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LearnerContext } from "../../src/learner/index.ts";
+import {
+  colorizePatch,
+  colorsFor,
+  diffStarterAgainstSolution,
+  runLessonCommand,
+} from "../../src/learner/index.ts";
+import {
+  captureStream,
+  createFixtureRepo,
+  type FixtureRepo,
+  SOLUTION_SOURCE,
+  STARTER_SOURCE,
+} from "./fixture-repo.ts";
+
+let repo: FixtureRepo;
+
+beforeAll(async () => {
+  repo = await createFixtureRepo([{ id: "01" }, { id: "02" }, { id: "03" }]);
+  await repo.write("labs/02-demo-sum/starter/src/index.ts", STARTER_SOURCE.replace("你好", "您好"));
+  await repo.write("labs/03-demo-sum/starter/src/index.ts", SOLUTION_SOURCE);
+});
+
+afterAll(async () => {
+  await repo.remove();
+});
+
+function changedLines(patch: string): string[] {
+  return patch
+    .split("\n")
+    .filter((line) => /^[-+ ]/.test(line) && !line.startsWith("---") && !line.startsWith("+++"));
+}
+
+describe("diffStarterAgainstSolution", () => {
+  it("shows only the exercise region of a pristine starter", async () => {
+    const lab = repo.labDir("01");
+    const [diff] = await diffStarterAgainstSolution(`${lab}/starter`, `${lab}/solution`);
+    expect(diff?.scope).toBe("regions");
+    expect(changedLines(diff?.patch ?? "")).toEqual([
+      "   // #region exercise",
+      "-  // TODO(lab-90): 把所有数加起来；空列表的和是 0。",
+      "-  return Number.NaN;",
+      "+  // 初始值 0 让空列表也有和。",
+      "+  return values.reduce((total, value) => total + value, 0);",
+      "   // #endregion exercise",
+    ]);
+  });
+
+  it("numbers the hunk by the region's lines in each file", async () => {
+    const lab = repo.labDir("01");
+    const [diff] = await diffStarterAgainstSolution(`${lab}/starter`, `${lab}/solution`);
+    expect(diff?.patch).toContain("--- starter/src/index.ts");
+    expect(diff?.patch).toContain("+++ solution/src/index.ts");
+    expect(diff?.patch).toContain("@@ -6,4 +6,4 @@");
+  });
+
+  it("diffs the whole file when the learner changed code outside the regions", async () => {
+    const lab = repo.labDir("02");
+    const [diff] = await diffStarterAgainstSolution(`${lab}/starter`, `${lab}/solution`);
+    expect(diff?.scope).toBe("whole-file");
+    expect(diff?.patch).toContain("-  return `您好，");
+  });
+
+  it("finds no difference once the starter matches the solution", async () => {
+    const lab = repo.labDir("03");
+    expect(await diffStarterAgainstSolution(`${lab}/starter`, `${lab}/solution`)).toEqual([]);
+  });
+});
+
+describe("pnpm lesson diff", () => {
+  function context(isTTY: boolean, env: NodeJS.ProcessEnv) {
+    const stdout = captureStream(isTTY);
+    const value: LearnerContext = {
+      cwd: repo.root,
+      env,
+      stdout,
+      stderr: captureStream(),
+      runTargets: async () => [],
+    };
+    return { value, stdout };
+  }
+
+  it("colours the diff in a terminal", async () => {
+    const { value, stdout } = context(true, {});
+    expect(await runLessonCommand(value, ["diff", "01"])).toBe(0);
+    expect(stdout.text()).toContain("\u001b[31m-  return Number.NaN;");
+  });
+
+  it("prints a plain diff under NO_COLOR", async () => {
+    const { value, stdout } = context(true, { NO_COLOR: "1" });
+    await runLessonCommand(value, ["diff", "01"]);
+    expect(stdout.text()).toContain("\n-  return Number.NaN;");
+    expect(stdout.text()).not.toContain("\u001b[");
+  });
+
+  it("warns when the starter differs outside the exercise regions", async () => {
+    const { value, stdout } = context(false, {});
+    await runLessonCommand(value, ["diff", "02"]);
+    expect(stdout.text()).toContain(
+      "src/index.ts 在练习区域（// #region exercise）之外也与参考答案不同",
+    );
+  });
+
+  it("colours nothing but marked lines", () => {
+    const colors = colorsFor({ isTTY: true }, {});
+    expect(colorizePatch(" context", colors)).toBe(" context");
+  });
+});

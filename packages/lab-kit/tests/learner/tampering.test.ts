@@ -1,0 +1,71 @@
+import { readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  checkTestsIntegrity,
+  describeIntegrity,
+  lookUpLab,
+  type ResolvedLab,
+} from "../../src/learner/index.ts";
+import { createFixtureRepo, type FixtureRepo, WEAKENED_TEST } from "./fixture-repo.ts";
+
+let repo: FixtureRepo;
+let lab: ResolvedLab;
+
+beforeEach(async () => {
+  repo = await createFixtureRepo([{ id: "01" }]);
+  const found = await lookUpLab(repo.root, "01", { requireInstall: true });
+  if (!found.ok) throw new Error(found.message);
+  lab = found.lab;
+});
+
+afterEach(async () => {
+  await repo.remove();
+});
+
+describe("checkTestsIntegrity", () => {
+  it("finds committed tests intact and says nothing about them", async () => {
+    const integrity = await checkTestsIntegrity(lab);
+    expect(integrity).toEqual({ state: "intact" });
+    expect(describeIntegrity(lab, integrity)).toBeUndefined();
+  });
+
+  it("reports an edited test file", async () => {
+    await repo.write("labs/01-demo-sum/tests/lab.test.ts", WEAKENED_TEST);
+    expect(await checkTestsIntegrity(lab)).toEqual({
+      state: "changed",
+      modified: ["lab.test.ts"],
+      added: [],
+      removed: [],
+    });
+  });
+
+  it("reports a deleted test file", async () => {
+    await rm(path.join(lab.testsDir, "lab.test.ts"));
+    expect(await checkTestsIntegrity(lab)).toMatchObject({
+      state: "changed",
+      removed: ["lab.test.ts"],
+    });
+  });
+
+  it("reports a test file the learner added", async () => {
+    await repo.write("labs/01-demo-sum/tests/extra.test.ts", "");
+    expect(await checkTestsIntegrity(lab)).toMatchObject({
+      state: "changed",
+      added: ["extra.test.ts"],
+    });
+  });
+
+  it("tells the learner how to see and undo the change", async () => {
+    await repo.write("labs/01-demo-sum/tests/lab.test.ts", WEAKENED_TEST);
+    const notice = describeIntegrity(lab, await checkTestsIntegrity(lab));
+    expect(notice).toContain("git diff -- labs/01-demo-sum/tests");
+    expect(notice).toContain("git restore --source=HEAD -- labs/01-demo-sum/tests");
+  });
+
+  it("ignores a change of line endings only", async () => {
+    const file = path.join(lab.testsDir, "lab.test.ts");
+    await writeFile(file, (await readFile(file, "utf8")).replace(/\n/g, "\r\n"));
+    expect(await checkTestsIntegrity(lab)).toEqual({ state: "intact" });
+  });
+});

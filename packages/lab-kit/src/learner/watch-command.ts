@@ -1,5 +1,4 @@
 import path from "node:path";
-import { startVitest } from "vitest/node";
 import type { ResolvedLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
 import { checkTestsIntegrity, describeIntegrity } from "./tampering.ts";
@@ -19,6 +18,9 @@ export async function runWatchCommand(context: LearnerContext, lab: ResolvedLab)
   context.stdout.write(
     `${colors.bold(`第 ${lab.id} 课 ${lab.manifest.title}`)}：保存文件后自动重跑测试，按 q 退出。\n`,
   );
+  // Loaded here, not at the top: vitest's Node API costs a few hundred milliseconds to
+  // import, and `pnpm lessons` (which shares this module graph) never needs it.
+  const { startVitest } = await import("vitest/node");
   const vitest = await startVitest("test", [], {
     watch: true,
     root: lab.starterDir,

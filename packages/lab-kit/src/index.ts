@@ -19,4 +19,5 @@ export {
   isSound,
   type LabVerdict,
 } from "./verify/check-line.ts";
+export { type CliOutput, runVerifyCli } from "./verify/verify-cli.ts";
 export { type VerifyOptions, verifyLessons } from "./verify/verify-lessons.ts";

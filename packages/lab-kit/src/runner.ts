@@ -1,4 +1,5 @@
 import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { InvalidRunTargetError } from "./errors.ts";
 import { classifyFailure, type SerializedTestError, shortMessage } from "./runner-classify.ts";
 import {
@@ -163,7 +164,7 @@ function buildReport(
   for (const module of reported) {
     const file = relativeFile(target.labDir, module.file);
     if (module.tests.length === 0 && module.errors.length > 0) {
-      loadErrors.push({ file, message: loadMessage(module.errors) });
+      loadErrors.push({ file, message: loadMessage(module.errors, target.labDir) });
       continue;
     }
     for (const test of module.tests) tests.push(toOutcome(test, file, module, hungSet));
@@ -206,14 +207,24 @@ function toOutcome(
   return { name: test.name, file, state: test.state };
 }
 
-/** Up to three lines: a transform error's first line rarely says where the problem is. */
-function loadMessage(errors: readonly SerializedTestError[]): string {
+/**
+ * The useful lines of a load error: no colors or box drawing, no "Transform failed" preamble,
+ * and source positions shown relative to the lab folder (`starter/src/index.ts:6:16`).
+ */
+function loadMessage(errors: readonly SerializedTestError[], labDir: string): string {
   const first = errors[0];
   if (first === undefined) return "测试文件无法加载";
-  const lines = first.message
+  const lines = stripVTControlCharacters(first.message)
     .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "")
+    .map((line) => line.replace(/[\u2500-\u257f]/g, "").trim())
+    .filter((line) => line !== "" && !/^Transform failed with \d+ errors?:?$/.test(line))
+    .map((line) =>
+      line.replace(/(\S+\.[cm]?[jt]sx?)(:\d+:\d+)/g, (_all, file: string, position: string) => {
+        const relative = path.relative(labDir, path.resolve(file));
+        return `${relative.startsWith("..") ? file : relative.split(path.sep).join("/")}${position}`;
+      }),
+    )
+    .map((line) => line.replace(/^\[\s*(.*?)\s*\]$/, "$1"))
     .slice(0, 3);
   return shortMessage({ ...first, message: lines.join(" · ") });
 }

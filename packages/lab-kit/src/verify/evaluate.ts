@@ -2,6 +2,7 @@ import type { LessonManifest, Mutation } from "../manifest.ts";
 import type { TargetReport, TestOutcome } from "../runner-types.ts";
 import type { CapstoneFileResult } from "./capstone-tests.ts";
 import { type CheckLine, describeFailure, failed, kindLabel, passed } from "./check-line.ts";
+import { COPIES_DIR } from "./lab-copies.ts";
 import type { TypecheckResult } from "./typecheck.ts";
 
 /** `；另有 N 处` when a check found more than the one problem it shows. */
@@ -11,7 +12,9 @@ function more(problems: readonly string[]): string {
 
 function loadProblem(report: TargetReport): string | undefined {
   const first = report.loadErrors[0];
-  return first === undefined ? undefined : `无法加载 ${first.file}（加载错误：${first.message}）`;
+  if (first === undefined) return undefined;
+  const message = first.message.replaceAll(`${COPIES_DIR}/pristine/`, "");
+  return `无法加载 ${first.file}（加载错误：${message}）`;
 }
 
 /** The solution passes every test (once in file order, once shuffled). */

@@ -10,7 +10,7 @@ export function learnerReport(
   report: TargetReport,
   edited: boolean,
 ): string[] {
-  const source = edited ? "你改过的 starter" : "starter（与提交版本相同，还没有改动）";
+  const source = edited ? "你改过的 starter：" : "starter（与提交版本相同，还没有改动）：";
   const load = report.loadErrors[0];
   if (load !== undefined) {
     return [

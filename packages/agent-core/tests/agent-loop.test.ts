@@ -365,7 +365,7 @@ describe("runAgent", () => {
       expect(result.messages.at(-1)).toMatchObject({ role: "tool", tool: "stuck", ok: false });
     });
 
-    it("ends cancelled when the abort lands as the tool returns successfully", async () => {
+    it("ends cancelled when the tool itself aborts the run before returning", async () => {
       const controller = new AbortController();
       const provider = replies(call("t"), finish());
       const tools: ToolSet = {
@@ -378,6 +378,19 @@ describe("runAgent", () => {
       };
       const result = await runAgent("任务", provider, tools, { maxSteps: 5 }, controller.signal);
       expect(result.status).toBe("cancelled");
+      expect(provider.requests).toHaveLength(1);
+    });
+
+    it("checks the signal right after a tool completes, naming the tool", async () => {
+      const controller = new AbortController();
+      const provider = replies(call("echo", { text: "hi" }), finish());
+      const result = await runAgent("任务", provider, echo, { maxSteps: 5 }, controller.signal, {
+        // The sink runs after the tool settled and before the loop goes on: the abort lands in between.
+        trace: (event) => {
+          if (event.type === "tool_completed") controller.abort();
+        },
+      });
+      expect(result).toMatchObject({ status: "cancelled", reason: "工具 echo 完成后运行被取消" });
       expect(provider.requests).toHaveLength(1);
     });
 

@@ -13,9 +13,17 @@ export function hintKey(hint: Hint): string {
     .slice(0, 16);
 }
 
-/** The first failing test in report order (declaration order within a file). */
+/**
+ * The first failing test: files in name order (a runner reports them as they finish, which
+ * varies), and tests in declaration order within a file.
+ */
 export function firstFailingTest(tests: readonly TestOutcome[]): TestOutcome | undefined {
-  return tests.find((test) => test.state === "failed");
+  let first: TestOutcome | undefined;
+  for (const test of tests) {
+    if (test.state !== "failed") continue;
+    if (first === undefined || test.file.localeCompare(first.file) < 0) first = test;
+  }
+  return first;
 }
 
 /**

@@ -44,10 +44,17 @@ function lesson(id: string): LessonJson | undefined {
 }
 
 beforeAll(async () => {
-  repo = await createFixtureRepo([{ id: "01" }, { id: "02" }, { id: "03" }, { id: "04" }]);
+  repo = await createFixtureRepo([
+    { id: "01" },
+    { id: "02" },
+    { id: "03" },
+    { id: "04" },
+    { id: "05" },
+  ]);
   await repo.write("labs/02-demo-sum/starter/src/index.ts", PARTLY_DONE_SOURCE);
   await repo.write("labs/03-demo-sum/starter/src/index.ts", SOLUTION_SOURCE);
   await repo.write("labs/04-demo-sum/tests/lab.test.ts", WEAKENED_TEST);
+  await repo.write("labs/05-demo-sum/starter/src/index.ts", "export function sum(values: {\n");
   const stdout = captureStream();
   lessonsExit = await runLessonsCommand(
     {
@@ -91,6 +98,11 @@ describe("pnpm lessons", () => {
     expect(lesson("04")).toMatchObject({ state: "complete", tests: "changed" });
   });
 
+  it("reports a starter that does not compile as a load error, with the reason", () => {
+    expect(lesson("05")).toMatchObject({ state: "load_error", passed: null, total: null });
+    expect(lesson("05")?.problems[0]).toMatch(/^tests\/lab\.test\.ts: /);
+  });
+
   it("names the first unfinished lesson as the next one", () => {
     expect(lessonsJson.next).toBe("01");
   });
@@ -102,6 +114,10 @@ describe("pnpm lessons", () => {
     expect(lessonsText).toMatch(/^ {2}03 {2}求和练习 03 {2}已完成（3\/3）$/m);
     expect(lessonsText).toContain("下一课：01 求和练习 01");
     expect(lessonsText).not.toContain("\u001b[");
+  });
+
+  it("shows the load error's first line in the table", () => {
+    expect(lessonsText).toMatch(/^ {2}05 {2}求和练习 05 {2}测试无法加载：\S/m);
   });
 
   it("says plainly in the table that a lab's tests were changed", () => {
@@ -151,6 +167,10 @@ describe("pnpm lesson hint", () => {
     expect(output).toContain(`提示 1/2：${HINTS[0]?.text}`);
   });
 
+  it("asks to fix a starter that does not compile before giving hints", async () => {
+    expect(await hint("05")).toContain("测试文件无法加载：tests/lab.test.ts");
+  });
+
   it("says no hint is needed when every test passes", async () => {
     expect(await hint("03")).toContain("测试全部通过，不需要提示。");
   });
@@ -163,7 +183,9 @@ describe("pnpm lesson hint", () => {
     const stderr = captureStream();
     expect(await runLessonCommand(context(captureStream(), stderr), ["hint", "9"])).toBe(2);
     expect(stderr.text()).toContain("没有编号为「9」的课程");
-    expect(stderr.text()).toContain("01 demo-sum、02 demo-sum、03 demo-sum、04 demo-sum");
+    expect(stderr.text()).toContain(
+      "01 demo-sum、02 demo-sum、03 demo-sum、04 demo-sum、05 demo-sum",
+    );
   });
 });
 

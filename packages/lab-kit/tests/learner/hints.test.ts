@@ -98,6 +98,14 @@ describe("chooseNextHint", () => {
     });
   });
 
+  it("takes the first failing test of the first file by name, whatever order files finished in", () => {
+    const later = { ...outcome(SECOND_TEST, "failed"), file: "tests/b.test.ts" };
+    const earlier = { ...outcome(FIRST_TEST, "failed"), file: "tests/a.test.ts" };
+    expect(chooseNextHint(manifest, [later, earlier], new Set())).toMatchObject({
+      test: { name: FIRST_TEST },
+    });
+  });
+
   it("needs no hint when nothing fails", () => {
     expect(chooseNextHint(manifest, [outcome(PASSING_TEST, "passed")], new Set())).toEqual({
       kind: "all_passing",

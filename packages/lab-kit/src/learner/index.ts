@@ -91,6 +91,7 @@ export {
 } from "./watch-hints.ts";
 export {
   compareWithCommitted,
+  foldersWithChanges,
   isUnchanged,
   listFiles,
   type TreeComparison,

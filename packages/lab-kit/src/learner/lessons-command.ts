@@ -12,7 +12,7 @@ import {
 import { summarizeProgress } from "./progress.ts";
 import { checkTestsIntegrity } from "./tampering.ts";
 import { colorsFor } from "./terminal.ts";
-import { compareWithCommitted, isUnchanged } from "./working-tree.ts";
+import { foldersWithChanges } from "./working-tree.ts";
 
 function starterTarget(lab: ResolvedLab): RunTarget {
   return { label: `${lab.id}:starter`, labDir: lab.dir, packageDir: lab.starterDir };
@@ -34,7 +34,10 @@ export async function collectLessonRows(
   const [reports, integrities, starters] = await Promise.all([
     ready.length === 0 ? Promise.resolve([]) : context.runTargets(ready.map(starterTarget)),
     Promise.all(ready.map(checkTestsIntegrity)),
-    Promise.all(ready.map((lab) => compareWithCommitted(lab.starterDir, ["src"]))),
+    foldersWithChanges(
+      repoRoot,
+      ready.map((lab) => lab.starterDir),
+    ),
   ]);
   const byLabel = new Map<string, TargetReport>(reports.map((report) => [report.label, report]));
   return inspections.map((inspection): LessonRow => {
@@ -48,14 +51,14 @@ export async function collectLessonRows(
         const index = ready.indexOf(lab);
         const label = starterTarget(lab).label;
         const report = byLabel.get(label) ?? { label, tests: [], loadErrors: [] };
-        const starter = starters[index];
         return {
           kind: "lesson",
           lab,
           progress: summarizeProgress({
             manifest: lab.manifest,
             report,
-            starterUnchanged: starter !== undefined && isUnchanged(starter),
+            // Without git nothing says the starter is untouched: count it as begun.
+            starterUnchanged: starters?.get(lab.starterDir) === false,
           }),
           integrity: integrities[index] ?? { state: "unknown" },
         };

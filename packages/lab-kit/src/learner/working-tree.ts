@@ -1,7 +1,11 @@
+import { execFile } from "node:child_process";
 import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { readCommittedTree } from "../git.ts";
+
+const execFileAsync = promisify(execFile);
 
 /** Folders that are never a learner's work: installed or generated. */
 const GENERATED = new Set(["node_modules", ".turbo", "dist", "coverage"]);
@@ -101,4 +105,37 @@ export async function compareWithCommitted(
     added: added.sort(),
     removed: removed.sort(),
   };
+}
+
+/**
+ * For each folder, whether `git status` sees any change in it against HEAD: staged,
+ * unstaged or untracked (ignored files excluded). One git call for all folders, so the
+ * progress table stays fast. Undefined outside a repository.
+ */
+export async function foldersWithChanges(
+  repoRoot: string,
+  dirs: readonly string[],
+): Promise<Map<string, boolean> | undefined> {
+  const relative = dirs.map((dir) => path.relative(repoRoot, dir).split(path.sep).join("/"));
+  let stdout: string;
+  try {
+    ({ stdout } = await execFileAsync(
+      "git",
+      ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...relative],
+      { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 },
+    ));
+  } catch {
+    return undefined;
+  }
+  // Entries are `XY path`; a rename adds the old path as a separate NUL-ended field.
+  const changed = stdout
+    .split("\0")
+    .filter((entry) => entry.length > 3 && entry[2] === " ")
+    .map((entry) => entry.slice(3));
+  return new Map(
+    dirs.map((dir, index) => {
+      const prefix = `${relative[index]}/`;
+      return [dir, changed.some((file) => file.startsWith(prefix))];
+    }),
+  );
 }

@@ -93,6 +93,8 @@ export async function runAgent(
           observations.push(`tool:${action.tool}:${JSON.stringify(value)}`);
           // #endregion exercise
         } catch (error) {
+          // A tool that gave up because the run was cancelled has not failed.
+          if (signal?.aborted) return stop("cancelled", "运行已取消");
           const reason = error instanceof Error ? error.message : String(error);
           return stop("failed", `工具 ${action.tool} 失败：${reason}`);
         }

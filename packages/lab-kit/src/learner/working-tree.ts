@@ -116,6 +116,7 @@ export async function foldersWithChanges(
   repoRoot: string,
   dirs: readonly string[],
 ): Promise<Map<string, boolean> | undefined> {
+  if (dirs.length === 0) return new Map();
   const relative = dirs.map((dir) => path.relative(repoRoot, dir).split(path.sep).join("/"));
   let stdout: string;
   try {

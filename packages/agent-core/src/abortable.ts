@@ -14,21 +14,39 @@ export function settle<T>(
   call: () => T | PromiseLike<T>,
   signal: AbortSignal | undefined,
 ): Promise<Settled<T>> {
-  if (signal?.aborted) return Promise.resolve({ kind: "aborted" });
+  if (signal === undefined) {
+    // Nothing to race: skip the listener bookkeeping on this hot path.
+    try {
+      return Promise.resolve(call()).then(toValue, toError);
+    } catch (error) {
+      return Promise.resolve(toError(error));
+    }
+  }
+  if (signal.aborted) return Promise.resolve(ABORTED);
   return new Promise((resolve) => {
-    const onAbort = () => resolve({ kind: "aborted" });
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
     const done = (outcome: Settled<T>) => {
-      signal?.removeEventListener("abort", onAbort);
+      signal.removeEventListener("abort", onAbort);
       resolve(outcome);
     };
     try {
       Promise.resolve(call()).then(
-        (value) => done({ kind: "value", value }),
-        (error: unknown) => done({ kind: "error", error }),
+        (value) => done(toValue(value)),
+        (error: unknown) => done(toError(error)),
       );
     } catch (error) {
-      done({ kind: "error", error });
+      done(toError(error));
     }
   });
+}
+
+const ABORTED: Settled<never> = Object.freeze({ kind: "aborted" });
+
+function toValue<T>(value: T): Settled<T> {
+  return { kind: "value", value };
+}
+
+function toError(error: unknown): Settled<never> {
+  return { kind: "error", error };
 }

@@ -60,7 +60,7 @@ export function parseAction(reply: unknown): ActionParseResult {
     const parsed = ActionSchema.safeParse(reply);
     if (parsed.success) {
       // The JSON schema accepts a cyclic object; copying or fingerprinting it would not end.
-      if (parsed.data.type === "tool_call" && !isAcyclic(parsed.data.input, new Set())) {
+      if (parsed.data.type === "tool_call" && !isAcyclic(parsed.data.input, [])) {
         return { ok: false, reason: "tool_call 动作无效：input 含有循环引用，不是 JSON" };
       }
       return { ok: true, action: parsed.data };
@@ -122,12 +122,13 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "对象" : `${typeof value} ${String(value)}`;
 }
 
-function isAcyclic(value: unknown, ancestors: Set<object>): boolean {
+function isAcyclic(value: unknown, ancestors: object[]): boolean {
   if (typeof value !== "object" || value === null) return true;
-  if (ancestors.has(value)) return false;
-  ancestors.add(value);
+  // A stack, not a Set: inputs are shallow, and this runs on every tool call.
+  if (ancestors.includes(value)) return false;
+  ancestors.push(value);
   const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
   const ok = children.every((child) => isAcyclic(child, ancestors));
-  ancestors.delete(value);
+  ancestors.pop();
   return ok;
 }

@@ -118,7 +118,7 @@ export async function runAgent(
     guard: createLoopGuard(limits, { clock }),
     history: createHistory(),
     tracer: createTracer(options.trace, clock),
-    redact: options.redact ?? createRedactor(),
+    redact: options.redact ?? defaultRedactor(),
     maxObservationChars: options.maxObservationChars,
     signal,
     callSignal: signal ?? new AbortController().signal,
@@ -165,7 +165,7 @@ type Stop = { readonly code: StopCode; readonly reason: string };
 
 /** One model call: request, race against cancel, validate, count, check repeats. */
 async function askModel(run: Run): Promise<ModelReply> {
-  const step = run.guard.counters().steps + 1;
+  const step = run.guard.steps + 1;
   const request = createModelRequest({
     task: run.task,
     messages: run.history.view(),
@@ -175,33 +175,37 @@ async function askModel(run: Run): Promise<ModelReply> {
   run.tracer.emit({ type: "model_started", step });
   const settled = await settle(() => run.provider.complete(request, run.callSignal), run.signal);
 
-  const failed = (code: StopCode, reason: string): ModelReply => {
-    run.tracer.emit({ type: "model_completed", step, ok: false, detail: reason });
-    return { kind: "stop", code, reason };
-  };
   // An abort during the call wins over whatever the provider did or will do.
   if (settled.kind === "aborted" || run.signal?.aborted)
-    return failed("cancelled", "模型调用期间运行被取消");
+    return modelFailed(run, step, "cancelled", "模型调用期间运行被取消");
   if (settled.kind === "error") {
-    if (isAbortError(settled.error)) return failed("cancelled", "模型调用被中止");
-    return failed("provider_error", `模型调用失败：${run.redact(errorText(settled.error))}`);
+    if (isAbortError(settled.error)) return modelFailed(run, step, "cancelled", "模型调用被中止");
+    return modelFailed(
+      run,
+      step,
+      "provider_error",
+      `模型调用失败：${run.redact(errorText(settled.error))}`,
+    );
   }
   const response = parseModelResponse(settled.value);
-  if (!response.ok) return failed("invalid_action", run.redact(response.reason));
+  if (!response.ok) return modelFailed(run, step, "invalid_action", run.redact(response.reason));
   run.guard.recordUsage(response.response.usage);
   const parsed = parseAction(response.response.action);
   // An invalid reply is not a step: steps count valid replies only.
-  if (!parsed.ok) return failed("invalid_action", `模型回复无效：${run.redact(parsed.reason)}`);
+  if (!parsed.ok)
+    return modelFailed(run, step, "invalid_action", `模型回复无效：${run.redact(parsed.reason)}`);
 
   const verdict = run.guard.recordAction(parsed.action);
-  run.tracer.emit({
-    type: "model_completed",
-    step,
-    ok: true,
-    actionType: parsed.action.type,
-    detail: boundedText(run, parsed.action),
-    ...(response.response.usage === undefined ? {} : { usage: response.response.usage }),
-  });
+  if (run.tracer.enabled) {
+    run.tracer.emit({
+      type: "model_completed",
+      step,
+      ok: true,
+      actionType: parsed.action.type,
+      detail: boundedText(run, parsed.action),
+      ...(response.response.usage === undefined ? {} : { usage: response.response.usage }),
+    });
+  }
   if (verdict.stop) return { kind: "stop", code: verdict.code, reason: verdict.reason };
   return { kind: "action", action: parsed.action };
 }
@@ -211,50 +215,46 @@ async function askModel(run: Run): Promise<ModelReply> {
  * when the run must end (week 1: an unknown tool or a throwing tool fails the run).
  */
 async function callTool(run: Run, action: ToolCallAction): Promise<Stop | undefined> {
-  const { steps } = run.guard.counters();
+  const steps = run.guard.steps;
   const callId = action.callId ?? `call_${steps}`;
   // A private frozen copy: neither the provider's objects nor the tool can change history.
   const input = deepFreeze(copyJson(action.input));
   run.history.append({ role: "assistant", type: "tool_call", callId, tool: action.tool, input });
-  const fail = (error: string): void => {
-    run.history.append({ role: "tool", callId, tool: action.tool, ok: false, error });
-  };
+  const ref: ToolCallRef = { run, step: steps, callId, tool: action.tool };
 
   const tool = run.tools.get(action.tool);
   if (tool === undefined) {
     // Skipping it, or treating it as a message, would let the model believe it ran.
     const known = run.tools.names.length > 0 ? run.tools.names.join("、") : "（无）";
     const reason = `未知工具：${action.tool}（已注册：${known}）`;
-    fail(reason);
+    toolFailed(ref, reason);
     return { code: "unknown_tool", reason };
   }
   const budget = run.guard.beforeToolCall();
   if (budget.stop) {
-    fail(`未执行：${budget.reason}`);
+    toolFailed(ref, `未执行：${budget.reason}`);
     return budget;
   }
 
   run.guard.recordToolCall();
-  run.tracer.emit({
-    type: "tool_started",
-    step: steps,
-    callId,
-    tool: action.tool,
-    input: boundedText(run, input),
-  });
+  if (run.tracer.enabled) {
+    run.tracer.emit({
+      type: "tool_started",
+      step: steps,
+      callId,
+      tool: action.tool,
+      input: boundedText(run, input),
+    });
+  }
   const settled = await settle(() => tool.execute(input, run.callSignal), run.signal);
-  const completed = (ok: boolean, detail: string) =>
-    run.tracer.emit({ type: "tool_completed", step: steps, callId, tool: action.tool, ok, detail });
 
   if (settled.kind === "aborted" || (settled.kind === "error" && isAbortError(settled.error))) {
-    fail("工具执行期间运行被取消");
-    completed(false, "cancelled");
+    toolFailed(ref, "工具执行期间运行被取消", "cancelled");
     return { code: "cancelled", reason: `工具 ${action.tool} 执行期间运行被取消` };
   }
   if (settled.kind === "error") {
     const message = run.redact(errorText(settled.error));
-    fail(message);
-    completed(false, message);
+    toolFailed(ref, message, message);
     // Even a failure caused by the cancel itself is reported as the cancel.
     if (run.signal?.aborted)
       return { code: "cancelled", reason: `工具 ${action.tool} 执行期间运行被取消` };
@@ -273,11 +273,42 @@ async function callTool(run: Run, action: ToolCallAction): Promise<Stop | undefi
     truncated: observation.truncated,
     originalLength: observation.originalLength,
   });
-  completed(true, observation.text);
+  run.tracer.emit({
+    type: "tool_completed",
+    step: steps,
+    callId,
+    tool: action.tool,
+    ok: true,
+    detail: observation.text,
+  });
   // Checked after every tool: a cancel that landed as the tool ended stops the run here.
   if (run.signal?.aborted)
     return { code: "cancelled", reason: `工具 ${action.tool} 完成后运行被取消` };
   return undefined;
+}
+
+/** Ends a model call that produced no usable action (traced as a failed completion). */
+function modelFailed(run: Run, step: number, code: StopCode, reason: string): ModelReply {
+  run.tracer.emit({ type: "model_completed", step, ok: false, detail: reason });
+  return { kind: "stop", code, reason };
+}
+
+interface ToolCallRef {
+  readonly run: Run;
+  readonly step: number;
+  readonly callId: string;
+  readonly tool: string;
+}
+
+/**
+ * Records a tool call that did not produce a value, so every tool call in the
+ * history has its result; traces the completion when the tool had started.
+ */
+function toolFailed(call: ToolCallRef, error: string, traced?: string): void {
+  const { run, step, callId, tool } = call;
+  run.history.append({ role: "tool", callId, tool, ok: false, error });
+  if (traced !== undefined)
+    run.tracer.emit({ type: "tool_completed", step, callId, tool, ok: false, detail: traced });
 }
 
 function finish(run: Run, code: StopCode, reason: string, summary?: string): RunResult {
@@ -304,6 +335,19 @@ function finish(run: Run, code: StopCode, reason: string, summary?: string): Run
     usage: counters.usage,
   });
   return result;
+}
+
+let sharedRedactor: Redactor | undefined;
+
+/**
+ * The default redactor, built once per process: reading `process.env` costs tens
+ * of microseconds, too much to repeat for every short run. It captures the
+ * secret-looking variables present at first use; pass `options.redact` to use a
+ * different or later environment.
+ */
+function defaultRedactor(): Redactor {
+  sharedRedactor ??= createRedactor();
+  return sharedRedactor;
 }
 
 /** Bounded, redacted text of an action or input, for the trace only. */

@@ -59,6 +59,8 @@ export interface LoopGuard {
   beforeToolCall(): GuardVerdict;
   /** A tool is about to really run: counts it. */
   recordToolCall(): void;
+  /** Steps counted so far (cheaper than `counters()`, which reads the clock). */
+  readonly steps: number;
   counters(): GuardCounters;
 }
 
@@ -145,6 +147,9 @@ export function createLoopGuard(limits: Limits, options: LoopGuardOptions = {}):
     },
     recordToolCall() {
       toolCalls += 1;
+    },
+    get steps() {
+      return steps;
     },
     counters() {
       return {

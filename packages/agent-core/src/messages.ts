@@ -75,7 +75,8 @@ export interface History {
   readonly length: number;
 }
 
-const views = new WeakSet<object>();
+/** Answered `true` by every view, so a recorder can recognise one in O(1). */
+const HISTORY_VIEW = Symbol("agent-core.history-view");
 
 /** Creates an empty history. */
 export function createHistory(): History {
@@ -85,7 +86,7 @@ export function createHistory(): History {
       entries.push(deepFreeze(message));
     },
     view() {
-      return createView(entries, entries.length);
+      return new Proxy(entries, new ViewHandler(entries.length)) as readonly Message[];
     },
     get length() {
       return entries.length;
@@ -95,62 +96,92 @@ export function createHistory(): History {
 
 /** True if `value` is a view made by a `History`: immutable, safe to keep by reference. */
 export function isHistoryView(value: unknown): value is readonly Message[] {
-  return typeof value === "object" && value !== null && views.has(value);
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { [HISTORY_VIEW]?: unknown })[HISTORY_VIEW] === true
+  );
 }
 
-function createView(entries: readonly Message[], length: number): readonly Message[] {
-  const reject = () => {
-    throw new TypeError("history views are read-only");
-  };
-  const view = new Proxy(entries as Message[], {
-    get(target, key, receiver) {
-      if (key === "length") return length;
-      if (typeof key === "string") {
-        const index = toIndex(key);
-        if (index !== undefined) return index < length ? target[index] : undefined;
+/**
+ * Proxy handler of a view: the first `length` entries of the shared, append-only
+ * array, read-only. A class (methods on the prototype) so that taking a view each
+ * step allocates one small object, not a set of closures.
+ */
+class ViewHandler implements ProxyHandler<Message[]> {
+  constructor(private readonly length: number) {}
+
+  get(target: Message[], key: string | symbol, receiver: unknown): unknown {
+    if (key === "length") return this.length;
+    if (key === HISTORY_VIEW) return true;
+    if (typeof key === "string") {
+      const index = toIndex(key);
+      if (index !== undefined) return index < this.length ? target[index] : undefined;
+    }
+    return Reflect.get(target, key, receiver);
+  }
+
+  has(target: Message[], key: string | symbol): boolean {
+    if (typeof key === "string") {
+      const index = toIndex(key);
+      if (index !== undefined) return index < this.length;
+    }
+    return Reflect.has(target, key);
+  }
+
+  ownKeys(target: Message[]): (string | symbol)[] {
+    const keys: (string | symbol)[] = [];
+    for (let index = 0; index < this.length; index += 1) keys.push(String(index));
+    keys.push("length");
+    for (const key of Reflect.ownKeys(target)) {
+      if (typeof key === "symbol") keys.push(key);
+    }
+    return keys;
+  }
+
+  getOwnPropertyDescriptor(
+    target: Message[],
+    key: string | symbol,
+  ): PropertyDescriptor | undefined {
+    if (key === "length") {
+      // Reported writable because the target's own `length` is: a proxy may not claim
+      // otherwise. Writes still fail in the `set` trap.
+      return { value: this.length, writable: true, enumerable: false, configurable: false };
+    }
+    if (typeof key === "string") {
+      const index = toIndex(key);
+      if (index !== undefined) {
+        return index < this.length
+          ? { value: target[index], writable: false, enumerable: true, configurable: true }
+          : undefined;
       }
-      return Reflect.get(target, key, receiver);
-    },
-    has(target, key) {
-      if (typeof key === "string") {
-        const index = toIndex(key);
-        if (index !== undefined) return index < length;
-      }
-      return Reflect.has(target, key);
-    },
-    ownKeys(target) {
-      const keys: (string | symbol)[] = [];
-      for (let index = 0; index < length; index += 1) keys.push(String(index));
-      keys.push("length");
-      for (const key of Reflect.ownKeys(target)) {
-        if (typeof key === "symbol") keys.push(key);
-      }
-      return keys;
-    },
-    getOwnPropertyDescriptor(target, key) {
-      if (key === "length") {
-        // Reported writable because the target's own `length` is: a proxy may not claim
-        // otherwise. Writes still fail in the `set` trap.
-        return { value: length, writable: true, enumerable: false, configurable: false };
-      }
-      if (typeof key === "string") {
-        const index = toIndex(key);
-        if (index !== undefined) {
-          return index < length
-            ? { value: target[index], writable: false, enumerable: true, configurable: true }
-            : undefined;
-        }
-      }
-      return Reflect.getOwnPropertyDescriptor(target, key);
-    },
-    set: reject,
-    defineProperty: reject,
-    deleteProperty: reject,
-    setPrototypeOf: reject,
-    preventExtensions: reject,
-  });
-  views.add(view);
-  return view;
+    }
+    return Reflect.getOwnPropertyDescriptor(target, key);
+  }
+
+  set(): boolean {
+    return readOnly();
+  }
+
+  defineProperty(): boolean {
+    return readOnly();
+  }
+
+  deleteProperty(): boolean {
+    return readOnly();
+  }
+
+  setPrototypeOf(): boolean {
+    return readOnly();
+  }
+
+  preventExtensions(): boolean {
+    return readOnly();
+  }
+}
+
+function readOnly(): never {
+  throw new TypeError("history views are read-only");
 }
 
 function toIndex(key: string): number | undefined {

@@ -68,20 +68,32 @@ export function parseModelResponse(value: unknown): ModelResponseParseResult {
   return { ok: false, reason: `Provider 返回的结构无效：${details}` };
 }
 
-const immutableRequests = new WeakSet<ModelRequest>();
+/** A request whose parts are immutable; frozen on construction. */
+class ImmutableModelRequest implements ModelRequest {
+  readonly task: Task;
+  readonly messages: readonly Message[];
+  readonly step: number;
+  readonly tools: readonly ToolDescription[];
+
+  constructor(parts: ModelRequest) {
+    this.task = parts.task;
+    this.messages = parts.messages;
+    this.step = parts.step;
+    this.tools = parts.tools;
+    Object.freeze(this);
+  }
+}
 
 /**
  * Builds a frozen request from parts that are already immutable (a frozen task,
- * a history view, frozen tool descriptions) and remembers it as such, so a
- * recorder may keep it by reference instead of copying it.
+ * a history view, frozen tool descriptions) and marks it as such, so a recorder
+ * may keep it by reference instead of copying it.
  */
 export function createModelRequest(parts: ModelRequest): ModelRequest {
-  const request = Object.freeze({ ...parts });
-  immutableRequests.add(request);
-  return request;
+  return new ImmutableModelRequest(parts);
 }
 
 /** True if `request` was built by `createModelRequest`: a snapshot of it is itself. */
 export function isImmutableRequest(request: ModelRequest): boolean {
-  return immutableRequests.has(request);
+  return request instanceof ImmutableModelRequest;
 }

@@ -88,8 +88,19 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
           "g",
         );
   const patterns = options.patterns ?? DEFAULT_SECRET_PATTERNS;
+  // One case-insensitive scan over every shape: most texts hold no secret, and
+  // one failed test is much cheaper than a dozen replace passes. It only filters;
+  // the precise patterns below do the masking.
+  const anySecret = new RegExp(
+    [
+      ...(literalPattern === undefined ? [] : [literalPattern.source]),
+      ...patterns.map((p) => p.pattern.source),
+    ].join("|"),
+    "i",
+  );
 
   return (text) => {
+    if (!anySecret.test(text)) return text;
     let out = literalPattern === undefined ? text : text.replace(literalPattern, "[REDACTED:env]");
     for (const { name, pattern } of patterns) {
       out = out.replace(pattern, (match: string, ...groups: unknown[]) =>

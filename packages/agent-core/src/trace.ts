@@ -67,6 +67,8 @@ export type TraceSink = (event: TraceEvent) => void | Promise<void>;
 
 /** Emits numbered events to an optional sink. */
 export interface Tracer {
+  /** False without a sink: callers skip building event details nobody will read. */
+  readonly enabled: boolean;
   emit(body: TraceEventBody): void;
 }
 
@@ -75,10 +77,11 @@ export interface Tracer {
  * the trace is for people and evaluation, and must not decide a run's outcome.
  */
 export function createTracer(sink: TraceSink | undefined, clock: () => number): Tracer {
-  if (sink === undefined) return { emit() {} };
+  if (sink === undefined) return { enabled: false, emit() {} };
   const startedAt = clock();
   let seq = 0;
   return {
+    enabled: true,
     emit(body) {
       seq += 1;
       const event = Object.freeze({ ...body, seq, atMs: clock() - startedAt });

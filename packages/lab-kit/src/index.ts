@@ -13,6 +13,11 @@ export {
 export { type RunOptions, runLabTargets } from "./runner.ts";
 export type { FailureKind, RunTarget, TargetReport, TestOutcome } from "./runner-types.ts";
 export {
+  runNewLessonCli,
+  type ScaffoldResult,
+  scaffoldLesson,
+} from "./scaffold/scaffold-lesson.ts";
+export {
   type CheckLine,
   formatSummary,
   formatVerdict,

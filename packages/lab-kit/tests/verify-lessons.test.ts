@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -8,10 +7,9 @@ import { listLabs } from "../src/labs.ts";
 import type { LabVerdict } from "../src/verify/check-line.ts";
 import { runVerifyCli } from "../src/verify/verify-cli.ts";
 import { verifyLessons } from "../src/verify/verify-lessons.ts";
+import { copyFixture } from "./fixture-repo.ts";
 
 const run = promisify(execFile);
-const FIXTURE = path.join(import.meta.dirname, "fixtures", "verify-repo");
-const LAB_KIT_MODULES = path.join(import.meta.dirname, "..", "node_modules");
 const SOUND = "01-sound";
 
 let repo: string;
@@ -52,10 +50,8 @@ function failures(id: string): string[] {
 }
 
 beforeAll(async () => {
-  const root = await mkdtemp(path.join(os.tmpdir(), "lab-kit-verify-"));
-  repo = path.join(root, "repo");
-  await cp(FIXTURE, repo, { recursive: true });
-  await symlink(LAB_KIT_MODULES, path.join(repo, "node_modules"), "dir");
+  const { root, dir } = await copyFixture("verify-repo");
+  repo = dir;
   await writeFile(path.join(repo, ".gitignore"), "node_modules\n.lab-kit/\n");
   await variant("02-passes-declared", "lesson.json", (text) =>
     text.replace(

@@ -9,23 +9,36 @@ import {
   TokenUsageSchema,
 } from "../provider.ts";
 
-/** One scripted reply: an action (valid or not, the loop decides) or an error to reject with. */
-export const ScriptedTurnSchema = z.union([
-  z.strictObject({
-    action: z.unknown(),
+/**
+ * One scripted turn as data (a script file): exactly one of `action` (any value:
+ * a valid or deliberately invalid reply) or `error` (the provider rejects with
+ * `new Error(error)`), optional `usage`, and `delayMs` to wait before replying
+ * (aborted by the signal). One object schema, not a union, so a problem is
+ * reported at its field (`[1].delayMs`), not as "no union member matched".
+ */
+export const ScriptedTurnSchema = z
+  .strictObject({
+    action: z.unknown().optional(),
+    error: z.string().optional(),
     usage: TokenUsageSchema.optional(),
-    /** Wait this long before replying (aborted by the signal). */
     delayMs: z.int().min(0).optional(),
-  }),
-  z.strictObject({
-    /** The provider rejects with `new Error(error)`. */
-    error: z.string(),
-    delayMs: z.int().min(0).optional(),
-  }),
-]);
+  })
+  .refine((turn) => (turn.action !== undefined) !== (turn.error !== undefined), {
+    message: "每一轮需要 action 或 error 之一（且只能有一个）",
+  });
 
 /** A script: the replies in order. Validate files with this schema. */
-export const ScriptSchema = z.array(ScriptedTurnSchema);
+export const ScriptSchema = z.array(ScriptedTurnSchema).transform((turns) =>
+  turns.map((turn): ScriptedTurn => {
+    const delay = turn.delayMs === undefined ? {} : { delayMs: turn.delayMs };
+    if (turn.error !== undefined) return { error: turn.error, ...delay };
+    return {
+      action: turn.action,
+      ...(turn.usage === undefined ? {} : { usage: turn.usage }),
+      ...delay,
+    };
+  }),
+);
 
 /** One scripted reply, as data (`error` is a message) or with any value to reject with. */
 export type ScriptedTurn =

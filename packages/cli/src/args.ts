@@ -1,0 +1,146 @@
+import { parseArgs } from "node:util";
+import { z } from "zod";
+
+/** Flags of `coding-agent run`, with their Chinese help text. */
+export const RUN_FLAGS = {
+  "max-steps": { type: "string", help: "最多调用模型的次数（默认 20）" },
+  "max-tool-calls": { type: "string", help: "最多执行工具的次数" },
+  "max-tokens": { type: "string", help: "token 预算（输入加输出）" },
+  "max-duration-ms": { type: "string", help: "总时长预算，毫秒" },
+  "max-repeated-actions": { type: "string", help: "允许连续相同动作的次数（默认 3）" },
+  script: { type: "string", help: "Fake Model 脚本文件（JSON 数组），不给则用内置脚本" },
+  json: { type: "boolean", help: "以 JSON 输出运行结果" },
+  help: { type: "boolean", help: "显示帮助" },
+} as const;
+
+/** The commands the CLI knows. */
+export const COMMANDS = ["run", "help"] as const;
+
+const count = (flag: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `--${flag} 需要非负整数`)
+    .transform(Number)
+    .pipe(z.int().max(Number.MAX_SAFE_INTEGER, `--${flag} 太大`));
+
+/** What `--flag value` strings must be; numbers arrive as text from argv. */
+const RunFlagsSchema = z.strictObject({
+  "max-steps": count("max-steps").default(20),
+  "max-tool-calls": count("max-tool-calls").optional(),
+  "max-tokens": count("max-tokens").optional(),
+  "max-duration-ms": count("max-duration-ms").optional(),
+  "max-repeated-actions": count("max-repeated-actions")
+    .pipe(z.int().min(1, "--max-repeated-actions 至少为 1"))
+    .default(3),
+  script: z.string().min(1, "--script 需要文件路径").optional(),
+  json: z.boolean().default(false),
+  help: z.boolean().default(false),
+});
+
+/** A parsed command line. */
+export type CliCommand =
+  | { readonly kind: "help" }
+  | {
+      readonly kind: "run";
+      readonly goal: string;
+      readonly limits: {
+        maxSteps: number;
+        maxToolCalls?: number;
+        maxTokens?: number;
+        maxDurationMs?: number;
+        maxRepeatedActions: number;
+      };
+      readonly scriptPath?: string;
+      readonly json: boolean;
+    };
+
+/** The outcome of `parseCliArgs`: a command, or a Chinese usage message (exit 2). */
+export type CliArgsResult =
+  | { readonly ok: true; readonly command: CliCommand }
+  | { readonly ok: false; readonly message: string };
+
+/** Usage text listing every command and flag. */
+export function usage(): string {
+  const flags = Object.entries(RUN_FLAGS).map(([name, flag]) => {
+    const left = flag.type === "string" ? `--${name} <值>` : `--${name}`;
+    return `  ${left.padEnd(30)}${flag.help}`;
+  });
+  return [
+    '用法：coding-agent run "<目标>" [选项]',
+    "",
+    "命令：",
+    "  run    用离线 Fake Model 和内置工具（echo、sleep）运行 Agent",
+    "  help   显示帮助",
+    "",
+    "选项：",
+    ...flags,
+    "",
+    "退出码：0 完成 · 1 失败 · 2 用法错误 · 3 超出预算 · 4 被阻止 · 130 已取消",
+  ].join("\n");
+}
+
+/** Parses argv (without node and the script) with `util.parseArgs`, then validates with zod. */
+export function parseCliArgs(argv: readonly string[]): CliArgsResult {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+    return { ok: true, command: { kind: "help" } };
+  }
+  if (command !== "run") {
+    return bad(`未知命令：${command}。可用命令：${COMMANDS.join("、")}`);
+  }
+  let parsed: ReturnType<typeof parseRunArgs>;
+  try {
+    parsed = parseRunArgs(rest);
+  } catch (error) {
+    const flag = /'([^']+)'/.exec(error instanceof Error ? error.message : "")?.[1];
+    return bad(
+      `${flag === undefined ? "参数无效" : `无法识别的参数：${flag}`}。可用选项：${Object.keys(
+        RUN_FLAGS,
+      )
+        .map((name) => `--${name}`)
+        .join("、")}`,
+    );
+  }
+  const flags = RunFlagsSchema.safeParse(parsed.values);
+  if (!flags.success) {
+    return bad(flags.error.issues.map((issue) => issue.message).join("；"));
+  }
+  if (flags.data.help) return { ok: true, command: { kind: "help" } };
+  if (parsed.positionals.length !== 1) {
+    return bad(
+      parsed.positionals.length === 0
+        ? '缺少目标：coding-agent run "<目标>"'
+        : `只能给一个目标（用引号括起来），收到 ${parsed.positionals.length} 个：${parsed.positionals.join(" ")}`,
+    );
+  }
+  const goal = parsed.positionals[0]?.trim() ?? "";
+  if (goal.length === 0) return bad("目标不能为空");
+  const f = flags.data;
+  return {
+    ok: true,
+    command: {
+      kind: "run",
+      goal,
+      limits: {
+        maxSteps: f["max-steps"],
+        maxRepeatedActions: f["max-repeated-actions"],
+        ...(f["max-tool-calls"] === undefined ? {} : { maxToolCalls: f["max-tool-calls"] }),
+        ...(f["max-tokens"] === undefined ? {} : { maxTokens: f["max-tokens"] }),
+        ...(f["max-duration-ms"] === undefined ? {} : { maxDurationMs: f["max-duration-ms"] }),
+      },
+      ...(f.script === undefined ? {} : { scriptPath: f.script }),
+      json: f.json,
+    },
+  };
+}
+
+function parseRunArgs(args: readonly string[]) {
+  const options = Object.fromEntries(
+    Object.entries(RUN_FLAGS).map(([name, flag]) => [name, { type: flag.type }]),
+  ) as { [K in keyof typeof RUN_FLAGS]: { type: (typeof RUN_FLAGS)[K]["type"] } };
+  return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+}
+
+function bad(message: string): CliArgsResult {
+  return { ok: false, message: `${message}\n\n${usage()}` };
+}

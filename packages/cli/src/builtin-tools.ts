@@ -1,0 +1,29 @@
+import type { ToolSet } from "@coding-agent/agent-core";
+
+/**
+ * Tools the CLI offers the fake model: `echo` returns its `text`; `sleep` waits
+ * `ms` milliseconds (at most a minute) and stops as soon as the run is cancelled.
+ */
+export const BUILTIN_TOOLS: ToolSet = {
+  echo: {
+    description: "返回 input.text",
+    execute: (input) => (typeof input.text === "string" ? input.text : ""),
+  },
+  sleep: {
+    description: "等待 input.ms 毫秒，可被取消",
+    execute: (input, signal) => {
+      const ms = typeof input.ms === "number" ? Math.min(Math.max(0, input.ms), 60_000) : 0;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(`slept ${ms} ms`);
+        }, ms);
+        function onAbort() {
+          clearTimeout(timer);
+          reject(signal.reason);
+        }
+        signal.addEventListener("abort", onAbort, { once: true });
+      });
+    },
+  },
+};

@@ -1,0 +1,27 @@
+/**
+ * Process entry of `coding-agent`: wires argv, the standard streams and Ctrl-C
+ * to `runCli`. The first SIGINT cancels the run (it ends `cancelled`, exit 130);
+ * a second one exits at once.
+ */
+import { runCli } from "./cli.ts";
+
+const controller = new AbortController();
+let interrupts = 0;
+const onSigint = () => {
+  interrupts += 1;
+  if (interrupts > 1) process.exit(130);
+  process.stderr.write("\n收到 Ctrl-C，正在取消…（再按一次立即退出）\n");
+  controller.abort();
+};
+process.on("SIGINT", onSigint);
+
+const code = await runCli(
+  process.argv.slice(2),
+  {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  },
+  controller.signal,
+);
+process.off("SIGINT", onSigint);
+process.exitCode = code;

@@ -1,0 +1,49 @@
+import { readFile } from "node:fs/promises";
+import { type ScriptedTurn, ScriptSchema } from "@coding-agent/agent-core/testing";
+
+/** The outcome of loading a script: its turns, or a message naming the file and the field. */
+export type ScriptLoadResult =
+  | { readonly ok: true; readonly turns: readonly ScriptedTurn[] }
+  | { readonly ok: false; readonly message: string };
+
+/** The script used without `--script`: echo the goal, read the observation, finish. */
+export function defaultScript(goal: string): ScriptedTurn[] {
+  return [
+    { action: { type: "tool_call", tool: "echo", input: { text: goal } } },
+    { action: { type: "finish", summary: `已完成：${goal}` } },
+  ];
+}
+
+/**
+ * Reads and validates a `--script` file: a JSON array of turns, each
+ * `{ "action": {...}, "usage"?: {...}, "delayMs"?: n }` or `{ "error": "...", "delayMs"?: n }`.
+ */
+export async function loadScriptFile(path: string): Promise<ScriptLoadResult> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    return { ok: false, message: `无法读取脚本文件 ${path}：${code || String(error)}` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return {
+      ok: false,
+      message: `脚本文件 ${path} 不是合法 JSON：${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  const parsed = ScriptSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => {
+      const field = issue.path
+        .map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`))
+        .join("");
+      return `${field.length > 0 ? field.replace(/^\./, "") : "(根)"}: ${issue.message}`;
+    });
+    return { ok: false, message: `脚本文件 ${path} 无效：${issues.join("；")}` };
+  }
+  return { ok: true, turns: parsed.data };
+}

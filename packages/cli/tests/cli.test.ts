@@ -1,0 +1,220 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../src/cli.ts";
+import { EXIT_USAGE, exitCodeFor } from "../src/exit-codes.ts";
+
+const BIN = fileURLToPath(new URL("../bin/coding-agent.js", import.meta.url));
+
+async function cli(argv: string[], signal = new AbortController().signal) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(
+    argv,
+    { stdout: (t) => out.push(t), stderr: (t) => err.push(t) },
+    signal,
+  );
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+async function scriptFile(turns: unknown): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "coding-agent-cli-"));
+  const path = join(dir, "script.json");
+  await writeFile(path, JSON.stringify(turns));
+  return path;
+}
+
+describe("runCli", () => {
+  it("exits 0 and prints the summary when the default script completes", async () => {
+    const { code, stdout } = await cli(["run", "打个招呼"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("状态：completed");
+    expect(stdout).toContain("摘要：已完成：打个招呼");
+  });
+
+  it("prints the whole result as JSON with --json", async () => {
+    const { code, stdout } = await cli(["run", "打个招呼", "--json"]);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({ status: "completed", code: "finished", steps: 2, toolCalls: 1 });
+    expect(result.messages[2]).toMatchObject({
+      role: "tool",
+      tool: "echo",
+      ok: true,
+      content: "打个招呼",
+    });
+  });
+
+  it("exits 1 when the run fails (a scripted call to an unknown tool)", async () => {
+    const path = await scriptFile([{ action: { type: "tool_call", tool: "rm_rf", input: {} } }]);
+    const { code, stdout } = await cli(["run", "任务", "--script", path]);
+    expect(code).toBe(1);
+    expect(stdout).toContain("未知工具：rm_rf");
+  });
+
+  it("exits 3 when a budget is exceeded", async () => {
+    const { code, stdout } = await cli(["run", "任务", "--max-steps", "1", "--json"]);
+    expect(code).toBe(3);
+    expect(JSON.parse(stdout)).toMatchObject({
+      status: "budget_exceeded",
+      code: "max_steps",
+      steps: 1,
+    });
+  });
+
+  it("passes every limit flag to the run", async () => {
+    const path = await scriptFile([
+      { action: { type: "message", content: "同一句" } },
+      { action: { type: "message", content: "同一句" } },
+    ]);
+    const { code, stdout } = await cli([
+      "run",
+      "任务",
+      "--script",
+      path,
+      "--max-repeated-actions",
+      "1",
+      "--json",
+    ]);
+    expect(code).toBe(3);
+    expect(JSON.parse(stdout)).toMatchObject({ code: "repeated_action", steps: 2 });
+  });
+
+  it("exits 130 when the run is cancelled", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const { code, stdout } = await cli(["run", "任务", "--json"], controller.signal);
+    expect(code).toBe(130);
+    expect(JSON.parse(stdout)).toMatchObject({ status: "cancelled", steps: 0 });
+  });
+
+  it.each([
+    [["deploy", "x"], "未知命令：deploy"],
+    [["run", "x", "--max-step", "3"], "无法识别的参数：--max-step"],
+    [["run", "x", "--max-steps", "abc"], "--max-steps 需要非负整数"],
+    [["run", "x", "--max-steps", "-1"], "--max-steps"],
+    [["run", "x", "--max-repeated-actions", "0"], "--max-repeated-actions 至少为 1"],
+    [["run"], "缺少目标"],
+    [["run", "a", "b"], "只能给一个目标"],
+    [["run", "   "], "目标不能为空"],
+  ])("exits 2 for %j with a Chinese message and the usage", async (argv, message) => {
+    const { code, stderr } = await cli(argv);
+    expect(code).toBe(EXIT_USAGE);
+    expect(stderr).toContain(message);
+    expect(stderr).toContain("用法：coding-agent run");
+  });
+
+  it("exits 2 naming the file when the script file does not exist", async () => {
+    const { code, stderr } = await cli([
+      "run",
+      "x",
+      "--script",
+      join(tmpdir(), "no-such-script.json"),
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("无法读取脚本文件");
+    expect(stderr).toContain("no-such-script.json");
+  });
+
+  it("exits 2 naming the file and the field when the script is invalid", async () => {
+    const path = await scriptFile([
+      { action: { type: "finish", summary: "x" } },
+      { error: "x", delayMs: -5 },
+    ]);
+    const { code, stderr } = await cli(["run", "x", "--script", path]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(path);
+    expect(stderr).toContain("[1].delayMs");
+  });
+
+  it("exits 2 naming the file when the script is not JSON", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "coding-agent-cli-"));
+    const path = join(dir, "broken.json");
+    await writeFile(path, "[{");
+    const { code, stderr } = await cli(["run", "x", "--script", path]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`脚本文件 ${path} 不是合法 JSON`);
+  });
+
+  it("prints the usage and exits 0 for help", async () => {
+    const { code, stdout } = await cli(["--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(
+      "退出码：0 完成 · 1 失败 · 2 用法错误 · 3 超出预算 · 4 被阻止 · 130 已取消",
+    );
+  });
+});
+
+describe("exitCodeFor", () => {
+  it.each([
+    ["completed", 0],
+    ["failed", 1],
+    ["budget_exceeded", 3],
+    ["blocked", 4],
+    ["cancelled", 130],
+  ] as const)("maps %s to %i", (status, code) => {
+    expect(exitCodeFor(status)).toBe(code);
+  });
+});
+
+/** Spawns the real bin; resolves with its exit code and output. */
+function spawnBin(args: string[], options: { interruptWhenStarted?: boolean } = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let interrupted = false;
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      if (options.interruptWhenStarted && !interrupted && stderr.includes("开始运行")) {
+        interrupted = true;
+        child.kill("SIGINT");
+      }
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("the coding-agent bin", () => {
+  it("runs from the bin without a build and exits 0 with JSON on stdout", async () => {
+    const { code, stdout } = await spawnBin(["run", "你好", "--json"]);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ status: "completed", summary: "已完成：你好" });
+  });
+
+  it("exits 2 with a Chinese message for a bad flag", async () => {
+    const { code, stderr, stdout } = await spawnBin(["run", "你好", "--verbose"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("无法识别的参数：--verbose");
+    expect(stdout).toBe("");
+  });
+
+  it("ends cancelled with exit 130 on the first Ctrl-C during a slow tool", async () => {
+    const path = await scriptFile([
+      { action: { type: "tool_call", tool: "sleep", input: { ms: 30_000 } } },
+      { action: { type: "finish", summary: "不该到这里" } },
+    ]);
+    const { code, stdout, stderr } = await spawnBin(["run", "慢任务", "--script", path, "--json"], {
+      interruptWhenStarted: true,
+    });
+    expect(code).toBe(130);
+    expect(stderr).toContain("收到 Ctrl-C");
+    expect(JSON.parse(stdout)).toMatchObject({ status: "cancelled", toolCalls: 1 });
+  });
+
+  it("ends cancelled with exit 130 on Ctrl-C during a slow model call", async () => {
+    const path = await scriptFile([{ action: { type: "finish", summary: "x" }, delayMs: 30_000 }]);
+    const { code, stdout } = await spawnBin(["run", "慢模型", "--script", path, "--json"], {
+      interruptWhenStarted: true,
+    });
+    expect(code).toBe(130);
+    expect(JSON.parse(stdout)).toMatchObject({ status: "cancelled", steps: 0 });
+  });
+});

@@ -143,6 +143,22 @@ describe("ScriptSchema", () => {
     ).toBe(true);
   });
 
+  it("reports a bad value at its field, not as a failed union", () => {
+    const parsed = ScriptSchema.safeParse([
+      { action: { type: "finish", summary: "x" } },
+      { error: "x", delayMs: -1 },
+    ]);
+    expect(parsed.success ? [] : parsed.error.issues.map((issue) => issue.path.join("."))).toEqual([
+      "1.delayMs",
+    ]);
+  });
+
+  it("rejects a turn with both action and error", () => {
+    expect(
+      ScriptSchema.safeParse([{ action: { type: "finish", summary: "x" }, error: "boom" }]).success,
+    ).toBe(false);
+  });
+
   it("rejects a turn with neither action nor error", () => {
     expect(ScriptSchema.safeParse([{ delayMs: 5 }]).success).toBe(false);
   });

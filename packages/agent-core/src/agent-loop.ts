@@ -1,7 +1,7 @@
 import { settle } from "./abortable.ts";
 import { type Action, parseAction, type ToolCallAction } from "./action.ts";
 import { InvalidTaskError, isAbortError } from "./errors.ts";
-import { createLoopGuard, type Limits, type LoopGuard } from "./loop-guard.ts";
+import { createLoopGuard, type Limits, type LoopGuard, parseLimits } from "./loop-guard.ts";
 import { createHistory, deepFreeze, type History, type Message } from "./messages.ts";
 import {
   createModelRequest,
@@ -11,7 +11,7 @@ import {
 } from "./provider.ts";
 import { createRedactor, type Redactor } from "./redact.ts";
 import { serializeObservation, stableStringify } from "./serialize.ts";
-import { parseTask, renderTask, type Task } from "./task.ts";
+import { parseTask, renderTask, type Task, type TaskBudgets } from "./task.ts";
 import { createToolRegistry, isToolRegistry, type ToolRegistry, type ToolSet } from "./tools.ts";
 import {
   createTracer,
@@ -115,7 +115,7 @@ export async function runAgent(
     task: deepFreeze(parsedTask.task),
     provider,
     tools: isToolRegistry(tools) ? tools : createToolRegistry(tools),
-    guard: createLoopGuard(limits, { clock }),
+    guard: createLoopGuard(tightestLimits(parseLimits(limits), parsedTask.task.budgets), { clock }),
     history: createHistory(),
     tracer: createTracer(options.trace, clock),
     redact: options.redact ?? defaultRedactor(),
@@ -335,6 +335,25 @@ function finish(run: Run, code: StopCode, reason: string, summary?: string): Run
     usage: counters.usage,
   });
   return result;
+}
+
+/** The caller's limits, tightened by the task's own budgets: the smaller of each wins. */
+function tightestLimits(limits: Limits, budgets: TaskBudgets | undefined): Limits {
+  if (budgets === undefined) return limits;
+  const min = (a: number | undefined, b: number | undefined) =>
+    a === undefined ? b : b === undefined ? a : Math.min(a, b);
+  const merged: Limits = {
+    maxSteps: Math.min(limits.maxSteps, budgets.maxSteps ?? limits.maxSteps),
+  };
+  const maxToolCalls = min(limits.maxToolCalls, budgets.maxToolCalls);
+  const maxTokens = min(limits.maxTokens, budgets.maxTokens);
+  const maxDurationMs = min(limits.maxDurationMs, budgets.maxDurationMs);
+  const maxRepeatedActions = min(limits.maxRepeatedActions, budgets.maxRepeatedActions);
+  if (maxToolCalls !== undefined) merged.maxToolCalls = maxToolCalls;
+  if (maxTokens !== undefined) merged.maxTokens = maxTokens;
+  if (maxDurationMs !== undefined) merged.maxDurationMs = maxDurationMs;
+  if (maxRepeatedActions !== undefined) merged.maxRepeatedActions = maxRepeatedActions;
+  return merged;
 }
 
 let sharedRedactor: Redactor | undefined;

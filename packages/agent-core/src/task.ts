@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * Budgets a task may ask for. They are an upper bound the caller may tighten;
- * the loop enforces them through the LoopGuard, never through the prompt.
+ * Budgets a task may ask for. `runAgent` applies the tighter of these and the
+ * caller's limits, and enforces them through the LoopGuard, never the prompt.
  */
 export const TaskBudgetsSchema = z.strictObject({
   maxSteps: z.int().min(0).optional(),

@@ -170,6 +170,28 @@ describe("runAgent", () => {
       expect(execute).toHaveBeenCalledTimes(1);
     });
 
+    it("applies the task's own budget when it is tighter than the limits", async () => {
+      const provider = replies(say("1"), say("2"), finish());
+      const result = await runAgent(
+        { goal: "任务", budgets: { maxSteps: 1 } },
+        provider,
+        {},
+        { maxSteps: 5 },
+      );
+      expect(result).toMatchObject({ code: "max_steps", steps: 1 });
+    });
+
+    it("keeps the caller's limit when the task asks for more", async () => {
+      const provider = replies(say("1"), say("2"), finish());
+      const result = await runAgent(
+        { goal: "任务", budgets: { maxSteps: 9 } },
+        provider,
+        {},
+        { maxSteps: 1 },
+      );
+      expect(result).toMatchObject({ code: "max_steps", steps: 1 });
+    });
+
     it("stops once the token budget is spent", async () => {
       const provider = createScriptedProvider([
         { action: say("a"), usage: { inputTokens: 50, outputTokens: 50 } },

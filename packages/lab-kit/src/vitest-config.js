@@ -3,14 +3,9 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
-/** The one import specifier through which a lab's shared tests reach the code under test. */
-export const LAB_ALIAS = "@lab";
+import { LAB_ALIAS, LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
 
-/**
- * Per-test timeout for lab tests. Short on purpose: a learner's endless loop must turn
- * into a failing test within seconds, never a hung terminal.
- */
-export const LAB_TEST_TIMEOUT_MS = 2_000;
+export { LAB_ALIAS, LAB_TEST_TIMEOUT_MS };
 
 /**
  * The vitest config every lab starter and solution uses. The tests live once, in the

@@ -1,0 +1,72 @@
+/**
+ * `pnpm bench:verify`: wall time of `verify:lesson 05` against a bare `vitest run` of the
+ * same lab's solution tests, measured alternately in the same run; prints the medians and
+ * their ratio (target: at most 3x). Usage: `pnpm bench:verify [runs] [lesson]`.
+ */
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { listLabs, normalizeLessonId } from "@bootcamp/lab-kit";
+
+const repoRoot = path.resolve(import.meta.dirname, "..");
+const args = process.argv.slice(2).filter((arg) => arg !== "--");
+const runs = Number(args[0] ?? 5);
+const lessonId = normalizeLessonId(args[1] ?? "05") ?? "05";
+const TARGET_RATIO = 3;
+
+/** Wall time of one command, in ms; fails loudly if the command fails unexpectedly. */
+function time(command: string, commandArgs: readonly string[], cwd: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, commandArgs, { cwd, stdio: "ignore" });
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code === 0) resolve(performance.now() - started);
+      else reject(new Error(`${command} ${commandArgs.join(" ")} exited ${code}`));
+    });
+  });
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+async function main(): Promise<void> {
+  const lab = (await listLabs(repoRoot)).find((entry) => entry.id === lessonId);
+  if (lab === undefined || !Number.isInteger(runs) || runs < 1) {
+    process.stderr.write("用法：pnpm bench:verify [次数] [课号]\n");
+    process.exit(2);
+  }
+  const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx");
+  const solution = path.join(lab.dir, "solution");
+  const vitest = path.join(solution, "node_modules", ".bin", "vitest");
+  const verify = () =>
+    time(tsx, [path.join("scripts", "verify-lesson.ts"), lab.id, "--seed", "1"], repoRoot);
+  const bare = () => time(vitest, ["run"], solution);
+  // One warm-up of each so both read from a warm file cache.
+  await verify();
+  await bare();
+  const verifyTimes: number[] = [];
+  const bareTimes: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    verifyTimes.push(await verify());
+    bareTimes.push(await bare());
+  }
+  const verifyMs = median(verifyTimes);
+  const bareMs = median(bareTimes);
+  const ratio = verifyMs / bareMs;
+  const ms = (value: number) => `${Math.round(value)} ms`;
+  process.stdout.write(
+    [
+      `verify:lesson ${lab.id}：中位数 ${ms(verifyMs)}（${verifyTimes.map(ms).join(", ")}）`,
+      `vitest run（${lab.id} solution）：中位数 ${ms(bareMs)}（${bareTimes.map(ms).join(", ")}）`,
+      `比值 ${ratio.toFixed(2)}x（目标 ≤ ${TARGET_RATIO}x）${ratio <= TARGET_RATIO ? "" : "：超出目标"}`,
+      "",
+    ].join("\n"),
+  );
+}
+
+await main();

@@ -114,8 +114,8 @@ function projectFor(target, progressFile) {
 }
 
 /**
- * @param {{ root: string, progressFile: string, targets: Parameters<typeof projectFor>[0][],
- *   seed?: number, pool?: "forks" | "threads", maxWorkers?: number }} job
+ * @param {{ root: string, cacheDir: string, progressFile: string,
+ *   targets: Parameters<typeof projectFor>[0][], seed?: number, maxWorkers?: number }} job
  */
 async function run(job) {
   const vitest = await createVitest(
@@ -129,10 +129,11 @@ async function run(job) {
       passWithNoTests: true,
       teardownTimeout: LAB_TEST_TIMEOUT_MS,
       ...(job.seed === undefined ? {} : { sequence: { seed: job.seed } }),
-      ...(job.pool === undefined ? {} : { pool: job.pool }),
       ...(job.maxWorkers === undefined ? {} : { maxWorkers: job.maxWorkers }),
     },
-    { logLevel: "silent", clearScreen: false },
+    // The cache (file durations, so the slowest file, often a timeout gate, starts first)
+    // lives in a package's node_modules, not in a new node_modules inside the lab folder.
+    { logLevel: "silent", clearScreen: false, cacheDir: job.cacheDir },
   );
   try {
     await vitest.start();

@@ -165,6 +165,7 @@ export async function runRound(
       type: "run",
       job: {
         root: options.root,
+        cacheDir: path.join(targets[0]?.packageDir ?? options.root, "node_modules", ".vite"),
         progressFile,
         targets,
         ...(options.seed === undefined ? {} : { seed: options.seed }),

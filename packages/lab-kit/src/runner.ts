@@ -30,8 +30,8 @@ export interface RunOptions {
   readonly maxWorkers?: number;
 }
 
-/** How many times a target may be re-run after tests blocked their worker. */
-const MAX_ROUNDS = 8;
+/** How many blocking tests one target may have before the rest of it is given up on. */
+const MAX_HUNG_TESTS = 8;
 
 /**
  * Runs each lab's shared tests against each target's sources and reports every test's
@@ -113,6 +113,12 @@ function batchesBySeed(
   return batches;
 }
 
+/**
+ * Runs groups of targets until every target has a report. A group whose process had to
+ * be killed is run again: after a hung test, its unfinished targets with that test skipped;
+ * after an idle or crashed process (a hang while importing, vitest failing to start), each
+ * unfinished target alone, so one broken target cannot take the others down with it.
+ */
 async function runBatch(
   initial: readonly ChildTarget[],
   seed: number | undefined,
@@ -120,8 +126,8 @@ async function runBatch(
 ): Promise<TargetReport[]> {
   const hungTests = new Map<string, string[]>();
   const finished: TargetReport[] = [];
-  let pending = [...initial];
-  for (let round = 1; pending.length > 0; round++) {
+  const groups: ChildTarget[][] = [[...initial]];
+  for (let pending = groups.shift(); pending !== undefined; pending = groups.shift()) {
     const result = await runRound(pending, {
       root: commonAncestor(pending.flatMap((target) => [target.labDir, target.packageDir])),
       seed,
@@ -137,13 +143,17 @@ async function runBatch(
       const hung = [...(hungTests.get(target.label) ?? []), ...newlyHung];
       hungTests.set(target.label, hung);
       const complete = isComplete(result, target.label);
-      if (!complete && end.kind === "hung" && round < MAX_ROUNDS) {
+      const canRetry =
+        (end.kind === "hung" && hung.length <= MAX_HUNG_TESTS) ||
+        (end.kind !== "done" && end.kind !== "hung" && pending.length > 1);
+      if (!complete && canRetry) {
         retry.push({ ...target, skip: hung });
         continue;
       }
       finished.push(buildReport(target, result, hung, complete ? undefined : end));
     }
-    pending = retry;
+    if (end.kind === "hung" && retry.length > 0) groups.push(retry);
+    else if (end.kind !== "hung") groups.push(...retry.map((target) => [target]));
   }
   return finished;
 }

@@ -17,7 +17,7 @@ it("reports sources that hang while being imported as a load error, and still ru
         { label: "good", labDir, packageDir: path.join(labDir, "good") },
         { label: "stuck", labDir, packageDir: path.join(labDir, "stuck") },
       ],
-      { idleMs: 3_000 },
+      { idleMs: 5_000 },
     );
     expect(good?.tests.filter((test) => test.state === "passed")).toHaveLength(4);
     expect(stuck?.tests).toEqual([]);

@@ -1,13 +1,10 @@
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { InvalidRunTargetError } from "../src/errors.ts";
 import { runLabTargets } from "../src/runner.ts";
 import type { TargetReport, TestOutcome } from "../src/runner-types.ts";
-
-const FIXTURE = path.join(import.meta.dirname, "fixtures", "runner-lab");
-const LAB_KIT_MODULES = path.join(import.meta.dirname, "..", "node_modules");
+import { copyFixture } from "./fixture-repo.ts";
 
 let labDir: string;
 let reports: TargetReport[];
@@ -23,11 +20,8 @@ function outcome(label: string, name: string): TestOutcome | undefined {
 }
 
 beforeAll(async () => {
-  const root = await mkdtemp(path.join(os.tmpdir(), "lab-kit-runner-"));
-  labDir = path.join(root, "runner-lab");
-  await cp(FIXTURE, labDir, { recursive: true });
-  // The copied tests import `vitest`; resolve it the way a real lab does, from node_modules.
-  await symlink(LAB_KIT_MODULES, path.join(root, "node_modules"), "dir");
+  const { root, dir } = await copyFixture("runner-lab");
+  labDir = dir;
   await mkdir(path.join(labDir, "broken", "src"), { recursive: true });
   await writeFile(
     path.join(labDir, "broken", "src", "index.ts"),

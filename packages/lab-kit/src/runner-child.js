@@ -86,7 +86,7 @@ const SETUP_FILE = path.join(import.meta.dirname, "runner-setup.js");
 /**
  * One inline vitest project per target: the lab's tests, `@lab` bound to the target's sources.
  * @param {{ label: string, labDir: string, packageDir: string, srcDir: string, shuffle: boolean,
- *   skip: string[] }} target
+ *   testTimeoutMs: number, skip: string[] }} target
  * @param {string} progressFile
  */
 function projectFor(target, progressFile) {
@@ -100,9 +100,12 @@ function projectFor(target, progressFile) {
       root: target.packageDir,
       dir: target.labDir,
       include: ["tests/**/*.test.ts"],
-      testTimeout: LAB_TEST_TIMEOUT_MS,
-      hookTimeout: LAB_TEST_TIMEOUT_MS,
+      testTimeout: target.testTimeoutMs,
+      hookTimeout: target.testTimeoutMs,
       sequence: { shuffle: target.shuffle },
+      // Threads start faster than forks; a worker stuck in a synchronous loop is still
+      // ended, since the parent kills this whole process.
+      pool: "threads",
       setupFiles: [SETUP_FILE],
       provide: {
         labKitLabel: target.label,

@@ -11,6 +11,7 @@ export interface ChildTarget {
   readonly packageDir: string;
   readonly srcDir: string;
   readonly shuffle: boolean;
+  readonly testTimeoutMs: number;
   /** Tests (full names) an earlier round found blocking their worker; skipped this time. */
   readonly skip: readonly string[];
 }

@@ -16,6 +16,12 @@ export interface RunTarget {
   readonly srcDir?: string;
   /** Run the tests in a shuffled order with this seed. */
   readonly shuffleSeed?: number;
+  /**
+   * Per-test timeout for this target; at most the lab's own (the default). Mutation gates
+   * use a shorter one: a mutant that hangs is caught sooner, and a test that runs in
+   * milliseconds on the solution is just as surely broken if it needs hundreds.
+   */
+  readonly testTimeoutMs?: number;
 }
 
 /** Why a test failed. `load`: the test file could not be loaded (syntax, import, type). */

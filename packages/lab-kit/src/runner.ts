@@ -78,6 +78,7 @@ function prepareTarget(target: RunTarget): ChildTarget {
     packageDir: target.packageDir,
     srcDir: target.srcDir ?? path.join(target.packageDir, "src"),
     shuffle: target.shuffleSeed !== undefined,
+    testTimeoutMs: Math.min(target.testTimeoutMs ?? LAB_TEST_TIMEOUT_MS, LAB_TEST_TIMEOUT_MS),
     skip: [],
   };
 }

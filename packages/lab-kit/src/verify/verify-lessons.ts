@@ -25,6 +25,13 @@ import { learnerReport } from "./learner-report.ts";
 import { checkExerciseRegions } from "./region-check.ts";
 import { type TypecheckResult, typecheckPackage, typecheckPristineStarter } from "./typecheck.ts";
 
+/**
+ * Per-test timeout of a mutation gate's run. Lab tests take milliseconds on the solution,
+ * so a mutant still running after this long is broken (usually an endless loop); waiting
+ * the lab's full timeout would only make every verify slower.
+ */
+export const GATE_TEST_TIMEOUT_MS = 500;
+
 export interface VerifyOptions {
   /** Seed of the shuffled solution run; random when absent (and shown in the report). */
   readonly seed?: number;
@@ -137,6 +144,7 @@ async function planLab(
         label: `${lab.id}:gate:${name}`,
         packageDir: solutionDir,
         srcDir: mutant.srcDir,
+        testTimeoutMs: GATE_TEST_TIMEOUT_MS,
       });
     }
   }

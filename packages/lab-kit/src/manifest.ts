@@ -32,7 +32,10 @@ export const hintSchema = z.object({
 
 export const rubricRowSchema = z.object({
   criterion: z.string().min(1),
-  /** Test full names, or `gate:<mutation name>`, that prove this row. */
+  /**
+   * What proves this row: lab test full names, `gate:<mutation name>`, or
+   * `capstone:<full name>` of a test in one of the lesson's capstone test files.
+   */
   proof: z.array(z.string().min(1)).min(1),
 });
 

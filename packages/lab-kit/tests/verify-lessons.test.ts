@@ -75,6 +75,9 @@ beforeAll(async () => {
     ),
   );
   await variant("07-learner-done", "lesson.json", (text) => text);
+  await variant("08-unknown-capstone-proof", "lesson.json", (text) =>
+    text.replace('"capstone:adds every value"', '"capstone:adds nothing"'),
+  );
   const git = (...args: string[]) => run("git", args, { cwd: repo });
   await git("init", "-q");
   await git("add", ".");
@@ -142,6 +145,13 @@ describe("verifyLessons", () => {
   it("keeps a lesson sound when the learner completes the starter, and says it is complete", () => {
     expect(failures("07")).toEqual([]);
     expect(verdict("07").learner.join("\n")).toContain("本课已完成");
+  });
+
+  it("accepts a rubric proof naming a capstone test and fails one naming no such test", () => {
+    expect(failures("01")).toEqual([]);
+    expect(failures("08")).toEqual([
+      expect.stringContaining('rubric.1.proof 指向不存在的测试或变异门 "capstone:adds nothing"'),
+    ]);
   });
 
   it("reports the next hint for the first failing test of an untouched starter", () => {

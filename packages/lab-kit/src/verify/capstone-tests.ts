@@ -10,6 +10,8 @@ export interface CapstoneFileResult {
   /** Path relative to the repository root, as the manifest names it. */
   readonly file: string;
   readonly passed: number;
+  /** Full names of every test the file holds, for rubric proofs that cite them. */
+  readonly testNames: readonly string[];
   /** Failing tests or, for a file that did not load or does not exist, the reason. */
   readonly problems: readonly string[];
 }
@@ -25,7 +27,12 @@ const jsonReport = z.object({
       name: z.string(),
       message: z.string().optional(),
       assertionResults: z.array(
-        z.object({ fullName: z.string(), status: z.string(), title: z.string() }),
+        z.object({
+          ancestorTitles: z.array(z.string()),
+          fullName: z.string(),
+          status: z.string(),
+          title: z.string(),
+        }),
       ),
     }),
   ),
@@ -103,7 +110,12 @@ async function runVitest(
       problems.push(`无法加载：${entry.message.split("\n")[0] ?? ""}`);
     }
     const passed = entry.assertionResults.filter((test) => test.status === "passed").length;
-    return { file, passed, problems };
+    // Named like lab tests: describe titles and the title joined by " > " (the JSON
+    // reporter's own fullName joins them with spaces).
+    const testNames = entry.assertionResults.map((test) =>
+      [...test.ancestorTitles, test.title].join(" > "),
+    );
+    return { file, passed, testNames, problems };
   });
 }
 
@@ -132,7 +144,7 @@ async function workspacePackages(repoRoot: string): Promise<Map<string, string>>
 }
 
 function missing(file: string, problem: string): CapstoneFileResult {
-  return { file, passed: 0, problems: [problem] };
+  return { file, passed: 0, testNames: [], problems: [problem] };
 }
 
 async function exists(file: string): Promise<boolean> {

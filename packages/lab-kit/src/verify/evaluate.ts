@@ -132,11 +132,22 @@ export function checkCapstone(
   return passed(`总项目测试通过：${manifest.capstone.tests.join("、")}（${count} 个测试）`);
 }
 
-/** Every test or gate that hints and the rubric point at exists. */
+const GATE_PREFIX = "gate:";
+const CAPSTONE_PREFIX = "capstone:";
+
+/**
+ * Every test or gate that hints and the rubric point at exists. A rubric proof is a lab
+ * test's full name, `gate:<mutation>`, or `capstone:<full name>` of a test in one of the
+ * lesson's capstone test files.
+ */
 export function checkReferences(
   manifest: LessonManifest,
   knownTests: ReadonlySet<string>,
+  capstone: ReadonlyMap<string, CapstoneFileResult>,
 ): CheckLine {
+  const capstoneTests = new Set(
+    manifest.capstone.tests.flatMap((file) => capstone.get(file)?.testNames ?? []),
+  );
   const gates = new Set(manifest.mutations.map((mutation) => mutation.name));
   const problems: string[] = [];
   manifest.hints.forEach((hint, index) => {
@@ -146,7 +157,11 @@ export function checkReferences(
   });
   manifest.rubric.forEach((row, index) => {
     for (const proof of row.proof) {
-      const ok = proof.startsWith("gate:") ? gates.has(proof.slice(5)) : knownTests.has(proof);
+      const ok = proof.startsWith(GATE_PREFIX)
+        ? gates.has(proof.slice(GATE_PREFIX.length))
+        : proof.startsWith(CAPSTONE_PREFIX)
+          ? capstoneTests.has(proof.slice(CAPSTONE_PREFIX.length))
+          : knownTests.has(proof);
       if (!ok) problems.push(`rubric.${index}.proof 指向不存在的测试或变异门 "${proof}"`);
     }
   });

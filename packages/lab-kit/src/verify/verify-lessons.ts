@@ -191,7 +191,7 @@ function evaluateLab(
     } else checks.push(checkGate(mutation, report(`gate:${mutation.name}`), knownTests));
   }
   checks.push(checkCapstone(manifest, capstone));
-  checks.push(checkReferences(manifest, knownTests));
+  checks.push(checkReferences(manifest, knownTests, capstone));
   const learner = learnerReport(
     manifest,
     entry.learnerEdited ? report("learner") : report("starter"),

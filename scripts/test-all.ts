@@ -43,6 +43,7 @@ function heading(text: string): void {
 async function turbo(
   args: readonly string[],
   passThrough: readonly string[] = [],
+  outputLogs: "errors-only" | "full" = "errors-only",
 ): Promise<{ code: number; tasks: TurboTask[] }> {
   const before = Date.now();
   const code = await run("pnpm", [
@@ -52,7 +53,7 @@ async function turbo(
     ...args,
     "--continue",
     "--summarize",
-    "--output-logs=errors-only",
+    `--output-logs=${outputLogs}`,
     ...(passThrough.length === 0 ? [] : ["--", ...passThrough]),
   ]);
   const runsDir = path.join(repoRoot, ".turbo", "runs");
@@ -97,46 +98,59 @@ async function countTests(tally: Tally, tasks: readonly TurboTask[]): Promise<vo
 }
 
 async function main(): Promise<void> {
-  const tally: Tally = { passed: 0, failed: 0 };
+  const steps: { readonly name: string; readonly tally: Tally }[] = [];
+  const step = (name: string): Tally => {
+    heading(name);
+    const tally: Tally = { passed: 0, failed: 0 };
+    steps.push({ name, tally });
+    return tally;
+  };
 
-  heading("lint (biome)");
-  if ((await run("pnpm", ["exec", "biome", "check", "."])) === 0) tally.passed++;
-  else tally.failed++;
+  const lint = step("lint (biome)");
+  if ((await run("pnpm", ["exec", "biome", "check", "."])) === 0) lint.passed++;
+  else lint.failed++;
 
-  heading("typecheck");
+  const typecheckTally = step("typecheck");
   const typecheck = await turbo(["typecheck"]);
-  countTasks(tally, typecheck.code, typecheck.tasks);
+  countTasks(typecheckTally, typecheck.code, typecheck.tasks);
 
-  heading("package tests");
+  const testTally = step("package tests");
   const tests = await turbo(
     ["test", "--filter=./packages/*", "--filter=./checkpoints/*"],
     VITEST_ARGS,
   );
   const testTasks = tests.tasks.filter((task) => task.taskId.endsWith("#test"));
-  if (testTasks.length === 0 && tests.code !== 0) tally.failed++;
-  await countTests(tally, testTasks);
+  if (testTasks.length === 0 && tests.code !== 0) testTally.failed++;
+  await countTests(testTally, testTasks);
 
-  heading("verify:lesson --all");
+  const verifyTally = step("verify:lesson --all");
   const labs = await listLabs(repoRoot);
   const verdicts = await verifyLessons(repoRoot, labs);
   process.stdout.write(`${verdicts.map(formatVerdict).join("\n\n")}\n`);
   for (const verdict of verdicts) {
     for (const check of verdict.checks) {
-      if (check.ok) tally.passed++;
-      else tally.failed++;
+      if (check.ok) verifyTally.passed++;
+      else verifyTally.failed++;
     }
   }
 
-  heading("smoke");
-  const smoke = await turbo(["smoke"]);
+  const smokeTally = step("smoke");
+  // Full logs: each checkpoint's verdict and evidence lines are the point of a smoke.
+  const smoke = await turbo(["smoke"], [], "full");
   countTasks(
-    tally,
+    smokeTally,
     smoke.code,
     smoke.tasks.filter((task) => task.taskId.endsWith("#smoke")),
   );
 
-  process.stdout.write(`\n${tally.passed} passed, ${tally.failed} failed\n`);
-  process.exitCode = tally.failed === 0 ? 0 : 1;
+  heading("summary");
+  for (const { name, tally } of steps) {
+    process.stdout.write(`  ${name.padEnd(22)} ${tally.passed} passed, ${tally.failed} failed\n`);
+  }
+  const passed = steps.reduce((sum, entry) => sum + entry.tally.passed, 0);
+  const failed = steps.reduce((sum, entry) => sum + entry.tally.failed, 0);
+  process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+  process.exitCode = failed === 0 ? 0 : 1;
 }
 
 await main();

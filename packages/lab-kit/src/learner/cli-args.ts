@@ -43,7 +43,21 @@ function parse<const O extends OptionsConfig>(argv: readonly string[], options: 
     } as const;
     return { ok: true as const, parsed: parseArgs(config) };
   } catch (error) {
-    return { ok: false as const, message: (error as Error).message };
+    return { ok: false as const, message: describeParseError(error) };
+  }
+}
+
+/** node's parseArgs errors are English; learners get the Chinese gist with the option name. */
+function describeParseError(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const option = /'([^']+)'/.exec(message ?? "")?.[1] ?? "";
+  switch (code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `不认识的选项 ${option}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return `选项 ${option} 的值不对`;
+    default:
+      return message ?? String(error);
   }
 }
 
@@ -53,8 +67,7 @@ export function parseLessonsArgs(argv: readonly string[]): ParsedArgs<{ readonly
     json: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   });
-  if (!result.ok)
-    return { ok: false, message: `无法识别的参数（${result.message}）。\n${LESSONS_USAGE}` };
+  if (!result.ok) return { ok: false, message: `${result.message}。\n${LESSONS_USAGE}` };
   const { values, positionals } = result.parsed;
   if (values.help === true) return { ok: "help" };
   if (positionals.length > 0) {
@@ -84,8 +97,7 @@ export function parseLessonArgs(argv: readonly string[]): ParsedArgs<LessonComma
     yes: { type: "boolean", short: "y", default: false },
     help: { type: "boolean", short: "h", default: false },
   });
-  if (!result.ok)
-    return { ok: false, message: `无法识别的参数（${result.message}）。\n${LESSON_USAGE}` };
+  if (!result.ok) return { ok: false, message: `${result.message}。\n${LESSON_USAGE}` };
   const { values, positionals } = result.parsed;
   if (values.help === true) return { ok: "help" };
   const [action, lesson, ...rest] = positionals;

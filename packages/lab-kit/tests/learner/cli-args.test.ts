@@ -46,4 +46,12 @@ describe("parseLessonsArgs", () => {
   it("answers help for -h", () => {
     expect(parseLessonsArgs(["-h"])).toEqual({ ok: "help" });
   });
+
+  it("names an unknown option in Chinese, without node's English message", () => {
+    const result = parseLessonsArgs(["--bogus"]);
+    expect(result).toMatchObject({ ok: false });
+    const message = result.ok === false ? result.message : "";
+    expect(message).toContain("不认识的选项 --bogus");
+    expect(message).not.toMatch(/Unknown option/);
+  });
 });

@@ -75,6 +75,7 @@ beforeAll(async () => {
     ),
   );
   await variant("07-learner-done", "lesson.json", (text) => text);
+  await variant("09-tests-tampered", "lesson.json", (text) => text);
   await variant("08-unknown-capstone-proof", "lesson.json", (text) =>
     text.replace('"capstone:adds every value"', '"capstone:adds nothing"'),
   );
@@ -94,6 +95,9 @@ beforeAll(async () => {
   const done = path.join(repo, "labs", "07-learner-done");
   const solved = await readFile(path.join(done, "solution", "src", "index.ts"), "utf8");
   await writeFile(path.join(done, "starter", "src", "index.ts"), solved);
+  // A learner edits the shared tests after the commit: the report must say so.
+  const tamperedTest = path.join(repo, "labs", "09-tests-tampered", "tests", "lab.test.ts");
+  await writeFile(tamperedTest, `${await readFile(tamperedTest, "utf8")}// weakened\n`);
   verdicts = await verifyLessons(repo, await listLabs(repo), {
     seed: 7,
     run: { hangGraceMs: 1_000 },
@@ -152,6 +156,13 @@ describe("verifyLessons", () => {
     expect(failures("08")).toEqual([
       expect.stringContaining('rubric.1.proof 指向不存在的测试或变异门 "capstone:adds nothing"'),
     ]);
+  });
+
+  it("tells the learner when the lab's tests differ from the committed ones", () => {
+    expect(verdict("09").learner.join("\n")).toContain(
+      "labs/09-tests-tampered/tests/ 与提交的版本不同（已修改 lab.test.ts）",
+    );
+    expect(verdict("01").learner.join("\n")).not.toContain("与提交的版本不同");
   });
 
   it("reports the next hint for the first failing test of an untouched starter", () => {

@@ -17,7 +17,9 @@ export type TestsIntegrity =
  * Compares a lab's `tests/` folder with HEAD. A learner could otherwise make a lab "pass"
  * by weakening its tests, so every learner command reports a change.
  */
-export async function checkTestsIntegrity(lab: ResolvedLab): Promise<TestsIntegrity> {
+export async function checkTestsIntegrity(
+  lab: Pick<ResolvedLab, "testsDir">,
+): Promise<TestsIntegrity> {
   const comparison = await compareWithCommitted(lab.testsDir);
   if (comparison.state === "uncommitted") return { state: "unknown" };
   if (isUnchanged(comparison)) return { state: "intact" };
@@ -33,7 +35,10 @@ export async function checkTestsIntegrity(lab: ResolvedLab): Promise<TestsIntegr
  * The plain Chinese notice for a changed or unverifiable `tests/`, or undefined when the
  * tests are the committed ones.
  */
-export function describeIntegrity(lab: ResolvedLab, integrity: TestsIntegrity): string | undefined {
+export function describeIntegrity(
+  lab: Pick<ResolvedLab, "name">,
+  integrity: TestsIntegrity,
+): string | undefined {
   switch (integrity.state) {
     case "intact":
       return undefined;

@@ -1,6 +1,7 @@
 import { access, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { LabLocation } from "../labs.ts";
+import { checkTestsIntegrity, describeIntegrity } from "../learner/tampering.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
 import { type RunOptions, runLabTargets } from "../runner.ts";
 import type { RunTarget, TargetReport } from "../runner-types.ts";
@@ -46,6 +47,8 @@ interface PlannedLab {
   readonly pristine: PristineStarter;
   readonly mutants: ReadonlyMap<string, MutantResult>;
   readonly learnerEdited: boolean;
+  /** Chinese notice when the lab's tests/ differ from HEAD: the learner's count is then moot. */
+  readonly testsNotice: string | undefined;
   readonly targets: RunTarget[];
 }
 
@@ -130,6 +133,15 @@ async function planLab(
     mutants.set(mutation.name, await prepareMutant(solutionDir, solutionFiles, mutation));
   }
   const learnerEdited = !sameFiles(workingStarter, pristine.files);
+  const testsNotice = describeIntegrity(
+    {
+      name: path
+        .relative(path.dirname(path.dirname(lab.dir)), lab.dir)
+        .split(path.sep)
+        .join("/"),
+    },
+    await checkTestsIntegrity({ testsDir: path.join(lab.dir, "tests") }),
+  );
   const base = { labDir: lab.dir };
   const targets: RunTarget[] = [
     { ...base, label: `${lab.id}:solution`, packageDir: solutionDir },
@@ -148,7 +160,7 @@ async function planLab(
       });
     }
   }
-  return { lab, manifest, early, pristine, mutants, learnerEdited, targets };
+  return { lab, manifest, early, pristine, mutants, learnerEdited, testsNotice, targets };
 }
 
 async function typecheckAll(
@@ -197,6 +209,7 @@ function evaluateLab(
     entry.learnerEdited ? report("learner") : report("starter"),
     entry.learnerEdited,
   );
+  if (entry.testsNotice !== undefined) learner.push(...entry.testsNotice.split("\n"));
   return { id: lab.id, slug: lab.slug, title: manifest.title, checks, learner };
 }
 

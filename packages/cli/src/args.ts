@@ -82,7 +82,9 @@ export function usage(): string {
 /** Parses argv (without node and the script) with `util.parseArgs`, then validates with zod. */
 export function parseCliArgs(argv: readonly string[]): CliArgsResult {
   const [command, ...rest] = argv;
-  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+  // No command is a usage mistake (exit 2), not a request for help (exit 0).
+  if (command === undefined) return bad(`缺少命令。可用命令：${COMMANDS.join("、")}`);
+  if (command === "help" || command === "--help" || command === "-h") {
     return { ok: true, command: { kind: "help" } };
   }
   if (command !== "run") {

@@ -139,6 +139,12 @@ describe("runCli", () => {
     expect(stderr).toContain(`脚本文件 ${path} 不是合法 JSON`);
   });
 
+  it("exits 2 with the usage when no command is given", async () => {
+    const { code, stderr } = await cli([]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("缺少命令。可用命令：run、help");
+  });
+
   it("prints the usage and exits 0 for help", async () => {
     const { code, stdout } = await cli(["--help"]);
     expect(code).toBe(0);

@@ -28,7 +28,7 @@ export function defineLabConfig(packageDir, options = {}) {
       testTimeout: LAB_TEST_TIMEOUT_MS,
       hookTimeout: LAB_TEST_TIMEOUT_MS,
       teardownTimeout: LAB_TEST_TIMEOUT_MS,
-      globalSetup: [path.join(import.meta.dirname, "tests-guard.js")],
+      globalSetup: [path.join(import.meta.dirname, "tests-guard.ts")],
     },
   });
 }

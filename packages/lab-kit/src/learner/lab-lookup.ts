@@ -1,7 +1,7 @@
-import { access } from "node:fs/promises";
 import path from "node:path";
 import { type LabLocation, listLabs, normalizeLessonId } from "../labs.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
+import { pathExists } from "../path-exists.ts";
 
 /** A lab folder that holds a valid manifest, a starter, a solution and its tests. */
 export interface ResolvedLab {
@@ -29,15 +29,6 @@ export type LabInspection =
       readonly file: string;
       readonly problems: readonly string[];
     };
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function relativeName(repoRoot: string, file: string): string {
   return path.relative(repoRoot, file).split(path.sep).join("/");
@@ -81,7 +72,7 @@ export async function inspectLab(repoRoot: string, location: LabLocation): Promi
     path.join(lab.solutionDir, "src", "index.ts"),
     lab.testsDir,
   ];
-  const present = await Promise.all(required.map(exists));
+  const present = await Promise.all(required.map(pathExists));
   const missing = required.filter((_, index) => present[index] !== true);
   if (missing.length > 0) {
     const first = missing[0] ?? lab.dir;
@@ -91,7 +82,7 @@ export async function inspectLab(repoRoot: string, location: LabLocation): Promi
     );
   }
   const modules = path.join(lab.starterDir, "node_modules");
-  if (!(await exists(modules))) {
+  if (!(await pathExists(modules))) {
     return { kind: "not_installed", lab, missing: relativeName(repoRoot, modules) };
   }
   return { kind: "ready", lab };

@@ -1,5 +1,4 @@
-import type { LabLocation } from "../labs.ts";
-import type { ResolvedLab } from "./lab-lookup.ts";
+import type { LabInspection, ResolvedLab } from "./lab-lookup.ts";
 import type { LessonProgress } from "./progress.ts";
 import { describeIntegrity, type TestsIntegrity } from "./tampering.ts";
 import { type Colors, displayWidth, padToWidth } from "./terminal.ts";
@@ -12,14 +11,8 @@ export type LessonRow =
       readonly progress: LessonProgress;
       readonly integrity: TestsIntegrity;
     }
-  | { readonly kind: "not_installed"; readonly lab: ResolvedLab; readonly missing: string }
-  | {
-      readonly kind: "not_a_lab";
-      readonly location: LabLocation;
-      readonly name: string;
-      readonly file: string;
-      readonly problems: readonly string[];
-    };
+  /** A lab folder that cannot be run: as the lookup found it. */
+  | Exclude<LabInspection, { readonly kind: "ready" }>;
 
 function rowId(row: LessonRow): string {
   return row.kind === "not_a_lab" ? row.location.id : row.lab.id;

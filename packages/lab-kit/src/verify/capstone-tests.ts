@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { access, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { pathExists } from "../path-exists.ts";
 
 /** What the capstone package's own test run said about one test file. */
 export interface CapstoneFileResult {
@@ -61,7 +62,7 @@ export async function runCapstoneTests(
       for (const file of files) {
         if (packageDir === undefined) {
           results.set(file, missing(file, `找不到总项目包 ${packageName}`));
-        } else if (!(await exists(path.join(repoRoot, file)))) {
+        } else if (!(await pathExists(path.join(repoRoot, file)))) {
           results.set(file, missing(file, "测试文件不存在"));
         } else present.push(file);
       }
@@ -145,13 +146,4 @@ async function workspacePackages(repoRoot: string): Promise<Map<string, string>>
 
 function missing(file: string, problem: string): CapstoneFileResult {
   return { file, passed: 0, testNames: [], problems: [problem] };
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,9 +1,10 @@
+import { firstFailingTest, hintsForTest } from "../learner/hints.ts";
 import type { LessonManifest } from "../manifest.ts";
 import type { TargetReport } from "../runner-types.ts";
 
 /**
  * Where the learner's own (working-tree) starter stands: how many tests pass, and the
- * first hint, in manifest order, written for the first failing test. Never a verdict.
+ * first hint `pnpm lesson hint` would give for the first failing test. Never a verdict.
  */
 export function learnerReport(
   manifest: LessonManifest,
@@ -20,14 +21,12 @@ export function learnerReport(
   }
   const total = report.tests.length;
   const passing = report.tests.filter((test) => test.state === "passed").length;
-  const firstFailing = report.tests.find((test) => test.state === "failed");
+  const firstFailing = firstFailingTest(report.tests);
   if (firstFailing === undefined) {
     return [`${source}通过全部 ${total} 个测试：本课已完成`];
   }
   const lines = [`${source}通过 ${passing}/${total} 个测试；第一个失败的是 "${firstFailing.name}"`];
-  const hint =
-    manifest.hints.find((candidate) => candidate.test === firstFailing.name) ??
-    manifest.hints.find((candidate) => candidate.test === undefined);
+  const hint = hintsForTest(manifest, firstFailing.name)[0];
   if (hint !== undefined) lines.push(`提示：${hint.text}`);
   return lines;
 }

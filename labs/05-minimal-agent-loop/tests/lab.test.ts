@@ -80,27 +80,54 @@ describe("runAgent", () => {
     expect(result).toMatchObject({ status: "budget_exceeded", steps: 2 });
   });
 
-  it("returns cancelled without calling the provider when the signal is already aborted", async () => {
-    const controller = new AbortController();
-    controller.abort();
-    let calls = 0;
+  it("returns cancelled without calling the provider again once the signal is aborted, even with the step budget used up", async () => {
+    // Case 1: the signal was aborted before the run started.
+    const before = new AbortController();
+    before.abort();
+    let callsBefore = 0;
     const spy: Provider = {
       async complete() {
-        calls += 1;
+        callsBefore += 1;
         await yieldToEventLoop();
         return { type: "message", content: "不该被调用" };
       },
     };
-
-    const result = await runAgent(
+    const early = await runAgent(
       "已取消",
       spy,
       {},
       { maxSteps: 5, maxRepeatedActions: 2 },
-      controller.signal,
+      before.signal,
     );
+    expect(callsBefore, "运行前已取消：Provider 不应被调用").toBe(0);
+    expect(early, "运行前已取消：应为 cancelled，steps 为 0").toMatchObject({
+      status: "cancelled",
+      steps: 0,
+    });
 
-    expect(calls).toBe(0);
-    expect(result).toMatchObject({ status: "cancelled", steps: 0 });
+    // Case 2: the user cancels while the model answers its last allowed step. The user
+    // stopped the run, so it is cancelled, not budget_exceeded.
+    const during = new AbortController();
+    let callsDuring = 0;
+    const cancelsWhileAnswering: Provider = {
+      async complete() {
+        callsDuring += 1;
+        await yieldToEventLoop();
+        during.abort();
+        return { type: "message", content: "最后一步" };
+      },
+    };
+    const late = await runAgent(
+      "最后一步时取消",
+      cancelsWhileAnswering,
+      {},
+      { maxSteps: 1, maxRepeatedActions: 2 },
+      during.signal,
+    );
+    expect(callsDuring, "最后一步时取消：Provider 只被调用一次").toBe(1);
+    expect(late, "最后一步时取消：取消优先于预算，应为 cancelled").toMatchObject({
+      status: "cancelled",
+      steps: 1,
+    });
   });
 });

@@ -32,7 +32,7 @@ export interface AgentRunResult {
  * @param provider the model
  * @param tools the tools the model may call, by name
  * @param limits step and repetition budgets
- * @param signal cancels the run; checked before each model call and after each tool
+ * @param signal cancels the run; checked first before each model call, and after each tool
  */
 export async function runAgent(
   task: string,
@@ -54,13 +54,15 @@ export async function runAgent(
   });
 
   while (true) {
+    // Cancel is checked first: a run cancelled while the model answered its last allowed
+    // step was cancelled by the user, not stopped by a budget. Both checks sit before the
+    // call, so a stopped run never reaches the provider (a call may cost money).
+    if (signal?.aborted) return stop("cancelled", "运行已取消");
     // `steps` counts responses already received, so maxSteps = 2 allows exactly two calls.
     if (steps >= limits.maxSteps) {
       return stop("budget_exceeded", `已用完最大步骤数 ${limits.maxSteps}`);
     }
-    // Cancel is checked right before the call, so a cancelled run never reaches the provider
-    // (a call may cost money). The provider gets a copy, so it cannot rewrite the history.
-    if (signal?.aborted) return stop("cancelled", "运行已取消");
+    // The provider gets a copy, so it cannot rewrite the history.
     const action = await provider.complete({ task, observations: [...observations] }, signal);
     // Counted before anything else, so the action that trips a guard is counted too.
     steps += 1;

@@ -55,7 +55,7 @@ describe("parseTaskText", () => {
   it("turns text that is not JSON into a problem instead of throwing", () => {
     const result = parseTaskText('{ "goal": "修复测试", }');
 
-    expect(result.ok).toBe(false);
+    expect(result.ok, "不是 JSON 的文本应得到问题列表，而不是成功").toBe(false);
     expect(result.ok ? [] : result.problems.map((problem) => problem.path)).toEqual(["(根)"]);
     expect(result.ok ? "" : result.problems[0]?.message).toMatch(/^不是合法的 JSON：/);
   });

@@ -10,9 +10,22 @@ import {
   type TokenUsage,
 } from "./provider.ts";
 import { createRedactor, type Redactor } from "./redact.ts";
-import { serializeObservation, stableStringify } from "./serialize.ts";
+import {
+  DEFAULT_MAX_OBSERVATION_CHARS,
+  serializeObservation,
+  stableStringify,
+  truncateMiddle,
+} from "./serialize.ts";
 import { parseTask, renderTask, type Task, type TaskBudgets } from "./task.ts";
-import { createToolRegistry, isToolRegistry, type ToolRegistry, type ToolSet } from "./tools.ts";
+import {
+  createToolRegistry,
+  isToolRegistry,
+  type ToolError,
+  ToolErrorResultSchema,
+  type ToolInputCheck,
+  type ToolRegistry,
+  type ToolSet,
+} from "./tools.ts";
 import {
   createTracer,
   type RunStatus,
@@ -60,6 +73,7 @@ export function statusOf(code: StopCode): RunStatus {
     case "max_tool_calls":
     case "max_tokens":
     case "max_duration":
+    case "max_tool_errors":
     case "repeated_action":
       return "budget_exceeded";
     case "cancelled":
@@ -211,8 +225,10 @@ async function askModel(run: Run): Promise<ModelReply> {
 }
 
 /**
- * Runs one tool call and writes its result back as a tool message. Returns a stop
- * when the run must end (week 1: an unknown tool or a throwing tool fails the run).
+ * Runs one tool call and writes its result back as a tool message, in the order
+ * of the calls. An expected error (invalid input, a tool returning `toolError(...)`)
+ * is written back like a value and the run goes on; returns a stop when the run
+ * must end (an unknown tool, a throwing tool, a budget, a cancel).
  */
 async function callTool(run: Run, action: ToolCallAction): Promise<Stop | undefined> {
   const steps = run.guard.steps;
@@ -227,12 +243,25 @@ async function callTool(run: Run, action: ToolCallAction): Promise<Stop | undefi
     // Skipping it, or treating it as a message, would let the model believe it ran.
     const known = run.tools.names.length > 0 ? run.tools.names.join("、") : "（无）";
     const reason = `未知工具：${action.tool}（已注册：${known}）`;
-    toolFailed(ref, reason);
+    toolFailed(ref, { code: "unknown_tool", message: reason }, false);
     return { code: "unknown_tool", reason };
   }
+  let checked: ToolInputCheck;
+  try {
+    checked = run.tools.validate(action.tool, input);
+  } catch (error) {
+    // A schema that throws (or is async) is the tool author's bug, not the model's.
+    const message = run.redact(errorText(error));
+    toolFailed(ref, { code: "tool_error", message }, false);
+    return { code: "tool_error", reason: `工具 ${action.tool} 的输入校验出错：${message}` };
+  }
+  // Invalid input never reaches execute and is not a tool call: the model gets every
+  // problem back, at its path, and may correct itself.
+  if (!checked.ok) return toolErrored(ref, checked.error);
+
   const budget = run.guard.beforeToolCall();
   if (budget.stop) {
-    toolFailed(ref, `未执行：${budget.reason}`);
+    toolFailed(ref, { code: budget.code, message: `未执行：${budget.reason}` }, false);
     return budget;
   }
 
@@ -243,23 +272,28 @@ async function callTool(run: Run, action: ToolCallAction): Promise<Stop | undefi
       step: steps,
       callId,
       tool: action.tool,
-      input: boundedText(run, input),
+      input: boundedText(run, checked.input),
     });
   }
-  const settled = await settle(() => tool.execute(input, run.callSignal), run.signal);
+  const validInput = checked.input;
+  const settled = await settle(() => tool.execute(validInput, run.callSignal), run.signal);
 
   if (settled.kind === "aborted" || (settled.kind === "error" && isAbortError(settled.error))) {
-    toolFailed(ref, "工具执行期间运行被取消", "cancelled");
+    toolFailed(ref, { code: "cancelled", message: "工具执行期间运行被取消" }, true);
     return { code: "cancelled", reason: `工具 ${action.tool} 执行期间运行被取消` };
   }
   if (settled.kind === "error") {
+    // A throw is unexpected by definition: expected failures are returned, not thrown.
     const message = run.redact(errorText(settled.error));
-    toolFailed(ref, message, message);
+    toolFailed(ref, { code: "tool_error", message }, true);
     // Even a failure caused by the cancel itself is reported as the cancel.
     if (run.signal?.aborted)
       return { code: "cancelled", reason: `工具 ${action.tool} 执行期间运行被取消` };
     return { code: "tool_error", reason: `工具 ${action.tool} 失败：${message}` };
   }
+  const returnedError = asToolError(settled.value);
+  if (returnedError !== undefined) return toolErrored(ref, returnedError);
+
   const observation = serializeObservation(settled.value, {
     redact: run.redact,
     ...(run.maxObservationChars === undefined ? {} : { maxChars: run.maxObservationChars }),
@@ -281,10 +315,40 @@ async function callTool(run: Run, action: ToolCallAction): Promise<Stop | undefi
     ok: true,
     detail: observation.text,
   });
-  // Checked after every tool: a cancel that landed as the tool ended stops the run here.
-  if (run.signal?.aborted)
-    return { code: "cancelled", reason: `工具 ${action.tool} 完成后运行被取消` };
+  run.guard.recordToolResult(true);
+  return afterTool(run, action.tool);
+}
+
+/**
+ * Writes an expected error back as the call's result, so the model can correct
+ * itself, and counts it: too many in a row stop the run (`max_tool_errors`).
+ */
+function toolErrored(call: ToolCallRef, error: ToolError): Stop | undefined {
+  toolFailed(call, error, true);
+  const budget = call.run.guard.recordToolResult(false);
+  if (budget.stop) return budget;
+  return afterTool(call.run, call.tool);
+}
+
+/** Checked after every tool: a cancel that landed as the tool ended stops the run here. */
+function afterTool(run: Run, tool: string): Stop | undefined {
+  if (run.signal?.aborted) return { code: "cancelled", reason: `工具 ${tool} 完成后运行被取消` };
   return undefined;
+}
+
+/**
+ * The error a tool returned (`{ ok: false, error: { code, message } }`), or
+ * undefined for any other value. Never throws, even on a hostile value.
+ */
+function asToolError(value: unknown): ToolError | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  try {
+    if ((value as { ok?: unknown }).ok !== false) return undefined;
+    const parsed = ToolErrorResultSchema.safeParse(value);
+    return parsed.success ? parsed.data.error : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Ends a model call that produced no usable action (traced as a failed completion). */
@@ -302,14 +366,37 @@ interface ToolCallRef {
 
 /**
  * Records a tool call that did not produce a value, so every tool call in the
- * history has its result; traces the completion when the tool had started.
+ * history has its result: the error (redacted and bounded) and the text the model
+ * sees. Traces the completion when the tool had started or the error is expected.
  */
-function toolFailed(call: ToolCallRef, error: string, traced?: string): void {
+function toolFailed(call: ToolCallRef, raw: ToolError, traced: boolean): void {
   const { run, step, callId, tool } = call;
-  run.history.append({ role: "tool", callId, tool, ok: false, error });
-  if (traced !== undefined)
-    run.tracer.emit({ type: "tool_completed", step, callId, tool, ok: false, detail: traced });
+  const error = cleanToolError(run, raw);
+  const content = serializeObservation(
+    { ok: false, error },
+    run.maxObservationChars === undefined ? {} : { maxChars: run.maxObservationChars },
+  ).text;
+  run.history.append({ role: "tool", callId, tool, ok: false, error, content });
+  if (traced)
+    run.tracer.emit({ type: "tool_completed", step, callId, tool, ok: false, detail: content });
 }
+
+/** A tool error with every text redacted and bounded (a tool may put anything in it). */
+function cleanToolError(run: Run, error: ToolError): ToolError {
+  const max = run.maxObservationChars ?? DEFAULT_MAX_OBSERVATION_CHARS;
+  const text = (value: string) => truncateMiddle(run.redact(value), max).text;
+  const cleaned = { code: text(error.code), message: text(error.message) };
+  if (error.issues === undefined) return cleaned;
+  return {
+    ...cleaned,
+    issues: error.issues
+      .slice(0, MAX_ISSUES)
+      .map((issue) => ({ path: text(issue.path), message: text(issue.message) })),
+  };
+}
+
+/** Issues kept per error: enough to correct an input, never a flood. */
+const MAX_ISSUES = 20;
 
 function finish(run: Run, code: StopCode, reason: string, summary?: string): RunResult {
   const counters = run.guard.counters();
@@ -349,10 +436,12 @@ function tightestLimits(limits: Limits, budgets: TaskBudgets | undefined): Limit
   const maxTokens = min(limits.maxTokens, budgets.maxTokens);
   const maxDurationMs = min(limits.maxDurationMs, budgets.maxDurationMs);
   const maxRepeatedActions = min(limits.maxRepeatedActions, budgets.maxRepeatedActions);
+  const maxToolErrors = min(limits.maxToolErrors, budgets.maxToolErrors);
   if (maxToolCalls !== undefined) merged.maxToolCalls = maxToolCalls;
   if (maxTokens !== undefined) merged.maxTokens = maxTokens;
   if (maxDurationMs !== undefined) merged.maxDurationMs = maxDurationMs;
   if (maxRepeatedActions !== undefined) merged.maxRepeatedActions = maxRepeatedActions;
+  if (maxToolErrors !== undefined) merged.maxToolErrors = maxToolErrors;
   return merged;
 }
 

@@ -28,8 +28,15 @@ export {
   ScriptNotFinishedError,
 } from "./errors.ts";
 export {
+  formatIssuePath,
+  formatValueIssues,
+  toValueIssues,
+  type ValueIssue,
+} from "./issues.ts";
+export {
   type BudgetCode,
   createLoopGuard,
+  DEFAULT_MAX_TOOL_ERRORS,
   type GuardCounters,
   type GuardVerdict,
   type Limits,
@@ -56,6 +63,7 @@ export {
 export {
   createModelRequest,
   isImmutableRequest,
+  type JsonSchema,
   type ModelRequest,
   type ModelResponse,
   ModelResponseSchema,
@@ -94,11 +102,19 @@ export {
 } from "./task.ts";
 export {
   createToolRegistry,
+  defineTool,
   isToolRegistry,
   type Tool,
+  type ToolError,
+  type ToolErrorResult,
+  ToolErrorResultSchema,
+  ToolErrorSchema,
   type ToolInput,
+  type ToolInputCheck,
   type ToolRegistry,
   type ToolSet,
+  type TypedToolDefinition,
+  toolError,
 } from "./tools.ts";
 export {
   createTracer,

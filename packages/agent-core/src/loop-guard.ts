@@ -18,7 +18,12 @@ export const LimitsSchema = z.strictObject({
   maxDurationMs: z.int().min(0).optional(),
   /** Consecutive identical actions allowed (by fingerprint); the next one stops the run. */
   maxRepeatedActions: z.int().min(1).optional(),
+  /** Consecutive tool error results (`ok: false`) before the run stops; default 5. */
+  maxToolErrors: z.int().min(1).optional(),
 });
+
+/** Consecutive tool errors allowed when `maxToolErrors` is not given. */
+export const DEFAULT_MAX_TOOL_ERRORS = 5;
 
 /** The budgets of one run. */
 export type Limits = z.infer<typeof LimitsSchema>;
@@ -29,6 +34,7 @@ export type BudgetCode =
   | "max_tool_calls"
   | "max_tokens"
   | "max_duration"
+  | "max_tool_errors"
   | "repeated_action";
 
 /** The guard's answer: go on, or stop with the budget and a readable reason. */
@@ -40,6 +46,8 @@ export type GuardVerdict =
 export interface GuardCounters {
   readonly steps: number;
   readonly toolCalls: number;
+  /** Tool error results in a row, since the last success. */
+  readonly toolErrors: number;
   readonly usage: TokenUsage;
   readonly elapsedMs: number;
 }
@@ -59,6 +67,11 @@ export interface LoopGuard {
   beforeToolCall(): GuardVerdict;
   /** A tool is about to really run: counts it. */
   recordToolCall(): void;
+  /**
+   * A tool result was written back: an error adds to the consecutive-error count, a
+   * success resets it. Stops once `maxToolErrors` errors came in a row.
+   */
+  recordToolResult(ok: boolean): GuardVerdict;
   /** Steps counted so far (cheaper than `counters()`, which reads the clock). */
   readonly steps: number;
   counters(): GuardCounters;
@@ -89,6 +102,8 @@ export function createLoopGuard(limits: Limits, options: LoopGuardOptions = {}):
   const startedAt = clock();
   let steps = 0;
   let toolCalls = 0;
+  let toolErrors = 0;
+  const maxToolErrors = checked.maxToolErrors ?? DEFAULT_MAX_TOOL_ERRORS;
   let inputTokens = 0;
   let outputTokens = 0;
   let lastFingerprint: string | undefined;
@@ -148,6 +163,17 @@ export function createLoopGuard(limits: Limits, options: LoopGuardOptions = {}):
     recordToolCall() {
       toolCalls += 1;
     },
+    recordToolResult(ok) {
+      // Only errors in a row count: a model that recovers between mistakes is working.
+      toolErrors = ok ? 0 : toolErrors + 1;
+      if (toolErrors >= maxToolErrors) {
+        return stop(
+          "max_tool_errors",
+          `工具连续 ${toolErrors} 次返回错误，达到上限 ${maxToolErrors}`,
+        );
+      }
+      return CONTINUE;
+    },
     get steps() {
       return steps;
     },
@@ -155,6 +181,7 @@ export function createLoopGuard(limits: Limits, options: LoopGuardOptions = {}):
       return {
         steps,
         toolCalls,
+        toolErrors,
         usage: { inputTokens, outputTokens },
         elapsedMs: clock() - startedAt,
       };

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ToolError } from "./tools.ts";
 
 type JsonValue = z.core.util.JSONType;
 
@@ -37,7 +38,10 @@ export type AssistantMessage =
   | AssistantToolCallMessage
   | AssistantFinishMessage;
 
-/** A tool that ran and returned: its value as bounded, redacted observation text. */
+/**
+ * A tool that ran and returned a value: the observation the model sees next. Its
+ * value is carried as `content`, bounded, redacted text.
+ */
 export interface ToolSuccessMessage {
   readonly role: "tool";
   readonly callId: string;
@@ -48,16 +52,27 @@ export interface ToolSuccessMessage {
   readonly originalLength: number;
 }
 
-/** A tool that could not run or threw: the (redacted) error text. */
+/**
+ * A tool call that produced an error instead of a value: an expected one the model
+ * can correct (`invalid_input`, a code the tool returned), or the error that ended
+ * the run (`unknown_tool`, `tool_error`, a budget, `cancelled`).
+ */
 export interface ToolFailureMessage {
   readonly role: "tool";
   readonly callId: string;
   readonly tool: string;
   readonly ok: false;
-  readonly error: string;
+  /** A stable code and a readable, redacted message (and `issues` for `invalid_input`). */
+  readonly error: ToolError;
+  /** What the model sees: `{"error":{…},"ok":false}` as bounded, redacted JSON text. */
+  readonly content: string;
 }
 
-/** The result of one tool call, paired to its call by `callId`. */
+/**
+ * The result of one tool call (an observation), paired to its call by `callId`:
+ * `{ callId, tool, ok, content | error }`. Every tool call in a history has one,
+ * right after it, in the order of the calls.
+ */
 export type ToolResultMessage = ToolSuccessMessage | ToolFailureMessage;
 
 /** One entry of a run's history. */

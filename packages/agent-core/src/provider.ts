@@ -11,10 +11,15 @@ export const TokenUsageSchema = z.strictObject({
 /** Tokens one model call consumed. */
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
+/** A JSON Schema document (plain JSON data). */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
 /** What a provider receives about a tool: enough to describe it to a model. */
 export interface ToolDescription {
   readonly name: string;
   readonly description: string;
+  /** JSON Schema of the tool's input (`{ type: "object" }` when the tool declares none). */
+  readonly inputSchema: JsonSchema;
 }
 
 /**

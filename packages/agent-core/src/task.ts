@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { formatValueIssues, toValueIssues, type ValueIssue } from "./issues.ts";
 
 /**
  * Budgets a task may ask for. `runAgent` applies the tighter of these and the
@@ -10,6 +11,7 @@ export const TaskBudgetsSchema = z.strictObject({
   maxTokens: z.int().min(0).optional(),
   maxDurationMs: z.int().min(0).optional(),
   maxRepeatedActions: z.int().min(1).optional(),
+  maxToolErrors: z.int().min(1).optional(),
 });
 
 /** A task: what the agent must achieve, where, and within which limits. */
@@ -26,10 +28,7 @@ export type Task = z.infer<typeof TaskSchema>;
 export type TaskBudgets = z.infer<typeof TaskBudgetsSchema>;
 
 /** One problem found in a task: where (a dotted path, `(root)` for the whole) and what. */
-export interface TaskIssue {
-  readonly path: string;
-  readonly message: string;
-}
+export type TaskIssue = ValueIssue;
 
 /** The outcome of `parseTask`: the task, or every problem found (not only the first). */
 export type TaskParseResult =
@@ -43,26 +42,12 @@ export type TaskParseResult =
 export function parseTask(input: unknown): TaskParseResult {
   const parsed = TaskSchema.safeParse(input);
   if (parsed.success) return { ok: true, task: parsed.data };
-  const issues = parsed.error.issues.map((issue) => ({
-    path: formatPath(issue.path),
-    message: issue.message,
-  }));
-  return { ok: false, issues };
+  return { ok: false, issues: toValueIssues(parsed.error.issues) };
 }
 
 /** Renders issues one per line as `path: message`, for a terminal or a log. */
 export function formatTaskIssues(issues: readonly TaskIssue[]): string {
-  return issues.map((issue) => `${issue.path}: ${issue.message}`).join("\n");
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "(root)";
-  return path
-    .map((key, index) => {
-      if (typeof key === "number") return `[${key}]`;
-      return index === 0 ? String(key) : `.${String(key)}`;
-    })
-    .join("");
+  return formatValueIssues(issues);
 }
 
 /** The text of the first (user) message of a run: the goal, then workspace and constraints. */

@@ -1,36 +1,113 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { InvalidToolRegistryError } from "./errors.ts";
-import type { ToolDescription } from "./provider.ts";
+import { formatValueIssues, toValueIssues, type ValueIssue } from "./issues.ts";
+import { deepFreeze } from "./messages.ts";
+import type { JsonSchema, ToolDescription } from "./provider.ts";
 
-/** A tool's validated JSON input (the `input` of a `tool_call`). Frozen. */
+/** A tool's JSON input (the `input` of a `tool_call`), validated by its schema if it has one. Frozen. */
 export type ToolInput = Readonly<Record<string, z.core.util.JSONType>>;
 
 /**
- * A capability the model may call. `execute` receives the input and the run's
- * signal; it returns any value (serialized by the loop) or throws. It should stop
- * when the signal fires; the loop stops waiting for it either way.
+ * An expected failure, as the model sees it: a stable `code` it can act on, a
+ * readable `message`, and for `invalid_input` the problems found, each at its path.
+ */
+export interface ToolError {
+  readonly code: string;
+  readonly message: string;
+  readonly issues?: readonly ValueIssue[];
+}
+
+/** The shape of a `ToolError` when it comes from a tool (so from outside the runtime). */
+export const ToolErrorSchema = z.object({
+  code: z.string().min(1),
+  message: z.string(),
+  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
+
+/**
+ * What a tool returns to report an expected failure (`{ ok: false, error: { code,
+ * message } }`): the loop writes it back to the model and the run goes on. A tool
+ * that throws instead has hit something unexpected, and the run fails.
+ */
+export const ToolErrorResultSchema = z.object({ ok: z.literal(false), error: ToolErrorSchema });
+
+/** An expected failure returned by a tool. */
+export interface ToolErrorResult {
+  readonly ok: false;
+  readonly error: ToolError;
+}
+
+/** Builds the value a tool returns to report an expected failure. */
+export function toolError(
+  code: string,
+  message: string,
+  issues?: readonly ValueIssue[],
+): ToolErrorResult {
+  return { ok: false, error: issues === undefined ? { code, message } : { code, message, issues } };
+}
+
+/**
+ * A capability the model may call. `inputSchema` (zod) describes its input: the
+ * registry validates every call against it before `execute`, and the model sees it
+ * as JSON Schema. `execute` receives the validated input and the run's signal; it
+ * returns any value (serialized by the loop), returns `toolError(...)` for an
+ * expected failure, or throws for an unexpected one. It should stop when the
+ * signal fires; the loop stops waiting for it either way.
  */
 export interface Tool {
   readonly description?: string;
+  /** Synchronous zod schema of the input object. Without one, any JSON object is accepted. */
+  readonly inputSchema?: z.ZodType;
   execute(input: ToolInput, signal: AbortSignal): unknown;
+}
+
+/** A tool whose `execute` receives the type its schema produces. */
+export interface TypedToolDefinition<Schema extends z.ZodType> {
+  readonly description?: string;
+  readonly inputSchema: Schema;
+  execute(input: z.output<Schema>, signal: AbortSignal): unknown;
+}
+
+/** Declares a tool with a schema, typing `execute`'s input from it. */
+export function defineTool<Schema extends z.ZodType>(
+  definition: TypedToolDefinition<Schema>,
+): Tool {
+  // Sound because the registry passes `execute` only what `inputSchema` produced.
+  return definition as unknown as Tool;
 }
 
 /** Tools by name, as a plain object: `{ echo: { execute } }`. */
 export type ToolSet = Readonly<Record<string, Tool>>;
 
+/** The outcome of validating a call's input: the input the tool receives, or an `invalid_input` error. */
+export type ToolInputCheck =
+  | { readonly ok: true; readonly input: ToolInput }
+  | { readonly ok: false; readonly error: ToolError };
+
 /** Looks tools up by name; only names registered on purpose are found. */
 export interface ToolRegistry {
   get(name: string): Tool | undefined;
+  /**
+   * Validates `input` against the named tool's schema. Invalid input becomes an
+   * `invalid_input` error listing every problem at its path; it never reaches
+   * `execute`. Throws only if the schema itself throws (a programming mistake).
+   */
+  validate(name: string, input: ToolInput): ToolInputCheck;
   readonly names: readonly string[];
   readonly descriptions: readonly ToolDescription[];
 }
 
 const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
+/** What a tool without `inputSchema` advertises: any JSON object. */
+const ANY_OBJECT: JsonSchema = Object.freeze({ type: "object" });
+
 /**
  * Builds a registry from a plain object of tools. Lookup uses own properties only,
  * so a model asking for `constructor` or `__proto__` finds no tool (a plain
- * `tools[name]` would find `Object.prototype` members).
+ * `tools[name]` would find `Object.prototype` members). Each schema is converted
+ * to JSON Schema once, here; a schema that cannot be (not an object, or holding a
+ * type JSON cannot carry) is a configuration mistake and throws.
  */
 export function createToolRegistry(tools: ToolSet): ToolRegistry {
   const byName = new Map<string, Tool>();
@@ -48,10 +125,32 @@ export function createToolRegistry(tools: ToolSet): ToolRegistry {
   }
   const names = Object.freeze([...byName.keys()].sort());
   const descriptions = Object.freeze(
-    names.map((name) => Object.freeze({ name, description: byName.get(name)?.description ?? "" })),
+    names.map((name) => {
+      const tool = byName.get(name) as Tool;
+      return deepFreeze({
+        name,
+        description: tool.description ?? "",
+        inputSchema: describeInput(name, tool.inputSchema),
+      });
+    }),
   );
   return {
     get: (name) => byName.get(name),
+    validate(name, input) {
+      const schema = byName.get(name)?.inputSchema;
+      if (schema === undefined) return { ok: true, input };
+      const parsed = schema.safeParse(input);
+      if (parsed.success) return { ok: true, input: deepFreeze(parsed.data as ToolInput) };
+      const issues = toValueIssues(parsed.error.issues);
+      return {
+        ok: false,
+        error: {
+          code: "invalid_input",
+          message: `工具 ${name} 的输入不符合它的 inputSchema：${formatValueIssues(issues, "；")}`,
+          issues,
+        },
+      };
+    },
     names,
     descriptions,
   };
@@ -61,6 +160,27 @@ export function createToolRegistry(tools: ToolSet): ToolRegistry {
 export function isToolRegistry(value: ToolSet | ToolRegistry): value is ToolRegistry {
   return (
     typeof (value as ToolRegistry).get === "function" &&
+    typeof (value as ToolRegistry).validate === "function" &&
     Array.isArray((value as ToolRegistry).names)
   );
+}
+
+/** The JSON Schema of a tool's input (zod 4's own export, as the tool receives it: `io: "input"`). */
+function describeInput(name: string, schema: z.ZodType | undefined): JsonSchema {
+  if (schema === undefined) return ANY_OBJECT;
+  let json: Record<string, unknown>;
+  try {
+    json = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+  } catch (error) {
+    throw new InvalidToolRegistryError(
+      `工具 ${name} 的 inputSchema 无法转换为 JSON Schema：${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  if (json.type !== "object") {
+    throw new InvalidToolRegistryError(`工具 ${name} 的 inputSchema 必须描述一个对象（z.object）`);
+  }
+  // The dialect marker means nothing to a model API and some reject it.
+  const { $schema: _dialect, ...rest } = json;
+  return rest as JsonSchema;
 }

@@ -1,9 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { runAgent, statusOf } from "../src/agent-loop.ts";
 import { InvalidLimitsError, InvalidTaskError } from "../src/errors.ts";
 import type { ModelRequest, Provider } from "../src/provider.ts";
+import { createRedactor } from "../src/redact.ts";
 import { createScriptedProvider } from "../src/testing/index.ts";
-import type { ToolSet } from "../src/tools.ts";
+import { defineTool, type ToolSet, toolError } from "../src/tools.ts";
 
 /** A script of plain replies. */
 const replies = (...actions: unknown[]) =>
@@ -91,7 +93,9 @@ describe("runAgent", () => {
         { maxSteps: 5 },
       );
       expect(provider.requests.map((r) => r.step)).toEqual([1, 2]);
-      expect(provider.requests[0]?.tools).toEqual([{ name: "echo", description: "回显" }]);
+      expect(provider.requests[0]?.tools).toEqual([
+        { name: "echo", description: "回显", inputSchema: { type: "object" } },
+      ]);
     });
 
     it("records the finish in the returned messages", async () => {
@@ -268,7 +272,8 @@ describe("runAgent", () => {
         role: "tool",
         tool: "flaky",
         ok: false,
-        error: "磁盘已满",
+        error: { code: "tool_error", message: "磁盘已满" },
+        content: '{"error":{"code":"tool_error","message":"磁盘已满"},"ok":false}',
       });
     });
 
@@ -538,6 +543,191 @@ describe("runAgent", () => {
     });
   });
 
+  describe("tool contract and observations", () => {
+    const strictEcho = (execute = vi.fn(({ text }: { text: string }) => text)) => ({
+      execute,
+      tools: {
+        echo: defineTool({ inputSchema: z.strictObject({ text: z.string() }), execute }),
+      } satisfies ToolSet,
+    });
+
+    it("writes invalid input back as invalid_input without running the tool, and the run goes on", async () => {
+      const { execute, tools } = strictEcho();
+      const provider = replies(
+        call("echo", { text: 42 }, "c1"),
+        call("echo", { text: "hi" }, "c2"),
+        finish(),
+      );
+      const result = await runAgent("任务", provider, tools, { maxSteps: 5 });
+      expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
+      expect(execute).toHaveBeenCalledTimes(1);
+      expect(execute).toHaveBeenCalledWith({ text: "hi" }, expect.any(AbortSignal));
+      const seen = provider.requests[1]?.messages.at(-1);
+      expect(seen).toMatchObject({
+        role: "tool",
+        callId: "c1",
+        tool: "echo",
+        ok: false,
+        error: {
+          code: "invalid_input",
+          issues: [{ path: "text", message: "Invalid input: expected string, received number" }],
+        },
+      });
+      expect(JSON.parse((seen as { content: string }).content)).toEqual({
+        ok: false,
+        error: (seen as { error: unknown }).error,
+      });
+    });
+
+    it("writes an error the tool returns back with its code, and the run goes on", async () => {
+      const tools: ToolSet = {
+        read_file: {
+          execute: (input) =>
+            input.path === "a.ts"
+              ? "content"
+              : toolError("not_found", `没有 ${String(input.path)}`),
+        },
+      };
+      const provider = replies(
+        call("read_file", { path: "b.ts" }),
+        call("read_file", { path: "a.ts" }),
+        finish(),
+      );
+      const result = await runAgent("任务", provider, tools, { maxSteps: 5 });
+      expect(result).toMatchObject({ status: "completed", toolCalls: 2 });
+      expect(provider.requests[1]?.messages.at(-1)).toEqual({
+        role: "tool",
+        callId: "call_1",
+        tool: "read_file",
+        ok: false,
+        error: { code: "not_found", message: "没有 b.ts" },
+        content: '{"error":{"code":"not_found","message":"没有 b.ts"},"ok":false}',
+      });
+    });
+
+    it("answers every call with one tool message right after it, in order, paired by callId", async () => {
+      const { tools } = strictEcho();
+      const provider = replies(
+        call("echo", { text: "a" }, "x"),
+        call("echo", {}, "y"),
+        call("echo", { text: "c" }, "z"),
+        finish(),
+      );
+      const result = await runAgent("任务", provider, tools, { maxSteps: 5 });
+      const pairs = result.messages.flatMap((message, index) =>
+        message.role === "assistant" && message.type === "tool_call"
+          ? [[message.callId, result.messages[index + 1]]]
+          : [],
+      );
+      expect(pairs).toEqual([
+        ["x", expect.objectContaining({ role: "tool", callId: "x", ok: true, content: "a" })],
+        ["y", expect.objectContaining({ role: "tool", callId: "y", ok: false })],
+        ["z", expect.objectContaining({ role: "tool", callId: "z", ok: true, content: "c" })],
+      ]);
+    });
+
+    it("does not count invalid input against maxToolCalls: it counts executions, not requests", async () => {
+      const { execute, tools } = strictEcho();
+      const provider = replies(call("echo", {}), call("echo", { text: "1" }), finish());
+      const result = await runAgent("任务", provider, tools, { maxSteps: 5, maxToolCalls: 1 });
+      expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
+      expect(execute).toHaveBeenCalledTimes(1);
+    });
+
+    it("stops budget_exceeded on the fifth tool error in a row by default", async () => {
+      const { execute, tools } = strictEcho();
+      const bad = Array.from({ length: 6 }, (_, n) => call("echo", { n }));
+      const provider = replies(...bad);
+      const result = await runAgent("任务", provider, tools, { maxSteps: 10 });
+      expect(result).toMatchObject({
+        status: "budget_exceeded",
+        code: "max_tool_errors",
+        steps: 5,
+        toolCalls: 0,
+      });
+      expect(result.messages.at(-1)).toMatchObject({ role: "tool", ok: false });
+      expect(execute).not.toHaveBeenCalled();
+    });
+
+    it("resets the error count after a success", async () => {
+      const { tools } = strictEcho();
+      const provider = replies(
+        call("echo", { n: 1 }),
+        call("echo", { text: "ok" }),
+        call("echo", { n: 2 }),
+        finish(),
+      );
+      const result = await runAgent("任务", provider, tools, { maxSteps: 10, maxToolErrors: 2 });
+      expect(result).toMatchObject({ status: "completed" });
+    });
+
+    it("applies the task's maxToolErrors when it is tighter", async () => {
+      const { tools } = strictEcho();
+      const provider = replies(call("echo", { n: 1 }), finish());
+      const result = await runAgent(
+        { goal: "任务", budgets: { maxToolErrors: 1 } },
+        provider,
+        tools,
+        { maxSteps: 10, maxToolErrors: 3 },
+      );
+      expect(result).toMatchObject({ code: "max_tool_errors", steps: 1 });
+    });
+
+    it("still fails on a tool that throws: a throw is unexpected, not an observation", async () => {
+      const tools: ToolSet = {
+        t: {
+          execute: () => {
+            throw Object.assign(new Error("bug"), { code: "ENOENT" });
+          },
+        },
+      };
+      const result = await runAgent("任务", replies(call("t"), finish()), tools, { maxSteps: 5 });
+      expect(result).toMatchObject({ status: "failed", code: "tool_error" });
+    });
+
+    it("fails with tool_error when the schema itself throws", async () => {
+      const tools: ToolSet = {
+        t: {
+          inputSchema: z.object({}).refine(() => {
+            throw new Error("schema bug");
+          }),
+          execute: vi.fn(),
+        },
+      };
+      const result = await runAgent("任务", replies(call("t"), finish()), tools, { maxSteps: 5 });
+      expect(result).toMatchObject({ status: "failed", code: "tool_error", toolCalls: 0 });
+      expect(result.reason).toContain("schema bug");
+    });
+
+    it("treats a value that merely looks like an error as a value", async () => {
+      const tools: ToolSet = { t: { execute: () => ({ ok: false, error: "no code" }) } };
+      const provider = replies(call("t"), finish());
+      await runAgent("任务", provider, tools, { maxSteps: 5 });
+      expect(provider.requests[1]?.messages.at(-1)).toMatchObject({
+        ok: true,
+        content: '{"error":"no code","ok":false}',
+      });
+    });
+
+    it("redacts and bounds what a tool puts in its error", async () => {
+      const key = `ghp_${"a".repeat(36)}`;
+      const tools: ToolSet = {
+        t: { execute: () => toolError("denied", `token ${key} ${"x".repeat(5_000)}`) },
+      };
+      const provider = replies(call("t"), finish());
+      await runAgent("任务", provider, tools, { maxSteps: 5 }, undefined, {
+        redact: createRedactor({ env: {} }),
+        maxObservationChars: 500,
+      });
+      const seen = provider.requests[1]?.messages.at(-1);
+      expect(JSON.stringify(seen)).not.toContain(key);
+      expect((seen as { error: { message: string } }).error.message.length).toBeLessThanOrEqual(
+        500,
+      );
+      expect((seen as { content: string }).content.length).toBeLessThanOrEqual(500);
+    });
+  });
+
   describe("caller mistakes", () => {
     it("throws InvalidTaskError for a blank goal", async () => {
       await expect(runAgent(" ", replies(finish()), {}, { maxSteps: 1 })).rejects.toBeInstanceOf(
@@ -558,6 +748,7 @@ describe("statusOf", () => {
     ["finished", "completed"],
     ["max_steps", "budget_exceeded"],
     ["max_tool_calls", "budget_exceeded"],
+    ["max_tool_errors", "budget_exceeded"],
     ["max_tokens", "budget_exceeded"],
     ["max_duration", "budget_exceeded"],
     ["repeated_action", "budget_exceeded"],

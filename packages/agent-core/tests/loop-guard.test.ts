@@ -119,6 +119,32 @@ describe("createLoopGuard", () => {
     });
   });
 
+  describe("maxToolErrors", () => {
+    it("stops on the fifth tool error in a row by default", () => {
+      const guard = createLoopGuard({ maxSteps: 10 });
+      const verdicts = [1, 2, 3, 4, 5].map(() => guard.recordToolResult(false).stop);
+      expect(verdicts).toEqual([false, false, false, false, true]);
+      expect(guard.recordToolResult(false)).toMatchObject({ stop: true, code: "max_tool_errors" });
+    });
+
+    it("resets the count on a success", () => {
+      const guard = createLoopGuard({ maxSteps: 10, maxToolErrors: 2 });
+      guard.recordToolResult(false);
+      guard.recordToolResult(true);
+      expect(guard.recordToolResult(false).stop).toBe(false);
+      expect(guard.counters().toolErrors).toBe(1);
+      expect(guard.recordToolResult(false)).toMatchObject({
+        stop: true,
+        code: "max_tool_errors",
+        reason: "工具连续 2 次返回错误，达到上限 2",
+      });
+    });
+
+    it("rejects a limit below one", () => {
+      expect(() => createLoopGuard({ maxSteps: 1, maxToolErrors: 0 })).toThrow(/maxToolErrors/);
+    });
+  });
+
   describe("maxTokens", () => {
     it("stops before the next call once input plus output tokens reach the budget", () => {
       const guard = createLoopGuard({ maxSteps: 10, maxTokens: 100 });

@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { InvalidToolRegistryError } from "../src/errors.ts";
-import { createToolRegistry, isToolRegistry } from "../src/tools.ts";
+import { createToolRegistry, defineTool, isToolRegistry, toolError } from "../src/tools.ts";
 
 const noop = { execute: () => undefined };
 
@@ -21,9 +22,36 @@ describe("createToolRegistry", () => {
     const registry = createToolRegistry({ b: { ...noop, description: "second" }, a: noop });
     expect(registry.names).toEqual(["a", "b"]);
     expect(registry.descriptions).toEqual([
-      { name: "a", description: "" },
-      { name: "b", description: "second" },
+      { name: "a", description: "", inputSchema: { type: "object" } },
+      { name: "b", description: "second", inputSchema: { type: "object" } },
     ]);
+  });
+
+  it("describes a tool's input with the JSON Schema of its zod schema, without the dialect marker", () => {
+    const registry = createToolRegistry({
+      read_file: defineTool({
+        inputSchema: z.strictObject({ path: z.string().min(1), startLine: z.int().optional() }),
+        execute: () => "",
+      }),
+    });
+    const schema = registry.descriptions[0]?.inputSchema;
+    expect(schema).toMatchObject({
+      type: "object",
+      properties: { path: { type: "string", minLength: 1 }, startLine: { type: "integer" } },
+      required: ["path"],
+      additionalProperties: false,
+    });
+    expect(schema).not.toHaveProperty("$schema");
+    expect(Object.isFrozen(schema)).toBe(true);
+  });
+
+  it.each([
+    ["a schema that is not an object", z.string()],
+    ["a schema JSON Schema cannot carry", z.object({ when: z.date() })],
+  ])("rejects %s when the registry is built", (_, inputSchema) => {
+    expect(() => createToolRegistry({ t: { inputSchema, execute: () => "" } })).toThrow(
+      InvalidToolRegistryError,
+    );
   });
 
   it("rejects a tool without execute", () => {
@@ -32,6 +60,71 @@ describe("createToolRegistry", () => {
 
   it("rejects a name a model could not spell safely", () => {
     expect(() => createToolRegistry({ "rm -rf": noop })).toThrow(InvalidToolRegistryError);
+  });
+});
+
+describe("ToolRegistry.validate", () => {
+  const registry = createToolRegistry({
+    echo: defineTool({
+      inputSchema: z.strictObject({ text: z.string(), times: z.int().min(1).default(1) }),
+      execute: ({ text, times }) => text.repeat(times),
+    }),
+    free: noop,
+  });
+
+  it("returns the parsed input, defaults applied and frozen", () => {
+    const checked = registry.validate("echo", { text: "hi" });
+    expect(checked).toEqual({ ok: true, input: { text: "hi", times: 1 } });
+    expect(checked.ok && Object.isFrozen(checked.input)).toBe(true);
+  });
+
+  it("reports every problem as invalid_input, each at its path", () => {
+    const checked = registry.validate("echo", { text: 1, times: 0, extra: true });
+    expect(checked.ok).toBe(false);
+    if (checked.ok) return;
+    expect(checked.error.code).toBe("invalid_input");
+    expect(checked.error.issues?.map((issue) => issue.path)).toEqual(["text", "times", "(root)"]);
+    expect(checked.error.message).toContain("echo");
+    expect(checked.error.message).toContain("text: ");
+  });
+
+  it("names nested paths with dots and indexes", () => {
+    const nested = createToolRegistry({
+      edit: {
+        inputSchema: z.object({ edits: z.array(z.object({ path: z.string() })) }),
+        execute: () => "",
+      },
+    });
+    const checked = nested.validate("edit", { edits: [{ path: "a" }, { path: 2 }] });
+    expect(checked.ok ? [] : checked.error.issues?.map((issue) => issue.path)).toEqual([
+      "edits[1].path",
+    ]);
+  });
+
+  it("accepts any object for a tool without a schema", () => {
+    expect(registry.validate("free", { anything: [1] })).toEqual({
+      ok: true,
+      input: { anything: [1] },
+    });
+  });
+
+  it("never calls execute (validation is separate from running)", () => {
+    const execute = vi.fn();
+    const spied = createToolRegistry({
+      t: { inputSchema: z.object({ n: z.number() }), execute },
+    });
+    spied.validate("t", { n: "x" });
+    spied.validate("t", { n: 1 });
+    expect(execute).not.toHaveBeenCalled();
+  });
+});
+
+describe("toolError", () => {
+  it("builds the value a tool returns for an expected failure", () => {
+    expect(toolError("not_found", "没有这个文件")).toEqual({
+      ok: false,
+      error: { code: "not_found", message: "没有这个文件" },
+    });
   });
 });
 

@@ -105,7 +105,11 @@ describe("trace", () => {
       },
     );
     expect(events.slice(-2)).toMatchObject([
-      { type: "tool_completed", ok: false, detail: "boom" },
+      {
+        type: "tool_completed",
+        ok: false,
+        detail: '{"error":{"code":"tool_error","message":"boom"},"ok":false}',
+      },
       { type: "run_finished", status: "failed" },
     ]);
   });

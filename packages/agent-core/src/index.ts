@@ -83,10 +83,12 @@ export {
 } from "./redact.ts";
 export {
   DEFAULT_MAX_OBSERVATION_CHARS,
+  MIN_MARKED_CHARS,
   type Observation,
   type SerializeOptions,
   serializeObservation,
   stableStringify,
+  TRUNCATION_MARKER,
   truncateMiddle,
 } from "./serialize.ts";
 export {

@@ -44,25 +44,40 @@ export function serializeObservation(value: unknown, options: SerializeOptions =
 }
 
 /**
- * Cuts the middle out of a text longer than `maxChars`, keeping head and tail and
- * an explicit marker; the result is never longer than `maxChars`, so cutting an
- * already cut text again changes nothing (a text is truncated once, never twice).
+ * Cuts the middle out of a text longer than `maxChars`, keeping head and tail
+ * around an explicit marker that says how much was cut:
+ * `…[truncated: omitted X of N chars]…`. The result is never longer than
+ * `maxChars`, so cutting an already cut text again changes nothing (a text is
+ * truncated once, never twice). Below `MIN_MARKED_CHARS` the marker itself does
+ * not fit: the text is then cut hard to `maxChars`, still flagged `truncated`.
  */
 export function truncateMiddle(text: string, maxChars: number): Observation {
   if (text.length <= maxChars) return { text, truncated: false, originalLength: text.length };
-  const marker = `\n…[truncated: ${text.length} chars originally, middle omitted]…\n`;
-  const room = Math.max(0, maxChars - marker.length);
+  // The marker's length depends on the count it states; the widest count (the
+  // whole length) bounds it, so the real marker is never longer than the room kept.
+  const room = Math.max(0, maxChars - truncationMarker(text.length, text.length).length);
   let headEnd = Math.ceil(room / 2);
   let tailStart = text.length - (room - headEnd);
   // Never split a surrogate pair: move the cut points inward past a lone half.
   if (headEnd > 0 && isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd -= 1;
   if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart += 1;
+  const marker = truncationMarker(tailStart - headEnd, text.length);
   const cut = `${text.slice(0, headEnd)}${marker}${text.slice(tailStart)}`;
   return {
     text: cut.length <= maxChars ? cut : cut.slice(0, maxChars),
     truncated: true,
     originalLength: text.length,
   };
+}
+
+/** The smallest cap that still holds the whole marker (for texts up to 10^9 characters). */
+export const MIN_MARKED_CHARS = 64;
+
+/** Matches the marker and captures the omitted and the original character counts. */
+export const TRUNCATION_MARKER = /\n…\[truncated: omitted (\d+) of (\d+) chars\]…\n/;
+
+function truncationMarker(omitted: number, originalLength: number): string {
+  return `\n…[truncated: omitted ${omitted} of ${originalLength} chars]…\n`;
 }
 
 /**

@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { createRedactor } from "../src/redact.ts";
-import { serializeObservation, stableStringify, truncateMiddle } from "../src/serialize.ts";
+import {
+  MIN_MARKED_CHARS,
+  serializeObservation,
+  stableStringify,
+  TRUNCATION_MARKER,
+  truncateMiddle,
+} from "../src/serialize.ts";
+
+/** Length of the truncation marker inside `text` (0 when there is none). */
+const markerLength = (text: string) => TRUNCATION_MARKER.exec(text)?.[0].length ?? 0;
 
 describe("serializeObservation", () => {
   it("keeps a string as it is", () => {
@@ -121,7 +130,8 @@ describe("serializeObservation", () => {
     expect(observation.text.length).toBeLessThanOrEqual(1_000);
     expect(observation.text.startsWith("HEAD")).toBe(true);
     expect(observation.text.endsWith("TAIL")).toBe(true);
-    expect(observation.text).toContain(`truncated: ${huge.length} chars originally`);
+    const omitted = huge.length - (observation.text.length - markerLength(observation.text));
+    expect(observation.text).toContain(`[truncated: omitted ${omitted} of ${huge.length} chars]`);
   });
 
   it("uses an 8,000 character cap by default", () => {
@@ -161,6 +171,23 @@ describe("truncateMiddle", () => {
     expect(cut).not.toMatch(
       /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/,
     );
+  });
+
+  it("states how many characters were cut, and head + tail + cut add up to the original", () => {
+    const text = "abcdefghij".repeat(100);
+    const { text: cut } = truncateMiddle(text, 200);
+    const match = TRUNCATION_MARKER.exec(cut);
+    expect(match?.[2]).toBe("1000");
+    const kept = cut.length - markerLength(cut);
+    expect(Number(match?.[1]) + kept).toBe(1000);
+    expect(cut.length).toBeLessThanOrEqual(200);
+    expect(cut.startsWith(text.slice(0, 10))).toBe(true);
+  });
+
+  it("keeps the whole marker at the smallest marked cap", () => {
+    const cut = truncateMiddle("w".repeat(100_000_000), MIN_MARKED_CHARS).text;
+    expect(cut).toMatch(TRUNCATION_MARKER);
+    expect(cut.length).toBeLessThanOrEqual(MIN_MARKED_CHARS);
   });
 
   it("stays within a cap smaller than the marker", () => {

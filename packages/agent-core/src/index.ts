@@ -30,6 +30,7 @@ export {
 export {
   formatIssuePath,
   formatValueIssues,
+  type RootLabel,
   toValueIssues,
   type ValueIssue,
 } from "./issues.ts";

@@ -6,14 +6,29 @@ export interface ValueIssue {
   readonly message: string;
 }
 
+/**
+ * How the value itself is named when an issue has no path: one spelling per audience,
+ * `(root)` in text for developers and models (the default), `(根)` in text a learner reads.
+ */
+export type RootLabel = "(root)" | "(根)";
+
 /** Zod's issues as `{ path, message }` records, one per issue, in zod's order. */
-export function toValueIssues(issues: readonly z.core.$ZodIssue[]): ValueIssue[] {
-  return issues.map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message }));
+export function toValueIssues(
+  issues: readonly z.core.$ZodIssue[],
+  rootLabel: RootLabel = "(root)",
+): ValueIssue[] {
+  return issues.map((issue) => ({
+    path: formatIssuePath(issue.path, rootLabel),
+    message: issue.message,
+  }));
 }
 
-/** A zod issue path as text: `a.b[0].c`, or `(root)` for the value itself. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "(root)";
+/** A zod issue path as text: `a.b[0].c`, or the root label for the value itself. */
+export function formatIssuePath(
+  path: readonly PropertyKey[],
+  rootLabel: RootLabel = "(root)",
+): string {
+  if (path.length === 0) return rootLabel;
   return path
     .map((key, index) => {
       if (typeof key === "number") return `[${key}]`;

@@ -1,5 +1,5 @@
-import { parseArgs } from "node:util";
 import { z } from "zod";
+import { parseArgsOrExplain } from "./parse-args.ts";
 
 /** Flags of `coding-agent run`, with their Chinese help text. */
 export const RUN_FLAGS = {
@@ -90,19 +90,12 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
   if (command !== "run") {
     return bad(`未知命令：${command}。可用命令：${COMMANDS.join("、")}`);
   }
-  let parsed: ReturnType<typeof parseRunArgs>;
-  try {
-    parsed = parseRunArgs(rest);
-  } catch (error) {
-    const flag = /'([^']+)'/.exec(error instanceof Error ? error.message : "")?.[1];
-    return bad(
-      `${flag === undefined ? "参数无效" : `无法识别的参数：${flag}`}。可用选项：${Object.keys(
-        RUN_FLAGS,
-      )
-        .map((name) => `--${name}`)
-        .join("、")}`,
-    );
+  const result = parseRunArgs(rest);
+  if (!result.ok) {
+    const known = Object.keys(RUN_FLAGS).map((name) => `--${name}`);
+    return bad(`${result.message}。可用选项：${known.join("、")}`);
   }
+  const parsed = result.parsed;
   const flags = RunFlagsSchema.safeParse(parsed.values);
   if (!flags.success) {
     return bad(flags.error.issues.map((issue) => issue.message).join("；"));
@@ -140,7 +133,7 @@ function parseRunArgs(args: readonly string[]) {
   const options = Object.fromEntries(
     Object.entries(RUN_FLAGS).map(([name, flag]) => [name, { type: flag.type }]),
   ) as { [K in keyof typeof RUN_FLAGS]: { type: (typeof RUN_FLAGS)[K]["type"] } };
-  return parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  return parseArgsOrExplain({ args: [...args], options, allowPositionals: true, strict: true });
 }
 
 function bad(message: string): CliArgsResult {

@@ -9,5 +9,10 @@ export {
 } from "./args.ts";
 export { BUILTIN_TOOLS } from "./builtin-tools.ts";
 export { type CliIo, runCli } from "./cli.ts";
-export { EXIT_USAGE, exitCodeFor } from "./exit-codes.ts";
+export { EXIT_CODES, EXIT_USAGE, type ExitCode, exitCodeFor } from "./exit-codes.ts";
+export {
+  describeParseArgsError,
+  type ParseArgsResult,
+  parseArgsOrExplain,
+} from "./parse-args.ts";
 export { defaultScript, loadScriptFile, type ScriptLoadResult } from "./script-file.ts";

@@ -2,7 +2,7 @@ import { type RunResult, runAgent } from "@coding-agent/agent-core";
 import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import { parseCliArgs, usage } from "./args.ts";
 import { BUILTIN_TOOLS } from "./builtin-tools.ts";
-import { EXIT_USAGE, exitCodeFor } from "./exit-codes.ts";
+import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
 import { defaultScript, loadScriptFile } from "./script-file.ts";
 
 /** Where the CLI writes; a test passes buffers, `main.ts` passes the process streams. */
@@ -23,20 +23,20 @@ export async function runCli(
   const args = parseCliArgs(argv);
   if (!args.ok) {
     io.stderr(`${args.message}\n`);
-    return EXIT_USAGE;
+    return EXIT_CODES.usage;
   }
   const command = args.command;
   switch (command.kind) {
     case "help":
       io.stdout(`${usage()}\n`);
-      return 0;
+      return EXIT_CODES.ok;
     case "run": {
       let turns = defaultScript(command.goal);
       if (command.scriptPath !== undefined) {
         const loaded = await loadScriptFile(command.scriptPath);
         if (!loaded.ok) {
           io.stderr(`${loaded.message}\n`);
-          return EXIT_USAGE;
+          return EXIT_CODES.usage;
         }
         turns = [...loaded.turns];
       }

@@ -4,12 +4,13 @@
  * a second one exits at once.
  */
 import { runCli } from "./cli.ts";
+import { EXIT_CODES } from "./exit-codes.ts";
 
 const controller = new AbortController();
 let interrupts = 0;
 const onSigint = () => {
   interrupts += 1;
-  if (interrupts > 1) process.exit(130);
+  if (interrupts > 1) process.exit(EXIT_CODES.cancelled);
   process.stderr.write("\n收到 Ctrl-C，正在取消…（再按一次立即退出）\n");
   controller.abort();
 };

@@ -1,5 +1,7 @@
 import { readFile } from "node:fs/promises";
+import { formatValueIssues, toValueIssues } from "@coding-agent/agent-core";
 import { type ScriptedTurn, ScriptSchema } from "@coding-agent/agent-core/testing";
+import { z } from "zod";
 
 /** The outcome of loading a script: its turns, or a message naming the file and the field. */
 export type ScriptLoadResult =
@@ -35,15 +37,11 @@ export async function loadScriptFile(path: string): Promise<ScriptLoadResult> {
       message: `脚本文件 ${path} 不是合法 JSON：${error instanceof Error ? error.message : String(error)}`,
     };
   }
-  const parsed = ScriptSchema.safeParse(json);
+  // zod's own messages in Chinese for this parse only (not `z.config`, which is global).
+  const parsed = ScriptSchema.safeParse(json, { error: z.locales.zhCN().localeError });
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => {
-      const field = issue.path
-        .map((key) => (typeof key === "number" ? `[${key}]` : `.${String(key)}`))
-        .join("");
-      return `${field.length > 0 ? field.replace(/^\./, "") : "(根)"}: ${issue.message}`;
-    });
-    return { ok: false, message: `脚本文件 ${path} 无效：${issues.join("；")}` };
+    const issues = formatValueIssues(toValueIssues(parsed.error.issues, "(根)"), "；");
+    return { ok: false, message: `脚本文件 ${path} 无效：${issues}` };
   }
   return { ok: true, turns: parsed.data };
 }

@@ -93,7 +93,9 @@ describe("runCli", () => {
 
   it.each([
     [["deploy", "x"], "未知命令：deploy"],
-    [["run", "x", "--max-step", "3"], "无法识别的参数：--max-step"],
+    [["run", "x", "--max-step", "3"], "不认识的选项：--max-step。可用选项：--max-steps、"],
+    [["run", "x", "--script"], "选项 --script 需要一个值"],
+    [["run", "x", "--json=yes"], "选项 --json 不接受值"],
     [["run", "x", "--max-steps", "abc"], "--max-steps 需要非负整数"],
     [["run", "x", "--max-steps", "-1"], "--max-steps"],
     [["run", "x", "--max-repeated-actions", "0"], "--max-repeated-actions 至少为 1"],
@@ -126,8 +128,14 @@ describe("runCli", () => {
     ]);
     const { code, stderr } = await cli(["run", "x", "--script", path]);
     expect(code).toBe(2);
-    expect(stderr).toContain(path);
-    expect(stderr).toContain("[1].delayMs");
+    expect(stderr).toContain(`脚本文件 ${path} 无效：[1].delayMs: `);
+  });
+
+  it("names the whole script (根) and says what is wrong in Chinese when it is not an array", async () => {
+    const path = await scriptFile({ action: { type: "finish", summary: "x" } });
+    const { code, stderr } = await cli(["run", "x", "--script", path]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`脚本文件 ${path} 无效：(根): 无效输入：期望 数组，实际接收 object`);
   });
 
   it("exits 2 naming the file when the script is not JSON", async () => {
@@ -198,7 +206,7 @@ describe("the coding-agent bin", () => {
   it("exits 2 with a Chinese message for a bad flag", async () => {
     const { code, stderr, stdout } = await spawnBin(["run", "你好", "--verbose"]);
     expect(code).toBe(2);
-    expect(stderr).toContain("无法识别的参数：--verbose");
+    expect(stderr).toContain("不认识的选项：--verbose");
     expect(stdout).toBe("");
   });
 

@@ -196,7 +196,10 @@ function spawnBin(args: string[], options: { interruptWhenStarted?: boolean } = 
   });
 }
 
-describe("the coding-agent bin", () => {
+// Each case starts node and compiles the sources with tsx: over 20 s on a busy machine. The
+// timeout only turns a hang into a failure. A Ctrl-C that does not cancel fails by its
+// assertions, not by the timeout: the scripted 30 s sleep then completes with exit 0.
+describe("the coding-agent bin", { timeout: 120_000 }, () => {
   it("runs from the bin without a build and exits 0 with JSON on stdout", async () => {
     const { code, stdout } = await spawnBin(["run", "你好", "--json"]);
     expect(code).toBe(0);

@@ -8,6 +8,7 @@ export const RUN_FLAGS = {
   "max-tokens": { type: "string", help: "token 预算（输入加输出）" },
   "max-duration-ms": { type: "string", help: "总时长预算，毫秒" },
   "max-repeated-actions": { type: "string", help: "允许连续相同动作的次数（默认 3）" },
+  "max-tool-errors": { type: "string", help: "工具连续返回错误的次数上限（默认 5，成功一次清零）" },
   script: { type: "string", help: "Fake Model 脚本文件（JSON 数组），不给则用内置脚本" },
   json: { type: "boolean", help: "以 JSON 输出运行结果" },
   help: { type: "boolean", help: "显示帮助" },
@@ -32,6 +33,9 @@ const RunFlagsSchema = z.strictObject({
   "max-repeated-actions": count("max-repeated-actions")
     .pipe(z.int().min(1, "--max-repeated-actions 至少为 1"))
     .default(3),
+  "max-tool-errors": count("max-tool-errors")
+    .pipe(z.int().min(1, "--max-tool-errors 至少为 1"))
+    .optional(),
   script: z.string().min(1, "--script 需要文件路径").optional(),
   json: z.boolean().default(false),
   help: z.boolean().default(false),
@@ -49,6 +53,7 @@ export type CliCommand =
         maxTokens?: number;
         maxDurationMs?: number;
         maxRepeatedActions: number;
+        maxToolErrors?: number;
       };
       readonly scriptPath?: string;
       readonly json: boolean;
@@ -122,6 +127,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         ...(f["max-tool-calls"] === undefined ? {} : { maxToolCalls: f["max-tool-calls"] }),
         ...(f["max-tokens"] === undefined ? {} : { maxTokens: f["max-tokens"] }),
         ...(f["max-duration-ms"] === undefined ? {} : { maxDurationMs: f["max-duration-ms"] }),
+        ...(f["max-tool-errors"] === undefined ? {} : { maxToolErrors: f["max-tool-errors"] }),
       },
       ...(f.script === undefined ? {} : { scriptPath: f.script }),
       json: f.json,

@@ -1,14 +1,16 @@
-import type { ToolSet } from "@coding-agent/agent-core";
+import { defineTool, type ToolSet } from "@coding-agent/agent-core";
+import { z } from "zod";
 
 /**
  * Tools the CLI offers the fake model: `echo` returns its `text`; `sleep` waits
  * `ms` milliseconds (at most a minute) and stops as soon as the run is cancelled.
  */
 export const BUILTIN_TOOLS: ToolSet = {
-  echo: {
+  echo: defineTool({
     description: "返回 input.text",
-    execute: (input) => (typeof input.text === "string" ? input.text : ""),
-  },
+    inputSchema: z.strictObject({ text: z.string() }),
+    execute: ({ text }) => text,
+  }),
   sleep: {
     description: "等待 input.ms 毫秒，可被取消",
     execute: (input, signal) => {

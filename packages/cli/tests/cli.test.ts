@@ -83,6 +83,38 @@ describe("runCli", () => {
     expect(JSON.parse(stdout)).toMatchObject({ code: "repeated_action", steps: 2 });
   });
 
+  it("writes a bad echo input back as invalid_input and stops after --max-tool-errors in a row", async () => {
+    const path = await scriptFile([
+      { action: { type: "tool_call", tool: "echo", input: { txt: "a" } } },
+      { action: { type: "tool_call", tool: "echo", input: { text: 1 } } },
+      { action: { type: "finish", summary: "不该到这里" } },
+    ]);
+    const { code, stdout } = await cli([
+      "run",
+      "任务",
+      "--script",
+      path,
+      "--max-tool-errors",
+      "2",
+      "--json",
+    ]);
+    expect(code).toBe(3);
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({ code: "max_tool_errors", steps: 2, toolCalls: 0 });
+    expect(result.messages[2]).toMatchObject({
+      role: "tool",
+      tool: "echo",
+      ok: false,
+      error: { code: "invalid_input" },
+    });
+  });
+
+  it("rejects --max-tool-errors 0 as a usage error", async () => {
+    const { code, stderr } = await cli(["run", "任务", "--max-tool-errors", "0"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--max-tool-errors 至少为 1");
+  });
+
   it("exits 130 when the run is cancelled", async () => {
     const controller = new AbortController();
     controller.abort();

@@ -17,6 +17,7 @@ export {
   type ScaffoldResult,
   scaffoldLesson,
 } from "./scaffold/scaffold-lesson.ts";
+export { type CliOutput, EXIT_CODES, type ExitCode, processOutput } from "./tool-output.ts";
 export {
   type CheckLine,
   formatSummary,
@@ -24,5 +25,5 @@ export {
   isSound,
   type LabVerdict,
 } from "./verify/check-line.ts";
-export { type CliOutput, runVerifyCli } from "./verify/verify-cli.ts";
+export { runVerifyCli } from "./verify/verify-cli.ts";
 export { type VerifyOptions, verifyLessons } from "./verify/verify-lessons.ts";

@@ -1,4 +1,5 @@
-import { type ParseArgsConfig, parseArgs } from "node:util";
+import type { ParseArgsConfig } from "node:util";
+import { parseArgsOrExplain } from "@coding-agent/cli/parse-args";
 
 type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 
@@ -34,31 +35,12 @@ function dropSeparator(argv: readonly string[]): string[] {
 }
 
 function parse<const O extends OptionsConfig>(argv: readonly string[], options: O) {
-  try {
-    const config = {
-      args: dropSeparator(argv),
-      options,
-      allowPositionals: true,
-      strict: true,
-    } as const;
-    return { ok: true as const, parsed: parseArgs(config) };
-  } catch (error) {
-    return { ok: false as const, message: describeParseError(error) };
-  }
-}
-
-/** node's parseArgs errors are English; learners get the Chinese gist with the option name. */
-function describeParseError(error: unknown): string {
-  const { code, message } = error as { code?: string; message?: string };
-  const option = /'([^']+)'/.exec(message ?? "")?.[1] ?? "";
-  switch (code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `不认识的选项 ${option}`;
-    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
-      return `选项 ${option} 的值不对`;
-    default:
-      return message ?? String(error);
-  }
+  return parseArgsOrExplain({
+    args: dropSeparator(argv),
+    options,
+    allowPositionals: true,
+    strict: true,
+  });
 }
 
 /** Parses the arguments of `pnpm lessons`. */

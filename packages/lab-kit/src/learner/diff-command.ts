@@ -1,3 +1,4 @@
+import { EXIT_CODES } from "../tool-output.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 import type { LearnerContext } from "./learner-context.ts";
 import { colorizePatch, diffStarterAgainstSolution } from "./lesson-diff.ts";
@@ -20,7 +21,7 @@ export async function runDiffCommand(context: LearnerContext, lab: ResolvedLab):
   out(colors.bold(`第 ${lab.id} 课 ${lab.manifest.title}：你的 starter（-）对比参考答案（+）`));
   if (diffs.length === 0) {
     out(colors.green("你的 starter 与参考答案完全相同。"));
-    return 0;
+    return EXIT_CODES.ok;
   }
   for (const diff of diffs) {
     out();
@@ -35,5 +36,5 @@ export async function runDiffCommand(context: LearnerContext, lab: ResolvedLab):
       ),
     );
   }
-  return 0;
+  return EXIT_CODES.ok;
 }

@@ -1,4 +1,5 @@
 import type { TargetReport } from "../runner-types.ts";
+import { EXIT_CODES } from "../tool-output.ts";
 import { loadHintState, rememberHint, saveHintState, shownHints } from "./hint-state.ts";
 import { chooseNextHint, hintKey } from "./hints.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
@@ -38,13 +39,13 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
     out(colors.red(`测试文件无法加载：${loadError.file}`));
     out(`  ${firstLine(loadError.message)}`);
     out("先修好这个错误：常见原因是语法错误、import 写错或导出的名字不对。");
-    return 0;
+    return EXIT_CODES.ok;
   }
   const selection = chooseNextHint(lab.manifest, report.tests, shownHints(loaded.state, lab.id));
   switch (selection.kind) {
     case "all_passing":
       out(colors.green("测试全部通过，不需要提示。"));
-      return 0;
+      return EXIT_CODES.ok;
     case "no_hint": {
       out(`第一个失败的测试：${selection.test.name}`);
       const message = selection.test.failure?.message;
@@ -54,7 +55,7 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
           ? `这个测试还没有写提示。对照失败信息，或用 pnpm lesson diff ${lab.id} 看参考答案。`
           : `这个测试不是本课的练习：初始 starter 里它本来是通过的，很可能是练习区域之外的改动弄坏了它。用 pnpm lesson diff ${lab.id} 看看改了哪里。`,
       );
-      return 0;
+      return EXIT_CODES.ok;
     }
     case "next":
     case "exhausted": {
@@ -79,7 +80,7 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
         out();
         out(`还卡住的话，用 pnpm lesson diff ${lab.id} 对照参考答案。`);
       }
-      return 0;
+      return EXIT_CODES.ok;
     }
     default: {
       const unreachable: never = selection;

@@ -1,3 +1,4 @@
+import { EXIT_CODES } from "../tool-output.ts";
 import { LESSON_USAGE, parseLessonArgs } from "./cli-args.ts";
 import { runDiffCommand } from "./diff-command.ts";
 import { runHintCommand } from "./hint-command.ts";
@@ -17,11 +18,11 @@ export async function runLessonCommand(
   const args = parseLessonArgs(argv);
   if (args.ok === "help") {
     context.stdout.write(`${LESSON_USAGE}\n`);
-    return 0;
+    return EXIT_CODES.ok;
   }
   if (!args.ok) {
     context.stderr.write(`${args.message}\n`);
-    return 2;
+    return EXIT_CODES.usage;
   }
   const command = args.value;
   const repoRoot = await repoRootOf(context);
@@ -30,7 +31,7 @@ export async function runLessonCommand(
   const found = await lookUpLab(repoRoot, command.lesson, { requireInstall });
   if (!found.ok) {
     context.stderr.write(`${found.message}\n`);
-    return 2;
+    return EXIT_CODES.usage;
   }
   switch (command.action) {
     case "hint":

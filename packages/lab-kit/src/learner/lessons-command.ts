@@ -1,5 +1,6 @@
 import { listLabs } from "../labs.ts";
 import type { RunTarget, TargetReport } from "../runner-types.ts";
+import { EXIT_CODES } from "../tool-output.ts";
 import { LESSONS_USAGE, parseLessonsArgs } from "./cli-args.ts";
 import { inspectLab, type ResolvedLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
@@ -82,11 +83,11 @@ export async function runLessonsCommand(
   const args = parseLessonsArgs(argv);
   if (args.ok === "help") {
     context.stdout.write(`${LESSONS_USAGE}\n`);
-    return 0;
+    return EXIT_CODES.ok;
   }
   if (!args.ok) {
     context.stderr.write(`${args.message}\n`);
-    return 2;
+    return EXIT_CODES.usage;
   }
   const repoRoot = await repoRootOf(context);
   const rows = await collectLessonRows(context, repoRoot);
@@ -95,5 +96,5 @@ export async function runLessonsCommand(
       ? renderLessonsJson(rows)
       : renderLessonsText(rows, colorsFor(context.stdout, context.env)),
   );
-  return hasUnusableLab(rows) ? 2 : 0;
+  return hasUnusableLab(rows) ? EXIT_CODES.usage : EXIT_CODES.ok;
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { EXIT_CODES } from "../tool-output.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 import { askConfirmation, type LearnerContext, repoRootOf } from "./learner-context.ts";
 import { applyReset, backUpStarter, backupDir, planReset } from "./reset-starter.ts";
@@ -34,10 +35,10 @@ export async function runResetCommand(
   switch (plan.kind) {
     case "uncommitted":
       err(`无法重置：${starter} 没有提交到 git，找不到可以恢复的版本。`);
-      return 1;
+      return EXIT_CODES.failed;
     case "unchanged":
       out(`${starter} 与提交时完全相同，不需要重置。`);
-      return 0;
+      return EXIT_CODES.ok;
     case "plan":
       break;
     default: {
@@ -56,16 +57,16 @@ export async function runResetCommand(
     if (answer === undefined) {
       err("需要确认才能重置，但当前不是交互式终端。确认无误后请加 --yes：");
       err(`  pnpm lesson reset ${lab.id} --yes`);
-      return 2;
+      return EXIT_CODES.usage;
     }
     if (!answer) {
       out("已取消，没有改动任何文件。");
-      return 1;
+      return EXIT_CODES.failed;
     }
   }
   const count = await backUpStarter(lab.starterDir, target);
   await applyReset(lab.starterDir, plan);
   out(colors.green(`已重置 ${starter}。`));
   out(`你原来的 ${count} 个文件备份在 ${shownTarget}/`);
-  return 0;
+  return EXIT_CODES.ok;
 }

@@ -1,6 +1,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { parseArgsOrExplain } from "@coding-agent/cli/parse-args";
 import { listLabs } from "../labs.ts";
+import { type CliOutput, EXIT_CODES } from "../tool-output.ts";
 import {
   type LessonIdentity,
   labTest,
@@ -82,13 +84,24 @@ export async function scaffoldLesson(
 export async function runNewLessonCli(
   repoRoot: string,
   args: readonly string[],
-  output: { readonly out: (text: string) => void; readonly err: (text: string) => void },
+  output: CliOutput,
 ): Promise<number> {
-  const [number = "", slug = "", ...titleWords] = args.filter((arg) => arg !== "--");
+  const usage = "用法：pnpm new:lesson <课号> <slug> <标题>";
+  const parsed = parseArgsOrExplain({
+    args: args.filter((arg) => arg !== "--"),
+    options: {},
+    allowPositionals: true,
+    strict: true,
+  });
+  if (!parsed.ok) {
+    output.err(`${parsed.message}。\n${usage}\n`);
+    return EXIT_CODES.usage;
+  }
+  const [number = "", slug = "", ...titleWords] = parsed.parsed.positionals;
   const result = await scaffoldLesson(repoRoot, { number, slug, title: titleWords.join(" ") });
   if (!result.ok) {
-    output.err(`${result.problem}\n用法：pnpm new:lesson <课号> <slug> <标题>\n`);
-    return 2;
+    output.err(`${result.problem}\n${usage}\n`);
+    return EXIT_CODES.usage;
   }
   const relative = path.relative(repoRoot, result.dir);
   output.out(
@@ -101,5 +114,5 @@ export async function runNewLessonCli(
       "",
     ].join("\n"),
   );
-  return 0;
+  return EXIT_CODES.ok;
 }

@@ -51,7 +51,7 @@ describe("parseLessonsArgs", () => {
     const result = parseLessonsArgs(["--bogus"]);
     expect(result).toMatchObject({ ok: false });
     const message = result.ok === false ? result.message : "";
-    expect(message).toContain("不认识的选项 --bogus");
+    expect(message).toContain("不认识的选项：--bogus");
     expect(message).not.toMatch(/Unknown option/);
   });
 });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { InvalidRunTargetError } from "./errors.ts";
 import { LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
+import { toPosixPath } from "./posix-path.ts";
 import { classifyFailure, type SerializedTestError, shortMessage } from "./runner-classify.ts";
 import {
   type ChildTarget,
@@ -238,7 +239,7 @@ function loadMessage(errors: readonly SerializedTestError[], labDir: string): st
     .map((line) =>
       line.replace(/(\S+\.[cm]?[jt]sx?)(:\d+:\d+)/g, (_all, file: string, position: string) => {
         const relative = path.relative(labDir, path.resolve(file));
-        return `${relative.startsWith("..") ? file : relative.split(path.sep).join("/")}${position}`;
+        return `${relative.startsWith("..") ? file : toPosixPath(relative)}${position}`;
       }),
     )
     .map((line) => line.replace(/^\[\s*(.*?)\s*\]$/, "$1"))
@@ -248,7 +249,7 @@ function loadMessage(errors: readonly SerializedTestError[], labDir: string): st
 
 function relativeFile(labDir: string, file: string): string {
   const relative = path.relative(labDir, file);
-  return (relative.startsWith("..") ? file : relative).split(path.sep).join("/");
+  return toPosixPath(relative.startsWith("..") ? file : relative);
 }
 
 function commonAncestor(paths: readonly string[]): string {

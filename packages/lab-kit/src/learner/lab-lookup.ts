@@ -2,6 +2,7 @@ import path from "node:path";
 import { type LabLocation, listLabs, normalizeLessonId } from "../labs.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
 import { pathExists } from "../path-exists.ts";
+import { toPosixPath } from "../posix-path.ts";
 
 /** A lab folder that holds a valid manifest, a starter, a solution and its tests. */
 export interface ResolvedLab {
@@ -31,7 +32,7 @@ export type LabInspection =
     };
 
 function relativeName(repoRoot: string, file: string): string {
-  return path.relative(repoRoot, file).split(path.sep).join("/");
+  return toPosixPath(path.relative(repoRoot, file));
 }
 
 /** Checks that a lab folder is a complete lab, and that its starter has been installed. */

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { toPosixPath } from "../posix-path.ts";
 import { EXIT_CODES } from "../tool-output.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 import { askConfirmation, type LearnerContext, repoRootOf } from "./learner-context.ts";
@@ -25,7 +26,7 @@ export async function runResetCommand(
   const out = (text = "") => context.stdout.write(`${text}\n`);
   const err = (text: string) => context.stderr.write(`${text}\n`);
   const repoRoot = await repoRootOf(context);
-  const starter = path.relative(repoRoot, lab.starterDir).split(path.sep).join("/");
+  const starter = toPosixPath(path.relative(repoRoot, lab.starterDir));
   const [integrity, plan] = await Promise.all([
     checkTestsIntegrity(lab),
     planReset(lab.starterDir),
@@ -50,7 +51,7 @@ export async function runResetCommand(
   for (const file of plan.restore) out(`  恢复  ${file}`);
   for (const file of plan.remove) out(`  删除  ${file}（你新建的文件）`);
   const target = backupDir(repoRoot, lab.id, context.now?.() ?? new Date());
-  const shownTarget = path.relative(repoRoot, target).split(path.sep).join("/");
+  const shownTarget = toPosixPath(path.relative(repoRoot, target));
   out(`重置前会把整个 starter 备份到 ${shownTarget}/`);
   if (!options.yes) {
     const answer = await askConfirmation(context, "确定重置吗？(y/N) ");

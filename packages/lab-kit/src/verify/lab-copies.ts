@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { readCommittedTree } from "../git.ts";
 import type { Mutation } from "../manifest.ts";
+import { toPosixPath } from "../posix-path.ts";
 
 /** Folder, inside a starter or solution, for generated copies (git-ignored). */
 export const COPIES_DIR = ".lab-kit";
@@ -48,7 +49,7 @@ export async function prepareMutant(
   solutionFiles: ReadonlyMap<string, string>,
   mutation: Mutation,
 ): Promise<MutantResult> {
-  const file = mutation.file.split(path.sep).join("/").replace(/^\.\//, "");
+  const file = toPosixPath(mutation.file).replace(/^\.\//, "");
   if (!file.startsWith("src/")) {
     return { ok: false, problem: `只能变异 src/ 下的文件，而 file 是 ${mutation.file}` };
   }
@@ -85,7 +86,7 @@ export async function readSourceTree(packageDir: string): Promise<Map<string, st
   for (const entry of entries.sort()) {
     const absolute = path.join(srcDir, entry);
     try {
-      files.set(`src/${entry.split(path.sep).join("/")}`, await readFile(absolute, "utf8"));
+      files.set(`src/${toPosixPath(entry)}`, await readFile(absolute, "utf8"));
     } catch {
       // a directory: its files are listed on their own
     }

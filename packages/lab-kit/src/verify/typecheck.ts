@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { toPosixPath } from "../posix-path.ts";
 import { COPIES_DIR } from "./lab-copies.ts";
 
 /** Outcome of typechecking one package: clean, or its first error with file and line. */
@@ -70,6 +71,6 @@ function describe(line: string): string {
   const match = DIAGNOSTIC.exec(line);
   if (match === null) return line.trim();
   const [, file = "", row = "", , code = "", message = ""] = match;
-  const shown = file.split(path.sep).join("/").replace(`${COPIES_DIR}/pristine/`, "");
+  const shown = toPosixPath(file).replace(`${COPIES_DIR}/pristine/`, "");
   return `${shown}:${row} ${code} ${message}`;
 }

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { LabLocation } from "../labs.ts";
 import { checkTestsIntegrity, describeIntegrity } from "../learner/tampering.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
+import { toPosixPath } from "../posix-path.ts";
 import { type RunOptions, runLabTargets } from "../runner.ts";
 import type { RunTarget, TargetReport } from "../runner-types.ts";
 import { type CapstoneFileResult, runCapstoneTests } from "./capstone-tests.ts";
@@ -135,10 +136,7 @@ async function planLab(
   const learnerEdited = !sameFiles(workingStarter, pristine.files);
   const testsNotice = describeIntegrity(
     {
-      name: path
-        .relative(path.dirname(path.dirname(lab.dir)), lab.dir)
-        .split(path.sep)
-        .join("/"),
+      name: toPosixPath(path.relative(path.dirname(path.dirname(lab.dir)), lab.dir)),
     },
     await checkTestsIntegrity({ testsDir: path.join(lab.dir, "tests") }),
   );

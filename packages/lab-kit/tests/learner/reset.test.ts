@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LearnerContext } from "../../src/learner/index.ts";
 import { runLessonCommand } from "../../src/learner/index.ts";
+import { toPosixPath } from "../../src/posix-path.ts";
 import {
   captureStream,
   createFixtureRepo,
@@ -76,7 +77,7 @@ describe("pnpm lesson reset", () => {
   it("prints where the backup is", async () => {
     const { value, stdout } = context();
     await runLessonCommand(value, ["reset", "01", "--yes"]);
-    expect(stdout.text()).toContain(`备份在 ${BACKUP.split(path.sep).join("/")}/`);
+    expect(stdout.text()).toContain(`备份在 ${toPosixPath(BACKUP)}/`);
   });
 
   it("restores a tracked file the learner deleted", async () => {

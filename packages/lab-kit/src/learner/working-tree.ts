@@ -1,37 +1,30 @@
 import { execFile } from "node:child_process";
-import type { Dirent } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { glob } from "tinyglobby";
 import { readCommittedTree } from "../git.ts";
+import { toPosixPath } from "../posix-path.ts";
 
 const execFileAsync = promisify(execFile);
 
 /** Folders that are never a learner's work: installed or generated. */
-const GENERATED = new Set(["node_modules", ".turbo", "dist", "coverage"]);
+const GENERATED = ["node_modules", ".turbo", "dist", "coverage"].map((name) => `**/${name}/**`);
 
 /**
- * Every file under `dir` (relative, `/` separators), skipping installed and generated
- * folders. A missing `dir` has no files.
+ * Every file under `dir` (relative, `/` separators, dot files included), skipping installed
+ * and generated folders. Symbolic links are neither listed nor followed, so nothing a link
+ * points at outside `dir` is ever reported, backed up or removed. A missing `dir` has no files.
  */
 export async function listFiles(dir: string): Promise<string[]> {
-  const found: string[] = [];
-  async function walk(current: string, prefix: string): Promise<void> {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(current, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (GENERATED.has(entry.name)) continue;
-      const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
-      if (entry.isDirectory()) await walk(path.join(current, entry.name), rel);
-      else if (entry.isFile() || entry.isSymbolicLink()) found.push(rel);
-    }
-  }
-  await walk(dir, "");
-  return found.sort();
+  const files = await glob("**", {
+    cwd: dir,
+    dot: true,
+    ignore: GENERATED,
+    followSymbolicLinks: false,
+    expandDirectories: false,
+  });
+  return files.sort();
 }
 
 /** How a folder differs from its committed (HEAD) version. */
@@ -117,7 +110,7 @@ export async function foldersWithChanges(
   dirs: readonly string[],
 ): Promise<Map<string, boolean> | undefined> {
   if (dirs.length === 0) return new Map();
-  const relative = dirs.map((dir) => path.relative(repoRoot, dir).split(path.sep).join("/"));
+  const relative = dirs.map((dir) => toPosixPath(path.relative(repoRoot, dir)));
   let stdout: string;
   try {
     ({ stdout } = await execFileAsync(

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { formatValueIssues, toValueIssues } from "@coding-agent/agent-core";
 import { z } from "zod";
 
 /**
@@ -75,12 +76,12 @@ export type ManifestResult =
 
 /** Validates parsed JSON as a lesson manifest; every problem names its field path. */
 export function parseManifest(file: string, data: unknown): ManifestResult {
-  const parsed = lessonManifestSchema.safeParse(data);
+  // zod's own messages in Chinese for this parse only; the path as the shared formatter writes it.
+  const parsed = lessonManifestSchema.safeParse(data, { error: z.locales.zhCN().localeError });
   if (parsed.success) return { ok: true, manifest: parsed.data };
-  const problems = parsed.error.issues.map((issue) => {
-    const field = issue.path.length === 0 ? "(根)" : issue.path.map(String).join(".");
-    return `${field}: ${issue.message}`;
-  });
+  const problems = toValueIssues(parsed.error.issues, "(根)").map((issue) =>
+    formatValueIssues([issue]),
+  );
   return { ok: false, file, problems };
 }
 

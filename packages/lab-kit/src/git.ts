@@ -1,5 +1,4 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
+import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 
 const execFileAsync = promisify(execFile);
@@ -17,19 +16,17 @@ export async function findRepoRoot(dir: string): Promise<string | undefined> {
 /**
  * The committed (HEAD) contents of every tracked file under `dir`, keyed by path relative
  * to `dir` with `/` separators. Undefined when `dir` is not in a repository or HEAD has no
- * file under it, so callers can fall back to the working tree and say so.
+ * file under it, so callers can fall back to the working tree and say so. Two git processes
+ * whatever the number of files: `ls-tree` lists them, one `cat-file --batch` reads them all.
  */
 export async function readCommittedTree(dir: string): Promise<Map<string, Buffer> | undefined> {
-  const root = await findRepoRoot(dir);
-  if (root === undefined) return undefined;
-  const prefix = path.relative(root, path.resolve(dir)).split(path.sep).join("/");
   let listing: string;
   try {
-    const { stdout } = await execFileAsync(
-      "git",
-      ["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--", prefix === "" ? "." : prefix],
-      { cwd: root, maxBuffer: 64 * 1024 * 1024 },
-    );
+    // Run inside `dir`, ls-tree lists that folder only, with paths relative to it.
+    const { stdout } = await execFileAsync("git", ["ls-tree", "-r", "-z", "HEAD"], {
+      cwd: dir,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     listing = stdout;
   } catch {
     return undefined;
@@ -38,20 +35,66 @@ export async function readCommittedTree(dir: string): Promise<Map<string, Buffer
     .split("\0")
     .filter((line) => line !== "")
     .map((line) => {
-      const [meta = "", file = ""] = line.split("\t");
-      return { sha: meta.split(" ")[2] ?? "", file };
+      const tab = line.indexOf("\t");
+      const [, type = "", sha = ""] = line.slice(0, tab).split(" ");
+      return { type, sha, file: line.slice(tab + 1) };
     })
-    .filter((entry) => entry.sha !== "" && !entry.file.includes("/node_modules/"));
+    .filter((entry) => entry.type === "blob" && !`/${entry.file}`.includes("/node_modules/"));
   if (entries.length === 0) return undefined;
-  const files = new Map<string, Buffer>();
-  for (const entry of entries) {
-    const { stdout } = await execFileAsync("git", ["cat-file", "blob", entry.sha], {
-      cwd: root,
-      encoding: "buffer",
-      maxBuffer: 64 * 1024 * 1024,
+  const contents = await readBlobs(
+    dir,
+    entries.map((entry) => entry.sha),
+  );
+  return new Map(entries.map((entry, index) => [entry.file, contents[index] ?? Buffer.alloc(0)]));
+}
+
+/**
+ * The contents of the blobs `shas` names, in order, read through one `git cat-file --batch`
+ * process run in `cwd` (any folder of the repository).
+ */
+export function readBlobs(cwd: string, shas: readonly string[]): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", ["cat-file", "--batch"], {
+      cwd,
+      stdio: ["pipe", "pipe", "pipe"],
     });
-    const rel = prefix === "" ? entry.file : entry.file.slice(prefix.length + 1);
-    files.set(rel, stdout);
+    const chunks: Buffer[] = [];
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) {
+        reject(new Error(`git cat-file --batch exited ${code}: ${stderr.trim()}`));
+        return;
+      }
+      try {
+        resolve(parseBatch(Buffer.concat(chunks), shas));
+      } catch (error) {
+        reject(error);
+      }
+    });
+    child.stdin.on("error", reject);
+    child.stdin.end(shas.map((sha) => `${sha}\n`).join(""));
+  });
+}
+
+/** Splits `cat-file --batch` output (`<sha> <type> <size>\n<content>\n` per object). */
+function parseBatch(output: Buffer, shas: readonly string[]): Buffer[] {
+  const blobs: Buffer[] = [];
+  let offset = 0;
+  for (const sha of shas) {
+    const end = output.indexOf(0x0a, offset);
+    const header = output.toString("utf8", offset, end === -1 ? output.length : end);
+    const [name, type, size] = header.split(" ");
+    if (end === -1 || name !== sha || type !== "blob" || size === undefined) {
+      throw new Error(`git cat-file --batch: expected blob ${sha}, got "${header}"`);
+    }
+    const start = end + 1;
+    blobs.push(output.subarray(start, start + Number(size)));
+    offset = start + Number(size) + 1;
   }
-  return files;
+  return blobs;
 }

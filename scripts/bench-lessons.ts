@@ -3,18 +3,21 @@
 // median of N timed runs. Target (design.md §5): at most 3 s.
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { parseArgs } from "node:util";
+import { EXIT_CODES, processOutput } from "@bootcamp/lab-kit";
+import { parseArgsOrExplain } from "@coding-agent/cli/parse-args";
 
 const TARGET_MS = 3_000;
 
-const { values } = parseArgs({
+const parsed = parseArgsOrExplain({
   args: process.argv.slice(2).filter((arg) => arg !== "--"),
   options: { runs: { type: "string", default: "5" } },
+  strict: true,
 });
-const runs = Number.parseInt(values.runs ?? "5", 10);
+const runs = parsed.ok ? Number(parsed.parsed.values.runs) : Number.NaN;
 if (!Number.isInteger(runs) || runs < 1) {
-  process.stderr.write("用法：pnpm bench:lessons [--runs N]（N 为正整数）\n");
-  process.exit(2);
+  const problem = parsed.ok ? "" : `${parsed.message}。`;
+  processOutput.err(`${problem}用法：pnpm bench:lessons [--runs N]（N 为正整数）\n`);
+  process.exit(EXIT_CODES.usage);
 }
 
 interface Run {
@@ -67,4 +70,4 @@ process.stdout.write(
     `  目标 ≤ ${format(TARGET_MS)}：${middle <= TARGET_MS ? "达标" : "未达标"}`,
   ].join("\n")}\n`,
 );
-process.exitCode = middle <= TARGET_MS ? 0 : 1;
+process.exitCode = middle <= TARGET_MS ? EXIT_CODES.ok : EXIT_CODES.failed;

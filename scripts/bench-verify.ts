@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { listLabs, normalizeLessonId } from "@bootcamp/lab-kit";
+import { EXIT_CODES, listLabs, normalizeLessonId } from "@bootcamp/lab-kit";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2).filter((arg) => arg !== "--");
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const lab = (await listLabs(repoRoot)).find((entry) => entry.id === lessonId);
   if (lab === undefined || !Number.isInteger(runs) || runs < 1) {
     process.stderr.write("用法：pnpm bench:verify [次数] [课号]\n");
-    process.exit(2);
+    process.exit(EXIT_CODES.usage);
   }
   const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx");
   const solution = path.join(lab.dir, "solution");

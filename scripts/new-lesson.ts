@@ -1,10 +1,7 @@
 /** `pnpm new:lesson NN slug 标题`: scaffolds labs/NN-slug (exit 2 if it exists or on bad usage). */
 import path from "node:path";
-import { runNewLessonCli } from "@bootcamp/lab-kit";
+import { processOutput, runNewLessonCli } from "@bootcamp/lab-kit";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 
-process.exitCode = await runNewLessonCli(repoRoot, process.argv.slice(2), {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-});
+process.exitCode = await runNewLessonCli(repoRoot, process.argv.slice(2), processOutput);

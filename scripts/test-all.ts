@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { formatVerdict, listLabs, verifyLessons } from "@bootcamp/lab-kit";
+import { EXIT_CODES, formatVerdict, listLabs, verifyLessons } from "@bootcamp/lab-kit";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 const RESULTS_FILE = ".lab-kit/vitest-results.json";
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
   const passed = steps.reduce((sum, entry) => sum + entry.tally.passed, 0);
   const failed = steps.reduce((sum, entry) => sum + entry.tally.failed, 0);
   process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
-  process.exitCode = failed === 0 ? 0 : 1;
+  process.exitCode = failed === 0 ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
 await main();

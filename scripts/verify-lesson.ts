@@ -3,11 +3,8 @@
  * where the learner's own starter stands. Exit codes: 0 sound, 1 a check failed, 2 bad usage.
  */
 import path from "node:path";
-import { runVerifyCli } from "@bootcamp/lab-kit";
+import { processOutput, runVerifyCli } from "@bootcamp/lab-kit";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 
-process.exitCode = await runVerifyCli(repoRoot, process.argv.slice(2), {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-});
+process.exitCode = await runVerifyCli(repoRoot, process.argv.slice(2), processOutput);

@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { EXIT_CODES, listLabs, normalizeLessonId } from "@bootcamp/lab-kit";
+import { median } from "./bench-timing.ts";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2).filter((arg) => arg !== "--");
@@ -24,14 +25,6 @@ function time(command: string, commandArgs: readonly string[], cwd: string): Pro
       else reject(new Error(`${command} ${commandArgs.join(" ")} exited ${code}`));
     });
   });
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 async function main(): Promise<void> {

@@ -31,6 +31,8 @@ export const ActionSchema = z.discriminatedUnion("type", [
 export type Action = z.infer<typeof ActionSchema>;
 /** The `type` of an action. */
 export type ActionType = Action["type"];
+/** A validated `message` action. */
+export type MessageAction = z.infer<typeof MessageActionSchema>;
 /** A validated `tool_call` action. */
 export type ToolCallAction = z.infer<typeof ToolCallActionSchema>;
 

@@ -1,5 +1,5 @@
 import { settle } from "./abortable.ts";
-import { type Action, parseAction, type ToolCallAction } from "./action.ts";
+import { type Action, type MessageAction, parseAction, type ToolCallAction } from "./action.ts";
 import { InvalidTaskError, isAbortError } from "./errors.ts";
 import { createLoopGuard, type Limits, type LoopGuard, parseLimits } from "./loop-guard.ts";
 import { createHistory, deepFreeze, type History, type Message } from "./messages.ts";
@@ -22,6 +22,7 @@ import {
   isToolRegistry,
   type ToolError,
   ToolErrorResultSchema,
+  type ToolInput,
   type ToolInputCheck,
   type ToolRegistry,
   type ToolSet,
@@ -148,6 +149,11 @@ export async function runAgent(
 
     const reply = await askModel(run);
     if (reply.kind === "stop") return finish(run, reply.code, reply.reason);
+    if (reply.kind === "actions") {
+      const stop = await actOnReply(run, reply.actions);
+      if (stop !== undefined) return finish(run, stop.code, stop.reason);
+      continue;
+    }
     const action = reply.action;
 
     switch (action.type) {
@@ -173,6 +179,7 @@ export async function runAgent(
 
 type ModelReply =
   | { readonly kind: "action"; readonly action: Action }
+  | { readonly kind: "actions"; readonly actions: readonly (MessageAction | ToolCallAction)[] }
   | { readonly kind: "stop"; readonly code: StopCode; readonly reason: string };
 
 type Stop = { readonly code: StopCode; readonly reason: string };
@@ -204,6 +211,8 @@ async function askModel(run: Run): Promise<ModelReply> {
   const response = parseModelResponse(settled.value);
   if (!response.ok) return modelFailed(run, step, "invalid_action", run.redact(response.reason));
   run.guard.recordUsage(response.response.usage);
+  if (response.response.actions !== undefined)
+    return parseReplyActions(run, step, response.response.actions, response.response.usage);
   const parsed = parseAction(response.response.action);
   // An invalid reply is not a step: steps count valid replies only.
   if (!parsed.ok)
@@ -225,17 +234,103 @@ async function askModel(run: Run): Promise<ModelReply> {
 }
 
 /**
- * Runs one tool call and writes its result back as a tool message, in the order
- * of the calls. An expected error (invalid input, a tool returning `toolError(...)`)
- * is written back like a value and the run goes on; returns a stop when the run
- * must end (an unknown tool, a throwing tool, a budget, a cancel).
+ * Validates a reply of several actions: each must be a valid `message` or
+ * `tool_call` (a `finish` ends a run, so it cannot share a reply with more work).
  */
-async function callTool(run: Run, action: ToolCallAction): Promise<Stop | undefined> {
-  const steps = run.guard.steps;
-  const callId = action.callId ?? `call_${steps}`;
+function parseReplyActions(
+  run: Run,
+  step: number,
+  replies: readonly unknown[],
+  usage: TokenUsage | undefined,
+): ModelReply {
+  const actions: (MessageAction | ToolCallAction)[] = [];
+  for (const [index, reply] of replies.entries()) {
+    const parsed = parseAction(reply);
+    if (!parsed.ok) {
+      const reason = `模型回复无效：actions[${index}]：${run.redact(parsed.reason)}`;
+      return modelFailed(run, step, "invalid_action", reason);
+    }
+    if (parsed.action.type === "finish") {
+      const reason = `模型回复无效：actions[${index}] 是 finish，finish 只能单独回复`;
+      return modelFailed(run, step, "invalid_action", reason);
+    }
+    actions.push(parsed.action);
+  }
+  const verdict = run.guard.recordAction(actions);
+  if (run.tracer.enabled) {
+    run.tracer.emit({
+      type: "model_completed",
+      step,
+      ok: true,
+      detail: boundedText(run, actions),
+      ...(usage === undefined ? {} : { usage }),
+    });
+  }
+  if (verdict.stop) return { kind: "stop", code: verdict.code, reason: verdict.reason };
+  return { kind: "actions", actions };
+}
+
+/**
+ * Acts on a reply of several actions, as the model APIs require: first the whole
+ * reply goes into the history (its text, then every tool call), then each call runs
+ * in order and gets its result. If the run stops midway, the calls not run still
+ * get a result saying so, so no call in the history is left unanswered.
+ */
+async function actOnReply(
+  run: Run,
+  actions: readonly (MessageAction | ToolCallAction)[],
+): Promise<Stop | undefined> {
+  const step = run.guard.steps;
+  const calls: { readonly action: ToolCallAction; readonly recorded: RecordedCall }[] = [];
+  for (const action of actions) {
+    if (action.type === "message") {
+      run.history.append({ role: "assistant", type: "message", content: action.content });
+      continue;
+    }
+    const callId = action.callId ?? `call_${step}_${calls.length + 1}`;
+    calls.push({ action, recorded: { callId, input: recordCall(run, action, callId) } });
+  }
+  for (const [index, { action, recorded }] of calls.entries()) {
+    const stop = await callTool(run, action, recorded);
+    if (stop === undefined) continue;
+    for (const rest of calls.slice(index + 1)) {
+      const ref: ToolCallRef = { run, step, callId: rest.recorded.callId, tool: rest.action.tool };
+      toolFailed(ref, { code: "not_run", message: `未执行：${stop.reason}` }, false);
+    }
+    return stop;
+  }
+  return undefined;
+}
+
+/** A tool call already written into the history, with its frozen input. */
+interface RecordedCall {
+  readonly callId: string;
+  readonly input: ToolInput;
+}
+
+/** Writes a tool call into the history, with a private frozen copy of its input. */
+function recordCall(run: Run, action: ToolCallAction, callId: string): ToolInput {
   // A private frozen copy: neither the provider's objects nor the tool can change history.
   const input = deepFreeze(copyJson(action.input));
   run.history.append({ role: "assistant", type: "tool_call", callId, tool: action.tool, input });
+  return input;
+}
+
+/**
+ * Runs one tool call and writes its result back as a tool message, in the order
+ * of the calls. An expected error (invalid input, a tool returning `toolError(...)`)
+ * is written back like a value and the run goes on; returns a stop when the run
+ * must end (an unknown tool, a throwing tool, a budget, a cancel). `recorded`: the
+ * call is already in the history (a reply of several actions).
+ */
+async function callTool(
+  run: Run,
+  action: ToolCallAction,
+  recorded?: RecordedCall,
+): Promise<Stop | undefined> {
+  const steps = run.guard.steps;
+  const callId = recorded?.callId ?? action.callId ?? `call_${steps}`;
+  const input = recorded?.input ?? recordCall(run, action, callId);
   const ref: ToolCallRef = { run, step: steps, callId, tool: action.tool };
 
   const tool = run.tools.get(action.tool);

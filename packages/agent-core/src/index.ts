@@ -11,6 +11,7 @@ export {
   canonicalJson,
   FinishActionSchema,
   fingerprintAction,
+  type MessageAction,
   MessageActionSchema,
   parseAction,
   type ToolCallAction,

@@ -61,8 +61,11 @@ export interface LoopGuard {
   beforeModelCall(): GuardVerdict;
   /** Adds the tokens of a model reply, valid or not (tokens are spent either way). */
   recordUsage(usage: TokenUsage | undefined): void;
-  /** A valid action arrived: counts the step, then checks for a repeat. */
-  recordAction(action: Action): GuardVerdict;
+  /**
+   * A valid reply arrived: counts the step, then checks for a repeat. A reply of
+   * several actions is one step and repeats only when the whole list repeats.
+   */
+  recordAction(action: Action | readonly Action[]): GuardVerdict;
   /** Before a registered tool runs: the tool-call budget. */
   beforeToolCall(): GuardVerdict;
   /** A tool is about to really run: counts it. */
@@ -140,13 +143,18 @@ export function createLoopGuard(limits: Limits, options: LoopGuardOptions = {}):
       // so the repeated action itself is counted (maxRepeatedActions: 1 stops at steps: 2).
       steps += 1;
       if (checked.maxRepeatedActions === undefined) return CONTINUE;
-      const fingerprint = fingerprintAction(action);
+      const fingerprint = isActionList(action)
+        ? `[${action.map(fingerprintAction).join(",")}]`
+        : fingerprintAction(action);
       repeats = fingerprint === lastFingerprint ? repeats + 1 : 1;
       lastFingerprint = fingerprint;
       if (repeats > checked.maxRepeatedActions) {
+        const what = isActionList(action)
+          ? `同一组 ${action.length} 个动作`
+          : `同一个 ${action.type} 动作`;
         return stop(
           "repeated_action",
-          `同一个 ${action.type} 动作连续出现 ${repeats} 次，超过上限 ${checked.maxRepeatedActions}`,
+          `${what}连续出现 ${repeats} 次，超过上限 ${checked.maxRepeatedActions}`,
         );
       }
       return CONTINUE;
@@ -187,4 +195,8 @@ export function createLoopGuard(limits: Limits, options: LoopGuardOptions = {}):
       };
     },
   };
+}
+
+function isActionList(action: Action | readonly Action[]): action is readonly Action[] {
+  return Array.isArray(action);
 }

@@ -38,9 +38,13 @@ export interface ModelRequest {
 /**
  * A provider's reply: the model's action (validated by the loop with
  * `parseAction`, because a model may reply anything) and the tokens it used.
+ * A reply that holds several actions (real APIs return a text and several tool
+ * calls at once) gives them as `actions` instead: the loop records them all, runs
+ * the tool calls in order and answers every one before it asks the model again.
  */
 export interface ModelResponse {
-  readonly action: unknown;
+  readonly action?: unknown;
+  readonly actions?: readonly unknown[];
   readonly usage?: TokenUsage;
 }
 
@@ -52,11 +56,16 @@ export interface Provider {
   complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
 }
 
-/** The shape a provider must resolve to; `action` is checked separately. */
-export const ModelResponseSchema = z.object({
-  action: z.unknown(),
-  usage: TokenUsageSchema.optional(),
-});
+/** The shape a provider must resolve to; the actions are checked separately. */
+export const ModelResponseSchema = z
+  .object({
+    action: z.unknown().optional(),
+    actions: z.array(z.unknown()).min(1, "actions 不能为空").optional(),
+    usage: TokenUsageSchema.optional(),
+  })
+  .refine((response) => (response.action === undefined) !== (response.actions === undefined), {
+    message: "需要 action 或 actions 之一（且只能有一个）",
+  });
 
 /** The outcome of `parseModelResponse`. */
 export type ModelResponseParseResult =

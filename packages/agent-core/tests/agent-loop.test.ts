@@ -728,6 +728,87 @@ describe("runAgent", () => {
     });
   });
 
+  describe("a reply of several actions", () => {
+    const batch = (...actions: unknown[]) => ({ actions });
+    const script = (...turns: ({ actions: unknown[] } | { action: unknown })[]) =>
+      createScriptedProvider(turns);
+
+    it("records the whole reply, then answers every call in order before the next request", async () => {
+      const ran: string[] = [];
+      const tools: ToolSet = {
+        echo: {
+          execute: (input) => {
+            ran.push(String(input.text));
+            return input.text;
+          },
+        },
+      };
+      const provider = script(
+        batch(say("先看两处"), call("echo", { text: "a" }, "A"), call("echo", { text: "b" }, "B")),
+        { action: finish() },
+      );
+      const result = await runAgent("任务", provider, tools, { maxSteps: 5 });
+      expect(result).toMatchObject({ status: "completed", steps: 2, toolCalls: 2 });
+      expect(ran).toEqual(["a", "b"]);
+      expect(provider.requests[1]?.messages.slice(1)).toMatchObject([
+        { role: "assistant", type: "message", content: "先看两处" },
+        { role: "assistant", type: "tool_call", callId: "A", input: { text: "a" } },
+        { role: "assistant", type: "tool_call", callId: "B", input: { text: "b" } },
+        { role: "tool", callId: "A", ok: true, content: "a" },
+        { role: "tool", callId: "B", ok: true, content: "b" },
+      ]);
+    });
+
+    it("gives calls without an id distinct ids, each paired with its result", async () => {
+      const provider = script(batch(call("echo", { text: "a" }), call("echo", { text: "b" })), {
+        action: finish(),
+      });
+      const result = await runAgent("任务", provider, echo, { maxSteps: 5 });
+      const ids = result.messages.map((message) => ("callId" in message ? message.callId : "-"));
+      expect(ids).toEqual(["-", "call_1_1", "call_1_2", "call_1_1", "call_1_2", "-"]);
+    });
+
+    it("answers the calls it did not run when the run stops midway", async () => {
+      const provider = script(batch(call("nope", {}, "A"), call("echo", { text: "b" }, "B")));
+      const result = await runAgent("任务", provider, echo, { maxSteps: 5 });
+      expect(result).toMatchObject({ status: "failed", code: "unknown_tool", toolCalls: 0 });
+      expect(result.messages.slice(3)).toMatchObject([
+        { role: "tool", callId: "A", ok: false },
+        {
+          role: "tool",
+          callId: "B",
+          ok: false,
+          error: { code: "not_run", message: expect.stringContaining("未执行") },
+        },
+      ]);
+    });
+
+    it("rejects a finish that shares a reply with other actions", async () => {
+      const provider = script(batch(call("echo", { text: "a" }), finish()));
+      const result = await runAgent("任务", provider, echo, { maxSteps: 5 });
+      expect(result).toMatchObject({ status: "failed", code: "invalid_action", toolCalls: 0 });
+      expect(result.reason).toContain("actions[1]");
+    });
+
+    it("rejects a reply that gives both action and actions", async () => {
+      const provider: Provider = {
+        complete: async () => ({ action: finish(), actions: [finish()] }),
+      };
+      const result = await runAgent("任务", provider, {}, { maxSteps: 5 });
+      expect(result).toMatchObject({ status: "failed", code: "invalid_action" });
+    });
+
+    it("counts a reply as one step and stops when the whole reply repeats", async () => {
+      const twice = () => batch(call("echo", { text: "a" }), call("echo", { text: "b" }));
+      const provider = script(twice(), twice());
+      const result = await runAgent("任务", provider, echo, {
+        maxSteps: 5,
+        maxRepeatedActions: 1,
+      });
+      expect(result).toMatchObject({ code: "repeated_action", steps: 2, toolCalls: 2 });
+    });
+  });
+
   describe("caller mistakes", () => {
     it("throws InvalidTaskError for a blank goal", async () => {
       await expect(runAgent(" ", replies(finish()), {}, { maxSteps: 1 })).rejects.toBeInstanceOf(

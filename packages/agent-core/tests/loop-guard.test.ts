@@ -90,6 +90,22 @@ describe("createLoopGuard", () => {
       ).toBe(true);
     });
 
+    it("sees a reply of several actions as one step that repeats only as a whole", () => {
+      const guard = createLoopGuard({ maxSteps: 10, maxRepeatedActions: 1 });
+      expect(guard.recordAction([read("a.ts"), read("b.ts")]).stop).toBe(false);
+      expect(guard.recordAction([read("a.ts")]).stop).toBe(false);
+      expect(guard.recordAction(read("a.ts")).stop).toBe(false);
+      const verdict = guard.recordAction(read("a.ts"));
+      expect(verdict).toMatchObject({ stop: true, code: "repeated_action" });
+      expect(guard.steps).toBe(4);
+      const batches = createLoopGuard({ maxSteps: 10, maxRepeatedActions: 1 });
+      batches.recordAction([read("a.ts"), read("b.ts")]);
+      expect(batches.recordAction([read("a.ts"), read("b.ts")])).toMatchObject({
+        stop: true,
+        reason: expect.stringContaining("同一组 2 个动作"),
+      });
+    });
+
     it("does not see a tool call with a different input as a repeat", () => {
       const guard = createLoopGuard({ maxSteps: 10, maxRepeatedActions: 1 });
       guard.recordAction(read("a.ts"));

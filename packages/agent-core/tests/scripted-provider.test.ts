@@ -159,6 +159,19 @@ describe("ScriptSchema", () => {
     ).toBe(false);
   });
 
+  it("turns a turn of several actions into a response with actions", async () => {
+    const parsed = ScriptSchema.parse([{ actions: [{ type: "message", content: "a" }] }]);
+    const provider = createScriptedProvider(parsed);
+    await expect(provider.complete(request(1), never)).resolves.toEqual({
+      actions: [{ type: "message", content: "a" }],
+    });
+  });
+
+  it("rejects a turn with both action and actions", () => {
+    const action = { type: "finish", summary: "x" };
+    expect(ScriptSchema.safeParse([{ action, actions: [action] }]).success).toBe(false);
+  });
+
   it("rejects a turn with neither action nor error", () => {
     expect(ScriptSchema.safeParse([{ delayMs: 5 }]).success).toBe(false);
   });

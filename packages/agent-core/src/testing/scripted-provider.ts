@@ -11,32 +11,33 @@ import {
 
 /**
  * One scripted turn as data (a script file): exactly one of `action` (any value:
- * a valid or deliberately invalid reply) or `error` (the provider rejects with
- * `new Error(error)`), optional `usage`, and `delayMs` to wait before replying
+ * a valid or deliberately invalid reply), `actions` (a reply of several actions)
+ * or `error` (the provider rejects with `new Error(error)`), optional `usage`, and `delayMs` to wait before replying
  * (aborted by the signal). One object schema, not a union, so a problem is
  * reported at its field (`[1].delayMs`), not as "no union member matched".
  */
 export const ScriptedTurnSchema = z
   .strictObject({
     action: z.unknown().optional(),
+    actions: z.array(z.unknown()).optional(),
     error: z.string().optional(),
     usage: TokenUsageSchema.optional(),
     delayMs: z.int().min(0).optional(),
   })
-  .refine((turn) => (turn.action !== undefined) !== (turn.error !== undefined), {
-    message: "每一轮需要 action 或 error 之一（且只能有一个）",
-  });
+  .refine(
+    (turn) =>
+      [turn.action, turn.actions, turn.error].filter((part) => part !== undefined).length === 1,
+    { message: "每一轮需要 action、actions 或 error 之一（且只能有一个）" },
+  );
 
 /** A script: the replies in order. Validate files with this schema. */
 export const ScriptSchema = z.array(ScriptedTurnSchema).transform((turns) =>
   turns.map((turn): ScriptedTurn => {
     const delay = turn.delayMs === undefined ? {} : { delayMs: turn.delayMs };
     if (turn.error !== undefined) return { error: turn.error, ...delay };
-    return {
-      action: turn.action,
-      ...(turn.usage === undefined ? {} : { usage: turn.usage }),
-      ...delay,
-    };
+    const usage = turn.usage === undefined ? {} : { usage: turn.usage };
+    if (turn.actions !== undefined) return { actions: turn.actions, ...usage, ...delay };
+    return { action: turn.action, ...usage, ...delay };
   }),
 );
 
@@ -44,6 +45,11 @@ export const ScriptSchema = z.array(ScriptedTurnSchema).transform((turns) =>
 export type ScriptedTurn =
   | {
       readonly action: unknown;
+      readonly usage?: { inputTokens: number; outputTokens: number };
+      readonly delayMs?: number;
+    }
+  | {
+      readonly actions: readonly unknown[];
       readonly usage?: { inputTokens: number; outputTokens: number };
       readonly delayMs?: number;
     }
@@ -101,10 +107,9 @@ export function createScriptedProvider(script: readonly ScriptedTurn[]): Scripte
       if ("error" in turn) {
         throw turn.error instanceof Error ? turn.error : new Error(String(turn.error));
       }
+      const usage = turn.usage === undefined ? {} : { usage: turn.usage };
       const response: ModelResponse =
-        turn.usage === undefined
-          ? { action: turn.action }
-          : { action: turn.action, usage: turn.usage };
+        "actions" in turn ? { actions: turn.actions, ...usage } : { action: turn.action, ...usage };
       return response;
     },
   };

@@ -1,0 +1,74 @@
+import { z } from "zod";
+
+/**
+ * The Anthropic Messages API wire format (`POST <base>/v1/messages`), as documented,
+ * limited to what the adapter sends and reads.
+ */
+
+/** The `anthropic-version` header the adapter speaks. */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+const TextBlockSchema = z.object({ type: z.literal("text"), text: z.string() });
+
+const ToolUseBlockSchema = z.object({
+  type: z.literal("tool_use"),
+  id: z.string().min(1),
+  name: z.string(),
+  input: z.unknown(),
+});
+
+/** Blocks the adapter does not act on (thinking, server tools…) are recognised and left out. */
+const OtherBlockSchema = z.object({
+  type: z.string().refine((type) => type !== "text" && type !== "tool_use"),
+});
+
+/** A successful response of `POST /v1/messages`. */
+export const AnthropicMessageSchema = z.object({
+  id: z.string().optional(),
+  type: z.literal("message"),
+  role: z.literal("assistant"),
+  content: z.array(z.union([TextBlockSchema, ToolUseBlockSchema, OtherBlockSchema])),
+  stop_reason: z.string().nullish(),
+  usage: z.object({ input_tokens: z.int().min(0), output_tokens: z.int().min(0) }),
+});
+
+/** A successful response of `POST /v1/messages`. */
+export type AnthropicMessage = z.infer<typeof AnthropicMessageSchema>;
+
+/** A content block the adapter sends. */
+export type AnthropicBlock =
+  | { readonly type: "text"; readonly text: string }
+  | {
+      readonly type: "tool_use";
+      readonly id: string;
+      readonly name: string;
+      readonly input: Readonly<Record<string, unknown>>;
+    }
+  | {
+      readonly type: "tool_result";
+      readonly tool_use_id: string;
+      readonly content: string;
+      readonly is_error?: boolean;
+    };
+
+/** A message the adapter sends: roles are only `user` and `assistant`. */
+export interface AnthropicRequestMessage {
+  readonly role: "user" | "assistant";
+  readonly content: string | readonly AnthropicBlock[];
+}
+
+/** A tool as the API describes one to the model. */
+export interface AnthropicTool {
+  readonly name: string;
+  readonly description: string;
+  readonly input_schema: Readonly<Record<string, unknown>>;
+}
+
+/** The request body the adapter sends (`max_tokens` is required by the API). */
+export interface AnthropicRequest {
+  readonly model: string;
+  readonly max_tokens: number;
+  readonly system?: string;
+  readonly messages: readonly AnthropicRequestMessage[];
+  readonly tools?: readonly AnthropicTool[];
+}

@@ -1,0 +1,92 @@
+import type { Message, ToolInput } from "@coding-agent/agent-core";
+
+/** One tool call of an assistant turn. */
+export interface TurnCall {
+  readonly callId: string;
+  readonly tool: string;
+  readonly input: ToolInput;
+}
+
+/** One tool result, in the order of the calls. */
+export interface TurnResult {
+  readonly callId: string;
+  readonly tool: string;
+  readonly ok: boolean;
+  /** The observation text the model sees (a value, or the `{ ok: false, error }` JSON). */
+  readonly content: string;
+}
+
+/**
+ * A run's history regrouped the way chat APIs see a conversation: the task, then
+ * assistant turns (text and the tool calls of one reply) each followed by the
+ * results of their calls.
+ */
+export type Turn =
+  | { readonly kind: "user"; readonly text: string }
+  | { readonly kind: "assistant"; readonly text: string; readonly calls: readonly TurnCall[] }
+  | { readonly kind: "results"; readonly results: readonly TurnResult[] };
+
+/**
+ * Groups a history into turns. The loop writes one reply as its text (if any),
+ * then all its tool calls, then their results, so consecutive calls belong to one
+ * reply, and a reply's text opens its turn.
+ */
+export function toTurns(messages: readonly Message[]): Turn[] {
+  const turns: Turn[] = [];
+  for (const message of messages) {
+    const last = turns.at(-1);
+    switch (message.role) {
+      case "user":
+        turns.push({ kind: "user", text: message.content });
+        break;
+      case "assistant": {
+        if (message.type === "tool_call") {
+          const call = { callId: message.callId, tool: message.tool, input: message.input };
+          if (last?.kind === "assistant") {
+            turns[turns.length - 1] = { ...last, calls: [...last.calls, call] };
+          } else {
+            turns.push({ kind: "assistant", text: "", calls: [call] });
+          }
+          break;
+        }
+        const text = message.type === "message" ? message.content : message.summary;
+        if (last?.kind === "assistant" && last.calls.length === 0) {
+          turns[turns.length - 1] = { ...last, text: joinText(last.text, text) };
+        } else {
+          turns.push({ kind: "assistant", text, calls: [] });
+        }
+        break;
+      }
+      case "tool": {
+        const result = {
+          callId: message.callId,
+          tool: message.tool,
+          ok: message.ok,
+          content: resultText(message),
+        };
+        if (last?.kind === "results") {
+          turns[turns.length - 1] = { ...last, results: [...last.results, result] };
+        } else {
+          turns.push({ kind: "results", results: [result] });
+        }
+        break;
+      }
+      default: {
+        const unreachable: never = message;
+        throw new TypeError(`unhandled message ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+  return turns;
+}
+
+function joinText(first: string, second: string): string {
+  return first === "" ? second : `${first}\n\n${second}`;
+}
+
+/** What the model sees of a tool result. */
+function resultText(message: Extract<Message, { role: "tool" }>): string {
+  if (message.ok) return message.content;
+  if ("content" in message && typeof message.content === "string") return message.content;
+  return JSON.stringify({ ok: false, error: message.error });
+}

@@ -1,0 +1,45 @@
+import { createRedactor, type Redactor } from "@coding-agent/agent-core";
+import { InvalidProviderOptionsError } from "./errors.ts";
+
+/** What every adapter is configured with. */
+export interface ProviderOptions {
+  /** The model name the API expects. Required. */
+  readonly model: string;
+  /** The key, sent in the vendor's auth header and masked in every error. */
+  readonly apiKey?: string;
+  /** The API's base URL; the vendor's own when left out. */
+  readonly baseUrl?: string;
+  /** A system prompt sent before the task. */
+  readonly system?: string;
+  /** Cap on the tokens of one reply. */
+  readonly maxTokens?: number;
+}
+
+/** Checks the options every adapter shares; returns the base URL without a trailing slash. */
+export function checkOptions(options: ProviderOptions, defaultBaseUrl: string): string {
+  if (typeof options.model !== "string" || options.model.trim() === "") {
+    throw new InvalidProviderOptionsError("缺少模型名（model）");
+  }
+  const base = (options.baseUrl ?? defaultBaseUrl).replace(/\/+$/, "");
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new InvalidProviderOptionsError(`base URL 无效：${base}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new InvalidProviderOptionsError(`base URL 必须是 http(s)：${base}`);
+  }
+  if (
+    options.maxTokens !== undefined &&
+    !(Number.isInteger(options.maxTokens) && options.maxTokens > 0)
+  ) {
+    throw new InvalidProviderOptionsError(`maxTokens 必须是正整数：${options.maxTokens}`);
+  }
+  return base;
+}
+
+/** A redactor that masks this key as well as the usual secret shapes. */
+export function redactorFor(apiKey: string | undefined): Redactor {
+  return createRedactor(apiKey === undefined || apiKey === "" ? {} : { secrets: [apiKey] });
+}

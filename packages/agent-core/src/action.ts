@@ -12,6 +12,12 @@ export const ToolCallActionSchema = z.strictObject({
   tool: z.string().min(1),
   input: z.record(z.string(), z.json()),
   callId: z.string().min(1).optional(),
+  /**
+   * Set by a provider that could not read the model's arguments (not JSON, not an
+   * object): why. The tool never runs; the call is answered `invalid_input` so the
+   * model can correct it, instead of the reply being dropped or the run crashing.
+   */
+  inputError: z.string().min(1).optional(),
 });
 
 /** The model proposes that the task is done. */
@@ -92,7 +98,12 @@ export function fingerprintAction(action: Action): string {
     case "message":
       return canonicalJson({ type: action.type, content: action.content });
     case "tool_call":
-      return canonicalJson({ type: action.type, tool: action.tool, input: action.input });
+      return canonicalJson({
+        type: action.type,
+        tool: action.tool,
+        input: action.input,
+        ...(action.inputError === undefined ? {} : { inputError: action.inputError }),
+      });
     case "finish":
       return canonicalJson({ type: action.type, summary: action.summary });
     default: {

@@ -341,6 +341,12 @@ async function callTool(
     toolFailed(ref, { code: "unknown_tool", message: reason }, false);
     return { code: "unknown_tool", reason };
   }
+  if (action.inputError !== undefined) {
+    // The provider could not read the arguments: nothing to validate, nothing to run.
+    const issue = { path: "(root)", message: action.inputError };
+    const message = `工具 ${action.tool} 的输入无法读取：${action.inputError}`;
+    return toolErrored(ref, { code: "invalid_input", message, issues: [issue] });
+  }
   let checked: ToolInputCheck;
   try {
     checked = run.tools.validate(action.tool, input);

@@ -105,6 +105,13 @@ describe("fingerprintAction", () => {
     expect(fingerprintAction(call({ path: "a.ts" }))).not.toBe(fingerprintAction(other));
   });
 
+  it("differs for calls whose unreadable arguments differ, even with the same empty input", () => {
+    const unreadable = (inputError: string) =>
+      valid({ type: "tool_call", tool: "echo", input: {}, inputError });
+    expect(fingerprintAction(unreadable("{a:"))).not.toBe(fingerprintAction(unreadable("{b:")));
+    expect(fingerprintAction(unreadable("{a:"))).not.toBe(fingerprintAction(call({})));
+  });
+
   it("differs between a message and a finish with the same text", () => {
     expect(fingerprintAction({ type: "message", content: "x" })).not.toBe(
       fingerprintAction({ type: "finish", summary: "x" }),

@@ -579,6 +579,27 @@ describe("runAgent", () => {
       });
     });
 
+    it("answers a call whose arguments the provider could not read with invalid_input, without running the tool", async () => {
+      const { execute, tools } = strictEcho();
+      const unreadable = { ...call("echo", {}, "c1"), inputError: "参数不是合法 JSON：{text:" };
+      const provider = replies(unreadable, call("echo", { text: "hi" }, "c2"), finish());
+      const result = await runAgent("任务", provider, tools, { maxSteps: 5 });
+      expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
+      expect(execute).toHaveBeenCalledTimes(1);
+      expect(provider.requests[1]?.messages.slice(1)).toMatchObject([
+        { role: "assistant", type: "tool_call", callId: "c1", input: {} },
+        {
+          role: "tool",
+          callId: "c1",
+          ok: false,
+          error: {
+            code: "invalid_input",
+            issues: [{ path: "(root)", message: "参数不是合法 JSON：{text:" }],
+          },
+        },
+      ]);
+    });
+
     it("writes an error the tool returns back with its code, and the run goes on", async () => {
       const tools: ToolSet = {
         read_file: {

@@ -55,9 +55,7 @@ export function toAnthropicTools(tools: readonly ToolDescription[]): AnthropicTo
   return tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
-    input_schema: (tool as { inputSchema?: Readonly<Record<string, unknown>> }).inputSchema ?? {
-      type: "object",
-    },
+    input_schema: tool.inputSchema,
   }));
 }
 

@@ -58,11 +58,12 @@ export function toTurns(messages: readonly Message[]): Turn[] {
         break;
       }
       case "tool": {
+        // Both outcomes carry `content`: the value, or the `{ ok: false, error }` JSON.
         const result = {
           callId: message.callId,
           tool: message.tool,
           ok: message.ok,
-          content: resultText(message),
+          content: message.content,
         };
         if (last?.kind === "results") {
           turns[turns.length - 1] = { ...last, results: [...last.results, result] };
@@ -82,11 +83,4 @@ export function toTurns(messages: readonly Message[]): Turn[] {
 
 function joinText(first: string, second: string): string {
   return first === "" ? second : `${first}\n\n${second}`;
-}
-
-/** What the model sees of a tool result. */
-function resultText(message: Extract<Message, { role: "tool" }>): string {
-  if (message.ok) return message.content;
-  if ("content" in message && typeof message.content === "string") return message.content;
-  return JSON.stringify({ ok: false, error: message.error });
 }

@@ -49,7 +49,7 @@ export function toChatMessages(messages: readonly Message[], system?: string): C
 export function toChatTools(tools: readonly ToolDescription[]): ChatTool[] {
   return tools.map((tool) => ({
     type: "function",
-    function: { name: tool.name, description: tool.description, parameters: parametersOf(tool) },
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
   }));
 }
 
@@ -90,10 +90,4 @@ export function fromChatCompletion(completion: ChatCompletion, step: number): Mo
     });
   });
   return { actions, ...usage };
-}
-
-/** A tool's JSON Schema; an older registry without one accepts any object. */
-function parametersOf(tool: ToolDescription): Readonly<Record<string, unknown>> {
-  const schema = (tool as { inputSchema?: Readonly<Record<string, unknown>> }).inputSchema;
-  return schema ?? { type: "object" };
 }

@@ -62,13 +62,15 @@ describe("toAnthropicMessages", () => {
   });
 
   it("marks a failed call's result is_error", () => {
-    const failed = {
+    const error = { code: "not_found", message: "坏了" };
+    const failed: Message = {
       role: "tool",
       callId: "t1",
       tool: "echo",
       ok: false,
-      error: "坏了",
-    } as unknown as Message;
+      error,
+      content: JSON.stringify({ error, ok: false }),
+    };
     const history: Message[] = [
       user,
       { role: "assistant", type: "tool_call", callId: "t1", tool: "echo", input: {} },

@@ -130,6 +130,7 @@ describe("createAnthropicProvider", () => {
             {
               type: "tool_result",
               tool_use_id: "toolu_fake0002",
+              is_error: true,
               content: expect.stringContaining("not_found"),
             },
             { type: "tool_result", tool_use_id: "toolu_fake0003", content: "三" },

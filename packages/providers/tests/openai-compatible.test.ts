@@ -160,6 +160,29 @@ describe("createOpenAICompatibleProvider", () => {
     });
   });
 
+  describe("arguments that are not JSON", () => {
+    it("answers the call invalid_input without running the tool, and the model corrects itself", async () => {
+      const server = await serve([
+        { calls: [{ name: "echo", arguments: '{"text": "你好"' }] },
+        { calls: [{ name: "echo", input: { text: "你好" } }] },
+        { text: "好了" },
+      ]);
+      const result = await run(server);
+      expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
+      expect(calls).toEqual(["你好"]);
+      expect(server.rejected).toEqual([]);
+      const answer = sent(server, 1).messages?.at(-1) as { role: string; content: string };
+      expect(answer.role).toBe("tool");
+      expect(JSON.parse(answer.content)).toMatchObject({
+        ok: false,
+        error: {
+          code: "invalid_input",
+          issues: [{ message: expect.stringContaining("参数不是合法 JSON") }],
+        },
+      });
+    });
+  });
+
   describe("failures become provider_error", () => {
     it("reports a wrong key as HTTP 401 with the API's message, never the key", async () => {
       const server = await serve([{ text: "不会到这里" }]);

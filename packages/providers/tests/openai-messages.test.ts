@@ -75,13 +75,15 @@ describe("toChatMessages", () => {
   });
 
   it("sends a failed call's error to the model as the tool message content", () => {
-    const failed = {
+    const error = { code: "unknown_tool", message: "未知工具：echo" };
+    const failed: Message = {
       role: "tool",
       callId: "c1",
       tool: "echo",
       ok: false,
-      error: "未知工具：echo",
-    } as unknown as Message;
+      error,
+      content: JSON.stringify({ error, ok: false }),
+    };
     const sent = toChatMessages([user, callMessage("c1"), failed]).at(-1);
     expect(sent).toMatchObject({ role: "tool", tool_call_id: "c1" });
     expect(sent?.content).toContain("未知工具：echo");

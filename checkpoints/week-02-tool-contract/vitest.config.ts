@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
-    testTimeout: 10_000,
+    // Only a hang guard: on a busy machine the first HTTP round trip alone can take seconds.
+    testTimeout: 60_000,
   },
 });

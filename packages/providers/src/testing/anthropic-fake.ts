@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_FAKE_USAGE, type FakeCall, type FakeUsage } from "./fake-script.ts";
+import { DEFAULT_FAKE_USAGE, type FakeReply } from "./fake-script.ts";
 import type { ApiError } from "./openai-fake.ts";
 
 /** `{ type: "error", error: { type, message } }`, as the Anthropic API writes its errors. */
@@ -140,14 +140,7 @@ function toolUseIds(blocks: readonly Block[]): string[] {
 }
 
 /** A recorded-style `message` answer. */
-export function renderAnthropicReply(options: {
-  readonly sequence: number;
-  readonly model: string;
-  readonly text: string | undefined;
-  readonly calls: readonly FakeCall[];
-  readonly usage: FakeUsage | undefined;
-  readonly nextCallId: () => string;
-}): unknown {
+export function renderAnthropicReply(options: FakeReply): unknown {
   const usage = options.usage ?? DEFAULT_FAKE_USAGE;
   const content: unknown[] =
     options.text === undefined || options.text === "" ? [] : [{ type: "text", text: options.text }];

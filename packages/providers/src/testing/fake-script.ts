@@ -38,3 +38,16 @@ export type FakeTurn =
 
 /** The usage a reply reports when its turn gives none. */
 export const DEFAULT_FAKE_USAGE: FakeUsage = { inputTokens: 12, outputTokens: 5 };
+
+/** What a reply renderer needs to write one API's answer to a scripted turn. */
+export interface FakeReply {
+  /** 1-based number of the served turn (ids and timestamps derive from it). */
+  readonly sequence: number;
+  /** The model the request named, echoed back as the APIs do. */
+  readonly model: string;
+  readonly text: string | undefined;
+  readonly calls: readonly FakeCall[];
+  readonly usage: FakeUsage | undefined;
+  /** A fresh id in the API's style, for a call the script gave none. */
+  readonly nextCallId: () => string;
+}

@@ -11,5 +11,11 @@ export {
   type FakeRequest,
   startFakeModelServer,
 } from "./fake-model-server.ts";
-export { DEFAULT_FAKE_USAGE, type FakeCall, type FakeTurn, type FakeUsage } from "./fake-script.ts";
+export {
+  DEFAULT_FAKE_USAGE,
+  type FakeCall,
+  type FakeReply,
+  type FakeTurn,
+  type FakeUsage,
+} from "./fake-script.ts";
 export { type ApiError, checkOpenAIAuth, checkOpenAIRequest, openaiError } from "./openai-fake.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_FAKE_USAGE, type FakeCall, type FakeUsage } from "./fake-script.ts";
+import { DEFAULT_FAKE_USAGE, type FakeReply } from "./fake-script.ts";
 
 /** An OpenAI-shaped error answer. */
 export interface ApiError {
@@ -182,14 +182,7 @@ function missingResponses(open: Set<string>, index: number): ApiError {
 }
 
 /** A recorded-style `chat.completion` answer. */
-export function renderOpenAIReply(options: {
-  readonly sequence: number;
-  readonly model: string;
-  readonly text: string | undefined;
-  readonly calls: readonly FakeCall[];
-  readonly usage: FakeUsage | undefined;
-  readonly nextCallId: () => string;
-}): unknown {
+export function renderOpenAIReply(options: FakeReply): unknown {
   const usage = options.usage ?? DEFAULT_FAKE_USAGE;
   const toolCalls = options.calls.map((call) => ({
     ...(call.id === null ? {} : { id: call.id ?? options.nextCallId() }),

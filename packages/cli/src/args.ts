@@ -9,10 +9,22 @@ export const RUN_FLAGS = {
   "max-duration-ms": { type: "string", help: "总时长预算，毫秒" },
   "max-repeated-actions": { type: "string", help: "允许连续相同动作的次数（默认 3）" },
   "max-tool-errors": { type: "string", help: "工具连续返回错误的次数上限（默认 5，成功一次清零）" },
+  provider: { type: "string", help: "模型后端：fake（默认，离线脚本）、openai、anthropic" },
+  model: { type: "string", help: "模型名（openai、anthropic 必填）" },
+  "base-url": {
+    type: "string",
+    help: "API 地址，否则读 OPENAI_BASE_URL / ANTHROPIC_BASE_URL，再否则用官方地址",
+  },
   script: { type: "string", help: "Fake Model 脚本文件（JSON 数组），不给则用内置脚本" },
   json: { type: "boolean", help: "以 JSON 输出运行结果" },
   help: { type: "boolean", help: "显示帮助" },
 } as const;
+
+/** Model backends `--provider` accepts. */
+export const PROVIDERS = ["fake", "openai", "anthropic"] as const;
+
+/** A model backend. */
+export type ProviderName = (typeof PROVIDERS)[number];
 
 /** The commands the CLI knows. */
 export const COMMANDS = ["run", "help"] as const;
@@ -26,6 +38,11 @@ const count = (flag: string) =>
 
 /** What `--flag value` strings must be; numbers arrive as text from argv. */
 const RunFlagsSchema = z.strictObject({
+  provider: z
+    .enum(PROVIDERS, { error: `--provider 只能是 ${PROVIDERS.join("、")}` })
+    .default("fake"),
+  model: z.string().trim().min(1, "--model 需要模型名").optional(),
+  "base-url": z.string().trim().min(1, "--base-url 需要地址").optional(),
   "max-steps": count("max-steps").default(20),
   "max-tool-calls": count("max-tool-calls").optional(),
   "max-tokens": count("max-tokens").optional(),
@@ -56,6 +73,12 @@ export type CliCommand =
         maxToolErrors?: number;
       };
       readonly scriptPath?: string;
+      /** The backend; `model` and `baseUrl` only for a real one (checked when parsing). */
+      readonly provider: {
+        readonly name: ProviderName;
+        readonly model?: string;
+        readonly baseUrl?: string;
+      };
       readonly json: boolean;
     };
 
@@ -74,12 +97,13 @@ export function usage(): string {
     '用法：coding-agent run "<目标>" [选项]',
     "",
     "命令：",
-    "  run    用离线 Fake Model 和内置工具（echo、sleep）运行 Agent",
+    "  run    用内置工具（echo、sleep）运行 Agent：默认离线 Fake Model，或 --provider 指定真实模型",
     "  help   显示帮助",
     "",
     "选项：",
     ...flags,
     "",
+    "密钥只从环境变量读取：OPENAI_API_KEY、ANTHROPIC_API_KEY（没有命令行选项）",
     "退出码：0 完成 · 1 失败 · 2 用法错误 · 3 超出预算 · 4 被阻止 · 130 已取消",
   ].join("\n");
 }
@@ -116,6 +140,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
   const goal = parsed.positionals[0]?.trim() ?? "";
   if (goal.length === 0) return bad("目标不能为空");
   const f = flags.data;
+  const mismatch = providerMismatch(f.provider, f);
+  if (mismatch !== undefined) return bad(mismatch);
   return {
     ok: true,
     command: {
@@ -130,6 +156,11 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         ...(f["max-tool-errors"] === undefined ? {} : { maxToolErrors: f["max-tool-errors"] }),
       },
       ...(f.script === undefined ? {} : { scriptPath: f.script }),
+      provider: {
+        name: f.provider,
+        ...(f.model === undefined ? {} : { model: f.model }),
+        ...(f["base-url"] === undefined ? {} : { baseUrl: f["base-url"] }),
+      },
       json: f.json,
     },
   };
@@ -140,6 +171,21 @@ function parseRunArgs(args: readonly string[]) {
     Object.entries(RUN_FLAGS).map(([name, flag]) => [name, { type: flag.type }]),
   ) as { [K in keyof typeof RUN_FLAGS]: { type: (typeof RUN_FLAGS)[K]["type"] } };
   return parseArgsOrExplain({ args: [...args], options, allowPositionals: true, strict: true });
+}
+
+/** A flag that means nothing for the chosen backend is a mistake, not something to ignore. */
+function providerMismatch(
+  provider: ProviderName,
+  flags: { readonly model?: string; readonly "base-url"?: string; readonly script?: string },
+): string | undefined {
+  if (provider === "fake") {
+    if (flags.model !== undefined) return "--model 只用于 --provider openai 或 anthropic";
+    if (flags["base-url"] !== undefined) return "--base-url 只用于 --provider openai 或 anthropic";
+    return undefined;
+  }
+  if (flags.script !== undefined)
+    return `--script 只用于 --provider fake，不能和 ${provider} 一起用`;
+  return undefined;
 }
 
 function bad(message: string): CliArgsResult {

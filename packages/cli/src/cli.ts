@@ -1,8 +1,15 @@
-import { type RunResult, runAgent } from "@coding-agent/agent-core";
+import {
+  createRedactor,
+  type Provider,
+  type Redactor,
+  type RunResult,
+  runAgent,
+} from "@coding-agent/agent-core";
 import { createScriptedProvider } from "@coding-agent/agent-core/testing";
-import { parseCliArgs, usage } from "./args.ts";
+import { type CliCommand, parseCliArgs, usage } from "./args.ts";
 import { BUILTIN_TOOLS } from "./builtin-tools.ts";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
+import { type CliEnv, createModelBackend } from "./model-provider.ts";
 import { defaultScript, loadScriptFile } from "./script-file.ts";
 
 /** Where the CLI writes; a test passes buffers, `main.ts` passes the process streams. */
@@ -13,12 +20,14 @@ export interface CliIo {
 
 /**
  * Runs the CLI for `argv` (without node and the script path) and returns the exit
- * code. Never calls `process.exit`; `signal` is the user's Ctrl-C.
+ * code. Never calls `process.exit`; `signal` is the user's Ctrl-C; `env` is where
+ * keys and base URLs are read from (the process environment by default).
  */
 export async function runCli(
   argv: readonly string[],
   io: CliIo,
   signal: AbortSignal,
+  env: CliEnv = process.env,
 ): Promise<number> {
   const args = parseCliArgs(argv);
   if (!args.ok) {
@@ -31,22 +40,19 @@ export async function runCli(
       io.stdout(`${usage()}\n`);
       return EXIT_CODES.ok;
     case "run": {
-      let turns = defaultScript(command.goal);
-      if (command.scriptPath !== undefined) {
-        const loaded = await loadScriptFile(command.scriptPath);
-        if (!loaded.ok) {
-          io.stderr(`${loaded.message}\n`);
-          return EXIT_CODES.usage;
-        }
-        turns = [...loaded.turns];
+      const model = await chooseModel(command, env);
+      if (!model.ok) {
+        io.stderr(`${model.message}\n`);
+        return EXIT_CODES.usage;
       }
-      io.stderr("coding-agent：开始运行（Ctrl-C 取消）\n");
+      io.stderr(`coding-agent：开始运行（${model.label}，Ctrl-C 取消）\n`);
       const result = await runAgent(
         command.goal,
-        createScriptedProvider(turns),
+        model.provider,
         BUILTIN_TOOLS,
         command.limits,
         signal,
+        { redact: model.redact },
       );
       io.stdout(command.json ? `${JSON.stringify(toJson(result))}\n` : formatResult(result));
       return exitCodeFor(result.status);
@@ -56,6 +62,43 @@ export async function runCli(
       throw new TypeError(`unhandled command ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/** The model a run talks to, how to describe it, and what to mask. */
+type ModelChoice =
+  | {
+      readonly ok: true;
+      readonly provider: Provider;
+      readonly label: string;
+      readonly redact: Redactor;
+    }
+  | { readonly ok: false; readonly message: string };
+
+/** The fake model (its script) or a real backend, from the command and the environment. */
+async function chooseModel(
+  command: Extract<CliCommand, { kind: "run" }>,
+  env: CliEnv,
+): Promise<ModelChoice> {
+  const { name } = command.provider;
+  if (name === "fake") {
+    let turns = defaultScript(command.goal);
+    if (command.scriptPath !== undefined) {
+      const loaded = await loadScriptFile(command.scriptPath);
+      if (!loaded.ok) return loaded;
+      turns = [...loaded.turns];
+    }
+    const redact = createRedactor({ env });
+    return { ok: true, provider: createScriptedProvider(turns), label: "Fake Model", redact };
+  }
+  const backend = createModelBackend({ ...command.provider, name }, env);
+  if (!backend.ok) return backend;
+  return {
+    ok: true,
+    provider: backend.provider,
+    label: `${name} · ${command.provider.model ?? ""} · ${backend.endpoint}`,
+    // The key is masked wherever it could show: results, reasons, observations.
+    redact: createRedactor({ env, secrets: [backend.apiKey] }),
+  };
 }
 
 /** The result as plain JSON (the history view becomes an array). */

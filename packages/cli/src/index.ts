@@ -3,6 +3,8 @@ export {
   type CliArgsResult,
   type CliCommand,
   COMMANDS,
+  PROVIDERS,
+  type ProviderName,
   parseCliArgs,
   RUN_FLAGS,
   usage,
@@ -10,6 +12,7 @@ export {
 export { BUILTIN_TOOLS } from "./builtin-tools.ts";
 export { type CliIo, runCli } from "./cli.ts";
 export { EXIT_CODES, EXIT_USAGE, type ExitCode, exitCodeFor } from "./exit-codes.ts";
+export { type CliEnv, createModelBackend, type ModelBackend } from "./model-provider.ts";
 export {
   describeParseArgsError,
   type ParseArgsResult,

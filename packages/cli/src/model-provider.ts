@@ -1,0 +1,88 @@
+import type { Provider } from "@coding-agent/agent-core";
+import {
+  ANTHROPIC_DEFAULT_BASE_URL,
+  createAnthropicProvider,
+  createOpenAICompatibleProvider,
+  InvalidProviderOptionsError,
+  OPENAI_DEFAULT_BASE_URL,
+} from "@coding-agent/providers";
+import type { ProviderName } from "./args.ts";
+
+/** The environment the CLI reads keys and base URLs from. */
+export type CliEnv = Readonly<Record<string, string | undefined>>;
+
+/** Where each real backend reads its key and base URL, and its own default URL. */
+const BACKENDS = {
+  openai: {
+    keyVariable: "OPENAI_API_KEY",
+    baseUrlVariable: "OPENAI_BASE_URL",
+    defaultBaseUrl: OPENAI_DEFAULT_BASE_URL,
+    create: createOpenAICompatibleProvider,
+  },
+  anthropic: {
+    keyVariable: "ANTHROPIC_API_KEY",
+    baseUrlVariable: "ANTHROPIC_BASE_URL",
+    defaultBaseUrl: ANTHROPIC_DEFAULT_BASE_URL,
+    create: createAnthropicProvider,
+  },
+} as const;
+
+/** A real model backend, ready: the provider, the key to mask, and where it talks to. */
+export type ModelBackend =
+  | {
+      readonly ok: true;
+      readonly provider: Provider;
+      readonly apiKey: string;
+      /** The base URL without any credentials in it, safe to print. */
+      readonly endpoint: string;
+    }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * Builds the provider for `--provider openai|anthropic`: the model from `--model`,
+ * the key only from the backend's environment variable (never a flag), the base
+ * URL from `--base-url`, else the backend's variable, else the vendor's. A missing
+ * model or key, or a bad URL, is a usage mistake named in Chinese.
+ */
+export function createModelBackend(
+  choice: {
+    readonly name: Exclude<ProviderName, "fake">;
+    readonly model?: string;
+    readonly baseUrl?: string;
+  },
+  env: CliEnv,
+): ModelBackend {
+  const backend = BACKENDS[choice.name];
+  if (choice.model === undefined) {
+    return { ok: false, message: `--provider ${choice.name} 需要 --model <模型名>` };
+  }
+  const apiKey = env[backend.keyVariable]?.trim() ?? "";
+  if (apiKey === "") {
+    return {
+      ok: false,
+      message: `--provider ${choice.name} 需要环境变量 ${backend.keyVariable}（密钥只从环境变量读取；本地服务不校验密钥时可设为任意值）`,
+    };
+  }
+  const baseUrl =
+    choice.baseUrl ?? nonEmpty(env[backend.baseUrlVariable]) ?? backend.defaultBaseUrl;
+  try {
+    const provider = backend.create({ model: choice.model, apiKey, baseUrl });
+    return { ok: true, provider, apiKey, endpoint: withoutCredentials(baseUrl) };
+  } catch (error) {
+    if (!(error instanceof InvalidProviderOptionsError)) throw error;
+    const source = choice.baseUrl !== undefined ? "--base-url" : backend.baseUrlVariable;
+    return { ok: false, message: `${source} 无效：${error.message}` };
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+/** A URL as safe to print: any user name or password in it removed. */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = "";
+  parsed.password = "";
+  return parsed.toString().replace(/\/$/, "");
+}

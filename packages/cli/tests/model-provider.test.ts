@@ -1,0 +1,235 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import {
+  type FakeModelServer,
+  type FakeTurn,
+  startFakeModelServer,
+} from "@coding-agent/providers/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../src/cli.ts";
+
+const BIN = fileURLToPath(new URL("../bin/coding-agent.js", import.meta.url));
+const OPENAI_KEY = `sk-proj-${"CliTest0".repeat(4)}`;
+const ANTHROPIC_KEY = `sk-ant-api03-${"CliTest0".repeat(4)}`;
+
+const servers: FakeModelServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+/** The conversation of the e2e runs: the model asks for `echo` once, then answers in text. */
+const ECHO_THEN_TEXT: FakeTurn[] = [
+  { calls: [{ name: "echo", input: { text: "你好" } }] },
+  { text: "我说了：你好" },
+];
+
+async function serve(script: readonly FakeTurn[], apiKey: string) {
+  const server = await startFakeModelServer({ script, apiKey });
+  servers.push(server);
+  return server;
+}
+
+async function cli(argv: string[], env: Record<string, string | undefined>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(
+    argv,
+    { stdout: (t) => out.push(t), stderr: (t) => err.push(t) },
+    new AbortController().signal,
+    env,
+  );
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+describe("coding-agent run against a real model API (loopback server)", () => {
+  it("completes with --provider openai: echo once, then the model's text as the summary", async () => {
+    const server = await serve(ECHO_THEN_TEXT, OPENAI_KEY);
+    const { code, stdout, stderr } = await cli(
+      [
+        "run",
+        "你好",
+        "--provider",
+        "openai",
+        "--model",
+        "m",
+        "--base-url",
+        server.openaiBaseUrl,
+        "--json",
+      ],
+      { OPENAI_API_KEY: OPENAI_KEY },
+    );
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result).toMatchObject({ status: "completed", summary: "我说了：你好", toolCalls: 1 });
+    expect(result.messages).toContainEqual(
+      expect.objectContaining({ role: "tool", tool: "echo", ok: true, content: "你好" }),
+    );
+    expect(server.rejected).toEqual([]);
+    expect(server.requests.map((request) => request.path)).toEqual([
+      "/v1/chat/completions",
+      "/v1/chat/completions",
+    ]);
+    expect(stderr).toContain(`openai · m · ${server.openaiBaseUrl}`);
+    expect(stdout + stderr).not.toContain(OPENAI_KEY);
+  });
+
+  it("completes with --provider anthropic the same way, through /v1/messages", async () => {
+    const server = await serve(ECHO_THEN_TEXT, ANTHROPIC_KEY);
+    const { code, stdout } = await cli(
+      [
+        "run",
+        "你好",
+        "--provider",
+        "anthropic",
+        "--model",
+        "c",
+        "--base-url",
+        server.anthropicBaseUrl,
+      ],
+      { ANTHROPIC_API_KEY: ANTHROPIC_KEY },
+    );
+    expect(code).toBe(0);
+    expect(stdout).toContain("摘要：我说了：你好");
+    expect(server.rejected).toEqual([]);
+    expect(server.requests.map((request) => request.path)).toEqual([
+      "/v1/messages",
+      "/v1/messages",
+    ]);
+    expect(server.requests[0]?.headers["x-api-key"]).toBe(ANTHROPIC_KEY);
+  });
+
+  it("takes the base URL from OPENAI_BASE_URL when --base-url is not given", async () => {
+    const server = await serve([{ text: "好" }], OPENAI_KEY);
+    const { code } = await cli(["run", "你好", "--provider", "openai", "--model", "m"], {
+      OPENAI_API_KEY: OPENAI_KEY,
+      OPENAI_BASE_URL: server.openaiBaseUrl,
+    });
+    expect(code).toBe(0);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("prefers --base-url over ANTHROPIC_BASE_URL", async () => {
+    const server = await serve([{ text: "好" }], ANTHROPIC_KEY);
+    const { code } = await cli(
+      [
+        "run",
+        "你好",
+        "--provider",
+        "anthropic",
+        "--model",
+        "c",
+        "--base-url",
+        server.anthropicBaseUrl,
+      ],
+      { ANTHROPIC_API_KEY: ANTHROPIC_KEY, ANTHROPIC_BASE_URL: "http://127.0.0.1:1" },
+    );
+    expect(code).toBe(0);
+  });
+
+  it("exits 1 with provider_error when the API rejects the call, and masks the key it echoes", async () => {
+    const server = await serve(
+      [{ status: 400, body: { error: { message: `bad request for key ${OPENAI_KEY}` } } }],
+      OPENAI_KEY,
+    );
+    const { code, stdout } = await cli(
+      ["run", "你好", "--provider", "openai", "--model", "m", "--base-url", server.openaiBaseUrl],
+      { OPENAI_API_KEY: OPENAI_KEY },
+    );
+    expect(code).toBe(1);
+    expect(stdout).toContain("provider_error");
+    expect(stdout).toContain("HTTP 400");
+    expect(stdout).not.toContain(OPENAI_KEY);
+  });
+});
+
+describe("coding-agent run: provider usage errors (exit 2)", () => {
+  const withKey = { OPENAI_API_KEY: OPENAI_KEY };
+  it.each([
+    [
+      "a missing OPENAI_API_KEY",
+      ["--provider", "openai", "--model", "m"],
+      {},
+      "需要环境变量 OPENAI_API_KEY",
+    ],
+    [
+      "a missing ANTHROPIC_API_KEY (another backend's key does not count)",
+      ["--provider", "anthropic", "--model", "c"],
+      withKey,
+      "需要环境变量 ANTHROPIC_API_KEY",
+    ],
+    ["a missing model", ["--provider", "openai"], withKey, "--provider openai 需要 --model"],
+    [
+      "an unknown provider",
+      ["--provider", "gemini"],
+      withKey,
+      "--provider 只能是 fake、openai、anthropic",
+    ],
+    ["a key given as a flag", ["--provider", "openai", "--api-key", "sk-x"], withKey, "--api-key"],
+    [
+      "a script for a real model",
+      ["--provider", "openai", "--model", "m", "--script", "s.json"],
+      withKey,
+      "--script 只用于 --provider fake",
+    ],
+    [
+      "a model for the fake",
+      ["--model", "m"],
+      withKey,
+      "--model 只用于 --provider openai 或 anthropic",
+    ],
+    [
+      "a base URL that is not http(s)",
+      ["--provider", "openai", "--model", "m", "--base-url", "ftp://host/v1"],
+      withKey,
+      "--base-url 无效",
+    ],
+  ])("rejects %s, naming it in Chinese", async (_name, flags, env, message) => {
+    const { code, stderr, stdout } = await cli(["run", "你好", ...flags], env);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+    expect(stdout).toBe("");
+  });
+});
+
+describe("the coding-agent bin against an OpenAI-compatible loopback server", {
+  timeout: 120_000,
+}, () => {
+  it("completes from the command line with the key only in the environment", async () => {
+    const server = await serve(ECHO_THEN_TEXT, OPENAI_KEY);
+    const args = [
+      "run",
+      "你好",
+      "--provider",
+      "openai",
+      "--model",
+      "m",
+      "--base-url",
+      server.openaiBaseUrl,
+      "--json",
+    ];
+    const { code, stdout, stderr } = await new Promise<{
+      code: number | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, ...args], {
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, OPENAI_API_KEY: OPENAI_KEY },
+      });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (chunk) => {
+        out += chunk;
+      });
+      child.stderr.on("data", (chunk) => {
+        err += chunk;
+      });
+      child.on("error", reject);
+      child.on("close", (exit) => resolve({ code: exit, stdout: out, stderr: err }));
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ status: "completed", summary: "我说了：你好" });
+    expect(stdout + stderr).not.toContain(OPENAI_KEY);
+    expect(server.rejected).toEqual([]);
+  });
+});

@@ -50,3 +50,50 @@ function toValue<T>(value: T): Settled<T> {
 function toError(error: unknown): Settled<never> {
   return { kind: "error", error };
 }
+
+/**
+ * `settle` for many calls against one signal: one `abort` listener for the whole
+ * run instead of an add and a remove per call (Node's `EventTarget` makes those
+ * the most expensive part of a step). At most one call is raced at a time; call
+ * `dispose` when the run ends so the signal does not keep the run alive.
+ */
+export interface AbortRace {
+  settle<T>(call: () => T | PromiseLike<T>): Promise<Settled<T>>;
+  dispose(): void;
+}
+
+/** Creates the race of one run; without a signal it is `settle` with nothing to race. */
+export function createAbortRace(signal: AbortSignal | undefined): AbortRace {
+  if (signal === undefined) return { settle: (call) => settle(call, undefined), dispose() {} };
+  let pending: ((outcome: Settled<never>) => void) | undefined;
+  const onAbort = () => {
+    const resolve = pending;
+    pending = undefined;
+    resolve?.(ABORTED);
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  return {
+    settle<T>(call: () => T | PromiseLike<T>): Promise<Settled<T>> {
+      if (signal.aborted) return Promise.resolve(ABORTED);
+      return new Promise<Settled<T>>((resolve) => {
+        pending = resolve;
+        const done = (outcome: Settled<T>) => {
+          if (pending === resolve) pending = undefined;
+          resolve(outcome);
+        };
+        try {
+          Promise.resolve(call()).then(
+            (value) => done(toValue(value)),
+            (error: unknown) => done(toError(error)),
+          );
+        } catch (error) {
+          done(toError(error));
+        }
+      });
+    },
+    dispose() {
+      pending = undefined;
+      signal.removeEventListener("abort", onAbort);
+    },
+  };
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errorMessage } from "./errors.ts";
 
 /** The model speaks to the user (or thinks aloud); no side effect. */
 export const MessageActionSchema = z.strictObject({
@@ -51,41 +52,92 @@ const ACTION_TYPES = ["message", "tool_call", "finish"] as const;
 
 /**
  * Validates an unknown model reply. Never throws: a malformed reply (wrong shape,
- * unknown type, extra keys, non-JSON input, even a cyclic object) becomes a reason.
+ * unknown type, extra keys, non-JSON input, a cyclic object, even a Proxy or a
+ * getter that throws) becomes a reason. The reply is read once, into a private
+ * copy of its plain data, and only that copy is validated and returned: a getter
+ * cannot answer differently later, and a `__proto__` key from `JSON.parse` stays
+ * data instead of being dropped.
  */
 export function parseAction(reply: unknown): ActionParseResult {
-  if (typeof reply !== "object" || reply === null || Array.isArray(reply)) {
-    return { ok: false, reason: `模型回复必须是对象，实际是 ${describe(reply)}` };
+  try {
+    return parseCopy(copyPlainData(reply, []));
+  } catch (error) {
+    // A Proxy or getter that throws, or data deep enough to overflow the stack.
+    return { ok: false, reason: `模型回复无法读取或校验：${errorMessage(error)}` };
   }
-  const type = (reply as { type?: unknown }).type;
+}
+
+function parseCopy(data: unknown): ActionParseResult {
+  if (data === CYCLE) return { ok: false, reason: "模型回复含有循环引用，不是 JSON" };
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    return { ok: false, reason: `模型回复必须是对象，实际是 ${describe(data)}` };
+  }
+  const type = (data as { type?: unknown }).type;
   if (!ACTION_TYPES.some((known) => known === type)) {
     return {
       ok: false,
       reason: `未知的动作类型 ${describe(type)}，可选：${ACTION_TYPES.join("、")}`,
     };
   }
-  try {
-    const parsed = ActionSchema.safeParse(reply);
-    if (parsed.success) {
-      // The JSON schema accepts a cyclic object; copying or fingerprinting it would not end.
-      if (parsed.data.type === "tool_call" && !isAcyclic(parsed.data.input, [])) {
-        return { ok: false, reason: "tool_call 动作无效：input 含有循环引用，不是 JSON" };
-      }
-      return { ok: true, action: parsed.data };
-    }
-    const details = parsed.error.issues
-      .map(
-        (issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${issue.message}`,
-      )
-      .join("；");
-    return { ok: false, reason: `${String(type)} 动作无效：${details}` };
-  } catch (error) {
-    // A cyclic or hostile object can make validation itself overflow the stack.
-    return {
-      ok: false,
-      reason: `模型回复无法校验：${error instanceof Error ? error.message : String(error)}`,
-    };
+  const parsed = ActionSchema.safeParse(data);
+  // The copy, not zod's output: zod's records assign keys, which drops `__proto__`.
+  if (parsed.success) return { ok: true, action: data as Action };
+  const details = parsed.error.issues
+    .map(
+      (issue) =>
+        `${issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)"}: ${issue.message}`,
+    )
+    .join("；");
+  return { ok: false, reason: `${String(type)} 动作无效：${details}` };
+}
+
+/** Marks a value that refers to one of its own ancestors. */
+const CYCLE: unique symbol = Symbol("cycle");
+
+/**
+ * Plain objects and arrays copied, each property read once; every other value kept
+ * as it is for the schema to judge. Throws what a hostile value throws.
+ */
+function copyPlainData(value: unknown, ancestors: object[]): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  // A stack, not a Set: replies are shallow, and this runs on every model reply.
+  if (ancestors.includes(value)) return CYCLE;
+  const isArray = Array.isArray(value);
+  if (!isArray) {
+    const prototype = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) return value;
   }
+  ancestors.push(value);
+  let out: unknown;
+  if (isArray) {
+    const items: unknown[] = [];
+    for (let index = 0; index < value.length; index += 1) {
+      const item = copyPlainData(value[index], ancestors);
+      if (item === CYCLE) return CYCLE;
+      items.push(item);
+    }
+    out = items;
+  } else {
+    const record: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const item = copyPlainData((value as Record<string, unknown>)[key], ancestors);
+      if (item === CYCLE) return CYCLE;
+      // Assigning "__proto__" would set the prototype instead of copying the data.
+      if (key === "__proto__") {
+        Object.defineProperty(record, key, {
+          value: item,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else {
+        record[key] = item;
+      }
+    }
+    out = record;
+  }
+  ancestors.pop();
+  return out;
 }
 
 /**
@@ -133,15 +185,4 @@ function describe(value: unknown): string {
     return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === "undefined") return "undefined";
   return typeof value === "object" ? "对象" : `${typeof value} ${String(value)}`;
-}
-
-function isAcyclic(value: unknown, ancestors: object[]): boolean {
-  if (typeof value !== "object" || value === null) return true;
-  // A stack, not a Set: inputs are shallow, and this runs on every tool call.
-  if (ancestors.includes(value)) return false;
-  ancestors.push(value);
-  const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
-  const ok = children.every((child) => isAcyclic(child, ancestors));
-  ancestors.pop();
-  return ok;
 }

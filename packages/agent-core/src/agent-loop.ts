@@ -1,6 +1,6 @@
-import { settle } from "./abortable.ts";
+import { type AbortRace, createAbortRace } from "./abortable.ts";
 import { type Action, type MessageAction, parseAction, type ToolCallAction } from "./action.ts";
-import { InvalidTaskError, isAbortError } from "./errors.ts";
+import { errorMessage, InvalidTaskError, isAbortError } from "./errors.ts";
 import { createLoopGuard, type Limits, type LoopGuard, parseLimits } from "./loop-guard.ts";
 import { createHistory, deepFreeze, type History, type Message } from "./messages.ts";
 import {
@@ -9,7 +9,7 @@ import {
   parseModelResponse,
   type TokenUsage,
 } from "./provider.ts";
-import { createRedactor, type Redactor } from "./redact.ts";
+import { type Redactor, redactorForEnvironment } from "./redact.ts";
 import {
   DEFAULT_MAX_OBSERVATION_CHARS,
   serializeObservation,
@@ -59,9 +59,13 @@ export interface RunOptions {
   readonly trace?: TraceSink;
   /** Milliseconds clock for the duration budget and trace times. */
   readonly clock?: () => number;
-  /** Cap on the characters of one observation. Default 8,000. */
+  /** Cap on the characters of one observation or error text. Default 8,000. */
   readonly maxObservationChars?: number;
-  /** Redactor for observations, errors and trace text. Default: patterns plus secret env values. */
+  /**
+   * Masks secrets in every text that enters the history, the result or the trace.
+   * Default: the built-in patterns plus the values of secret-looking environment
+   * variables, read when the run starts.
+   */
   readonly redact?: Redactor;
 }
 
@@ -100,10 +104,15 @@ interface Run {
   readonly history: History;
   readonly tracer: Tracer;
   readonly redact: Redactor;
-  readonly maxObservationChars: number | undefined;
+  /** Cap on an observation, an error text and a reason. */
+  readonly maxChars: number;
   readonly signal: AbortSignal | undefined;
   /** What provider and tools receive: the caller's signal, or one that never fires. */
   readonly callSignal: AbortSignal;
+  /** Races each provider and tool call against the signal, with one listener per run. */
+  readonly race: AbortRace;
+  /** Call ids already in the history: a model may reuse one, the history may not. */
+  readonly callIds: Set<string>;
 }
 
 /**
@@ -126,20 +135,34 @@ export async function runAgent(
     throw new InvalidTaskError(`invalid task: ${details}`);
   }
   const clock = options.clock ?? (() => performance.now());
+  // Read per run, not per process: a key set or rotated since the last run is masked too.
+  const redact = options.redact ?? redactorForEnvironment();
+  const callerLimits = parseLimits(limits);
   const run: Run = {
-    task: deepFreeze(parsedTask.task),
+    task: deepFreeze(redactTask(parsedTask.task, redact)),
     provider,
     tools: isToolRegistry(tools) ? tools : createToolRegistry(tools),
-    guard: createLoopGuard(tightestLimits(parseLimits(limits), parsedTask.task.budgets), { clock }),
+    guard: createLoopGuard(tightestLimits(callerLimits, parsedTask.task.budgets), { clock }),
     history: createHistory(),
     tracer: createTracer(options.trace, clock),
-    redact: options.redact ?? defaultRedactor(),
-    maxObservationChars: options.maxObservationChars,
+    redact,
+    maxChars: options.maxObservationChars ?? DEFAULT_MAX_OBSERVATION_CHARS,
     signal,
     callSignal: signal ?? new AbortController().signal,
+    race: createAbortRace(signal),
+    callIds: new Set(),
   };
+  try {
+    return await loop(run, callerLimits);
+  } finally {
+    run.race.dispose();
+  }
+}
+
+async function loop(run: Run, limits: Limits): Promise<RunResult> {
   run.history.append({ role: "user", content: renderTask(run.task) });
-  run.tracer.emit({ type: "run_started", goal: run.redact(run.task.goal), limits });
+  // A frozen copy: a sink keeps what it is given, and must not hold the caller's object.
+  run.tracer.emit({ type: "run_started", goal: run.task.goal, limits: Object.freeze(limits) });
 
   while (true) {
     // A cancelled run makes no further model call (and so no further cost).
@@ -150,7 +173,7 @@ export async function runAgent(
     const reply = await askModel(run);
     if (reply.kind === "stop") return finish(run, reply.code, reply.reason);
     if (reply.kind === "actions") {
-      const stop = await actOnReply(run, reply.actions);
+      const stop = await actOnReply(run, reply.actions, reply.tools);
       if (stop !== undefined) return finish(run, stop.code, stop.reason);
       continue;
     }
@@ -165,7 +188,7 @@ export async function runAgent(
         run.history.append({ role: "assistant", type: "message", content: action.content });
         break;
       case "tool_call": {
-        const stop = await callTool(run, action);
+        const stop = await callTool(run, action, reply.tool);
         if (stop !== undefined) return finish(run, stop.code, stop.reason);
         break;
       }
@@ -177,9 +200,17 @@ export async function runAgent(
   }
 }
 
+/**
+ * A valid reply, redacted as it will be recorded (a tool call's `callId` set and
+ * unique in the run), with each tool name as the model wrote it, for the lookup only.
+ */
 type ModelReply =
-  | { readonly kind: "action"; readonly action: Action }
-  | { readonly kind: "actions"; readonly actions: readonly (MessageAction | ToolCallAction)[] }
+  | { readonly kind: "action"; readonly action: Action; readonly tool: string }
+  | {
+      readonly kind: "actions";
+      readonly actions: readonly (MessageAction | ToolCallAction)[];
+      readonly tools: readonly string[];
+    }
   | { readonly kind: "stop"; readonly code: StopCode; readonly reason: string };
 
 type Stop = { readonly code: StopCode; readonly reason: string };
@@ -194,43 +225,43 @@ async function askModel(run: Run): Promise<ModelReply> {
     tools: run.tools.descriptions,
   });
   run.tracer.emit({ type: "model_started", step });
-  const settled = await settle(() => run.provider.complete(request, run.callSignal), run.signal);
+  const settled = await run.race.settle(() => run.provider.complete(request, run.callSignal));
 
   // An abort during the call wins over whatever the provider did or will do.
   if (settled.kind === "aborted" || run.signal?.aborted)
     return modelFailed(run, step, "cancelled", "模型调用期间运行被取消");
   if (settled.kind === "error") {
     if (isAbortError(settled.error)) return modelFailed(run, step, "cancelled", "模型调用被中止");
-    return modelFailed(
-      run,
-      step,
-      "provider_error",
-      `模型调用失败：${run.redact(errorText(settled.error))}`,
-    );
+    return modelFailed(run, step, "provider_error", `模型调用失败：${errorText(settled.error)}`);
   }
   const response = parseModelResponse(settled.value);
-  if (!response.ok) return modelFailed(run, step, "invalid_action", run.redact(response.reason));
+  if (!response.ok) return modelFailed(run, step, "invalid_action", response.reason);
   run.guard.recordUsage(response.response.usage);
   if (response.response.actions !== undefined)
     return parseReplyActions(run, step, response.response.actions, response.response.usage);
   const parsed = parseAction(response.response.action);
   // An invalid reply is not a step: steps count valid replies only.
-  if (!parsed.ok)
-    return modelFailed(run, step, "invalid_action", `模型回复无效：${run.redact(parsed.reason)}`);
+  if (!parsed.ok) return modelFailed(run, step, "invalid_action", `模型回复无效：${parsed.reason}`);
 
-  const verdict = run.guard.recordAction(parsed.action);
+  // From here on only the redacted action exists: history, trace, guard and tool all see it.
+  const action = redactAction(run, parsed.action, `call_${step}`);
+  const verdict = run.guard.recordAction(action);
   if (run.tracer.enabled) {
     run.tracer.emit({
       type: "model_completed",
       step,
       ok: true,
-      actionType: parsed.action.type,
-      detail: boundedText(run, parsed.action),
+      actionType: action.type,
+      detail: boundedText(run, action),
       ...(response.response.usage === undefined ? {} : { usage: response.response.usage }),
     });
   }
   if (verdict.stop) return { kind: "stop", code: verdict.code, reason: verdict.reason };
-  return { kind: "action", action: parsed.action };
+  return {
+    kind: "action",
+    action,
+    tool: parsed.action.type === "tool_call" ? parsed.action.tool : "",
+  };
 }
 
 /**
@@ -243,18 +274,28 @@ function parseReplyActions(
   replies: readonly unknown[],
   usage: TokenUsage | undefined,
 ): ModelReply {
-  const actions: (MessageAction | ToolCallAction)[] = [];
+  const parsedActions: (MessageAction | ToolCallAction)[] = [];
   for (const [index, reply] of replies.entries()) {
     const parsed = parseAction(reply);
     if (!parsed.ok) {
-      const reason = `模型回复无效：actions[${index}]：${run.redact(parsed.reason)}`;
+      const reason = `模型回复无效：actions[${index}]：${parsed.reason}`;
       return modelFailed(run, step, "invalid_action", reason);
     }
     if (parsed.action.type === "finish") {
       const reason = `模型回复无效：actions[${index}] 是 finish，finish 只能单独回复`;
       return modelFailed(run, step, "invalid_action", reason);
     }
-    actions.push(parsed.action);
+    parsedActions.push(parsed.action);
+  }
+  const actions: (MessageAction | ToolCallAction)[] = [];
+  const tools: string[] = [];
+  let calls = 0;
+  for (const parsed of parsedActions) {
+    if (parsed.type === "tool_call") calls += 1;
+    actions.push(
+      redactAction(run, parsed, `call_${step}_${calls}`) as MessageAction | ToolCallAction,
+    );
+    tools.push(parsed.type === "tool_call" ? parsed.tool : "");
   }
   const verdict = run.guard.recordAction(actions);
   if (run.tracer.enabled) {
@@ -267,7 +308,7 @@ function parseReplyActions(
     });
   }
   if (verdict.stop) return { kind: "stop", code: verdict.code, reason: verdict.reason };
-  return { kind: "actions", actions };
+  return { kind: "actions", actions, tools };
 }
 
 /**
@@ -279,22 +320,23 @@ function parseReplyActions(
 async function actOnReply(
   run: Run,
   actions: readonly (MessageAction | ToolCallAction)[],
+  tools: readonly string[],
 ): Promise<Stop | undefined> {
   const step = run.guard.steps;
-  const calls: { readonly action: ToolCallAction; readonly recorded: RecordedCall }[] = [];
-  for (const action of actions) {
+  const calls: { readonly action: RecordedToolCall; readonly name: string }[] = [];
+  for (const [index, action] of actions.entries()) {
     if (action.type === "message") {
       run.history.append({ role: "assistant", type: "message", content: action.content });
       continue;
     }
-    const callId = action.callId ?? `call_${step}_${calls.length + 1}`;
-    calls.push({ action, recorded: { callId, input: recordCall(run, action, callId) } });
+    recordCall(run, action as RecordedToolCall);
+    calls.push({ action: action as RecordedToolCall, name: tools[index] ?? "" });
   }
-  for (const [index, { action, recorded }] of calls.entries()) {
-    const stop = await callTool(run, action, recorded);
+  for (const [index, { action, name }] of calls.entries()) {
+    const stop = await callTool(run, action, name, true);
     if (stop === undefined) continue;
     for (const rest of calls.slice(index + 1)) {
-      const ref: ToolCallRef = { run, step, callId: rest.recorded.callId, tool: rest.action.tool };
+      const ref: ToolCallRef = { run, step, callId: rest.action.callId, tool: rest.action.tool };
       toolFailed(ref, { code: "not_run", message: `未执行：${stop.reason}` }, false);
     }
     return stop;
@@ -302,59 +344,58 @@ async function actOnReply(
   return undefined;
 }
 
-/** A tool call already written into the history, with its frozen input. */
-interface RecordedCall {
-  readonly callId: string;
-  readonly input: ToolInput;
-}
+/** A redacted tool call as recorded: its `callId` is always set and unique in the run. */
+type RecordedToolCall = ToolCallAction & { readonly callId: string };
 
-/** Writes a tool call into the history, with a private frozen copy of its input. */
-function recordCall(run: Run, action: ToolCallAction, callId: string): ToolInput {
-  // A private frozen copy: neither the provider's objects nor the tool can change history.
-  const input = deepFreeze(copyJson(action.input));
-  run.history.append({ role: "assistant", type: "tool_call", callId, tool: action.tool, input });
-  return input;
+/** Writes a tool call into the history; its input is already a private frozen copy. */
+function recordCall(run: Run, action: RecordedToolCall): void {
+  const { callId, tool, input } = action;
+  run.history.append({ role: "assistant", type: "tool_call", callId, tool, input });
 }
 
 /**
  * Runs one tool call and writes its result back as a tool message, in the order
  * of the calls. An expected error (invalid input, a tool returning `toolError(...)`)
  * is written back like a value and the run goes on; returns a stop when the run
- * must end (an unknown tool, a throwing tool, a budget, a cancel). `recorded`: the
- * call is already in the history (a reply of several actions).
+ * must end (an unknown tool, a throwing tool, a budget, a cancel). `action` is
+ * redacted (its input is the private frozen copy that is recorded); `name` is the
+ * tool name as the model wrote it, used only to find the tool; `recorded`: the call
+ * is already in the history (a reply of several actions).
  */
 async function callTool(
   run: Run,
   action: ToolCallAction,
-  recorded?: RecordedCall,
+  name: string,
+  recorded = false,
 ): Promise<Stop | undefined> {
   const steps = run.guard.steps;
-  const callId = recorded?.callId ?? action.callId ?? `call_${steps}`;
-  const input = recorded?.input ?? recordCall(run, action, callId);
-  const ref: ToolCallRef = { run, step: steps, callId, tool: action.tool };
+  const call = action as RecordedToolCall;
+  const { callId, tool: toolName, input } = call;
+  if (!recorded) recordCall(run, call);
+  const ref: ToolCallRef = { run, step: steps, callId, tool: toolName };
 
-  const tool = run.tools.get(action.tool);
+  const tool = run.tools.get(name);
   if (tool === undefined) {
     // Skipping it, or treating it as a message, would let the model believe it ran.
     const known = run.tools.names.length > 0 ? run.tools.names.join("、") : "（无）";
-    const reason = `未知工具：${action.tool}（已注册：${known}）`;
+    const reason = `未知工具：${toolName}（已注册：${known}）`;
     toolFailed(ref, { code: "unknown_tool", message: reason }, false);
     return { code: "unknown_tool", reason };
   }
   if (action.inputError !== undefined) {
     // The provider could not read the arguments: nothing to validate, nothing to run.
     const issue = { path: "(root)", message: action.inputError };
-    const message = `工具 ${action.tool} 的输入无法读取：${action.inputError}`;
+    const message = `工具 ${toolName} 的输入无法读取：${action.inputError}`;
     return toolErrored(ref, { code: "invalid_input", message, issues: [issue] });
   }
   let checked: ToolInputCheck;
   try {
-    checked = run.tools.validate(action.tool, input);
+    checked = run.tools.validate(name, input);
   } catch (error) {
     // A schema that throws (or is async) is the tool author's bug, not the model's.
-    const message = run.redact(errorText(error));
+    const message = errorText(error);
     toolFailed(ref, { code: "tool_error", message }, false);
-    return { code: "tool_error", reason: `工具 ${action.tool} 的输入校验出错：${message}` };
+    return { code: "tool_error", reason: `工具 ${toolName} 的输入校验出错：${message}` };
   }
   // Invalid input never reaches execute and is not a tool call: the model gets every
   // problem back, at its path, and may correct itself.
@@ -365,6 +406,12 @@ async function callTool(
     toolFailed(ref, { code: budget.code, message: `未执行：${budget.reason}` }, false);
     return budget;
   }
+  // Checked right before the tool runs: a cancel that landed since the model replied
+  // must not count or trace a tool that never runs.
+  if (run.signal?.aborted) {
+    toolFailed(ref, { code: "cancelled", message: "未执行：运行已取消" }, false);
+    return { code: "cancelled", reason: `工具 ${toolName} 执行前运行被取消` };
+  }
 
   run.guard.recordToolCall();
   if (run.tracer.enabled) {
@@ -372,37 +419,38 @@ async function callTool(
       type: "tool_started",
       step: steps,
       callId,
-      tool: action.tool,
+      tool: toolName,
       input: boundedText(run, checked.input),
     });
   }
   const validInput = checked.input;
-  const settled = await settle(() => tool.execute(validInput, run.callSignal), run.signal);
+  const settled = await run.race.settle(() => tool.execute(validInput, run.callSignal));
 
   if (settled.kind === "aborted" || (settled.kind === "error" && isAbortError(settled.error))) {
     toolFailed(ref, { code: "cancelled", message: "工具执行期间运行被取消" }, true);
-    return { code: "cancelled", reason: `工具 ${action.tool} 执行期间运行被取消` };
+    return { code: "cancelled", reason: `工具 ${toolName} 执行期间运行被取消` };
   }
   if (settled.kind === "error") {
     // A throw is unexpected by definition: expected failures are returned, not thrown.
-    const message = run.redact(errorText(settled.error));
+    // Redacted and bounded where it is written (toolFailed, finish).
+    const message = errorText(settled.error);
     toolFailed(ref, { code: "tool_error", message }, true);
     // Even a failure caused by the cancel itself is reported as the cancel.
     if (run.signal?.aborted)
-      return { code: "cancelled", reason: `工具 ${action.tool} 执行期间运行被取消` };
-    return { code: "tool_error", reason: `工具 ${action.tool} 失败：${message}` };
+      return { code: "cancelled", reason: `工具 ${toolName} 执行期间运行被取消` };
+    return { code: "tool_error", reason: `工具 ${toolName} 失败：${message}` };
   }
   const returnedError = asToolError(settled.value);
   if (returnedError !== undefined) return toolErrored(ref, returnedError);
 
   const observation = serializeObservation(settled.value, {
     redact: run.redact,
-    ...(run.maxObservationChars === undefined ? {} : { maxChars: run.maxObservationChars }),
+    maxChars: run.maxChars,
   });
   run.history.append({
     role: "tool",
     callId,
-    tool: action.tool,
+    tool: toolName,
     ok: true,
     content: observation.text,
     truncated: observation.truncated,
@@ -412,12 +460,12 @@ async function callTool(
     type: "tool_completed",
     step: steps,
     callId,
-    tool: action.tool,
+    tool: toolName,
     ok: true,
     detail: observation.text,
   });
   run.guard.recordToolResult(true);
-  return afterTool(run, action.tool);
+  return afterTool(run, toolName);
 }
 
 /**
@@ -453,7 +501,8 @@ function asToolError(value: unknown): ToolError | undefined {
 }
 
 /** Ends a model call that produced no usable action (traced as a failed completion). */
-function modelFailed(run: Run, step: number, code: StopCode, reason: string): ModelReply {
+function modelFailed(run: Run, step: number, code: StopCode, text: string): ModelReply {
+  const reason = clip(run, text);
   run.tracer.emit({ type: "model_completed", step, ok: false, detail: reason });
   return { kind: "stop", code, reason };
 }
@@ -473,10 +522,7 @@ interface ToolCallRef {
 function toolFailed(call: ToolCallRef, raw: ToolError, traced: boolean): void {
   const { run, step, callId, tool } = call;
   const error = cleanToolError(run, raw);
-  const content = serializeObservation(
-    { ok: false, error },
-    run.maxObservationChars === undefined ? {} : { maxChars: run.maxObservationChars },
-  ).text;
+  const content = serializeObservation({ ok: false, error }, { maxChars: run.maxChars }).text;
   run.history.append({ role: "tool", callId, tool, ok: false, error, content });
   if (traced)
     run.tracer.emit({ type: "tool_completed", step, callId, tool, ok: false, detail: content });
@@ -484,8 +530,7 @@ function toolFailed(call: ToolCallRef, raw: ToolError, traced: boolean): void {
 
 /** A tool error with every text redacted and bounded (a tool may put anything in it). */
 function cleanToolError(run: Run, error: ToolError): ToolError {
-  const max = run.maxObservationChars ?? DEFAULT_MAX_OBSERVATION_CHARS;
-  const text = (value: string) => truncateMiddle(run.redact(value), max).text;
+  const text = (value: string) => clip(run, value);
   const cleaned = { code: text(error.code), message: text(error.message) };
   if (error.issues === undefined) return cleaned;
   return {
@@ -499,7 +544,9 @@ function cleanToolError(run: Run, error: ToolError): ToolError {
 /** Issues kept per error: enough to correct an input, never a flood. */
 const MAX_ISSUES = 20;
 
-function finish(run: Run, code: StopCode, reason: string, summary?: string): RunResult {
+function finish(run: Run, code: StopCode, text: string, summary?: string): RunResult {
+  // Every reason is redacted and bounded here, whatever it quotes (an error, a reply, a name).
+  const reason = clip(run, text);
   const counters = run.guard.counters();
   const status = statusOf(code);
   const result: RunResult = Object.freeze({
@@ -546,35 +593,71 @@ function tightestLimits(limits: Limits, budgets: TaskBudgets | undefined): Limit
   return merged;
 }
 
-let sharedRedactor: Redactor | undefined;
+/** Longest tool name or call id recorded; a longer one is cut (a real one is far shorter). */
+const MAX_IDENTIFIER_CHARS = 200;
+
+/** The task as the model and the history see it: every text redacted. */
+function redactTask(task: Task, redact: Redactor): Task {
+  return {
+    ...task,
+    goal: redact(task.goal),
+    ...(task.workspace === undefined ? {} : { workspace: redact(task.workspace) }),
+    ...(task.constraints === undefined ? {} : { constraints: task.constraints.map(redact) }),
+  };
+}
 
 /**
- * The default redactor, built once per process: reading `process.env` costs tens
- * of microseconds, too much to repeat for every short run. It captures the
- * secret-looking variables present at first use; pass `options.redact` to use a
- * different or later environment.
+ * The action as it is recorded: texts, tool name, call id and every input key and
+ * string redacted; names bounded; the call id made unique in the run; the input a
+ * private, frozen copy (the tool gets exactly what the history records).
  */
-function defaultRedactor(): Redactor {
-  sharedRedactor ??= createRedactor();
-  return sharedRedactor;
+function redactAction(run: Run, action: Action, defaultCallId: string): Action {
+  switch (action.type) {
+    case "message":
+      return { type: "message", content: run.redact(action.content) };
+    case "finish":
+      return { type: "finish", summary: run.redact(action.summary) };
+    case "tool_call":
+      return {
+        type: "tool_call",
+        tool: identifier(run, action.tool),
+        input: deepFreeze(redactJson(run.redact, action.input)) as ToolCallAction["input"],
+        callId: uniqueCallId(run, action.callId ?? defaultCallId),
+        ...(action.inputError === undefined ? {} : { inputError: clip(run, action.inputError) }),
+      };
+    default: {
+      const unreachable: never = action;
+      throw new TypeError(`unhandled action ${JSON.stringify(unreachable)}`);
+    }
+  }
 }
 
-/** Bounded, redacted text of an action or input, for the trace only. */
-function boundedText(run: Run, value: unknown): string {
-  return serializeObservation(value, { redact: run.redact, maxChars: 2_000 }).text;
+/** The id redacted and bounded, then suffixed until it is unused in this run. */
+function uniqueCallId(run: Run, id: string): string {
+  const base = identifier(run, id);
+  let callId = base;
+  for (let n = 2; run.callIds.has(callId); n += 1) callId = `${base}_${n}`;
+  run.callIds.add(callId);
+  return callId;
 }
 
-function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return typeof error === "string" ? error : stableStringify(error);
+function identifier(run: Run, text: string): string {
+  return truncateMiddle(run.redact(text), MAX_IDENTIFIER_CHARS).text;
 }
 
-function copyJson<T>(value: T): T {
+/** Redacted and bounded by the run's cap: for error texts and reasons. */
+function clip(run: Run, text: string): string {
+  return truncateMiddle(run.redact(text), run.maxChars).text;
+}
+
+/** A copy of JSON data with every string and key redacted; `__proto__` stays a data key. */
+function redactJson(redact: Redactor, value: unknown): unknown {
+  if (typeof value === "string") return redact(value);
   if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyJson) as T;
+  if (Array.isArray(value)) return value.map((item) => redactJson(redact, item));
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const item = copyJson((value as Record<string, unknown>)[key]);
+    const item = redactJson(redact, (value as Record<string, unknown>)[key]);
     // Assigning "__proto__" would set the prototype instead of copying the data.
     if (key === "__proto__") {
       Object.defineProperty(out, key, {
@@ -584,8 +667,37 @@ function copyJson<T>(value: T): T {
         configurable: true,
       });
     } else {
-      out[key] = item;
+      out[redact(key)] = item;
     }
   }
-  return out as T;
+  return out;
+}
+
+/** Longest action or input text in a trace event (a trace is for reading, not replay). */
+const MAX_TRACE_DETAIL_CHARS = 2_000;
+
+/** Bounded, redacted text of an action or input, for the trace only. */
+function boundedText(run: Run, value: unknown): string {
+  return serializeObservation(value, {
+    redact: run.redact,
+    maxChars: Math.min(MAX_TRACE_DETAIL_CHARS, run.maxChars),
+  }).text;
+}
+
+/** Any thrown value as text. Never throws (see `errorMessage`). */
+function errorText(error: unknown): string {
+  if (typeof error === "string") return error;
+  if (typeof error !== "object" || error === null) return String(error);
+  let isError: boolean;
+  try {
+    isError = error instanceof Error;
+  } catch {
+    return errorMessage(error);
+  }
+  if (isError) return errorMessage(error);
+  try {
+    return stableStringify(error);
+  } catch {
+    return errorMessage(error);
+  }
 }

@@ -30,7 +30,29 @@ export class ScriptNotFinishedError extends AgentCoreError {}
 /** Error used to reject an operation because its `AbortSignal` fired. */
 export class AbortError extends AgentCoreError {}
 
-/** True for any error that means "aborted" (ours, the DOM `AbortError`, or a timeout abort). */
+/** True for any error that means "aborted" (ours or the DOM `AbortError`). Never throws. */
 export function isAbortError(error: unknown): boolean {
-  return error instanceof Error && (error.name === "AbortError" || error instanceof AbortError);
+  try {
+    return error instanceof Error && (error instanceof AbortError || error.name === "AbortError");
+  } catch {
+    // A Proxy whose traps throw, or a `name` getter that throws: not an abort.
+    return false;
+  }
+}
+
+/**
+ * The message of anything thrown, as text. Never throws: a Proxy whose traps
+ * throw or a throwing `message` getter gives a fixed placeholder instead.
+ */
+export function errorMessage(error: unknown): string {
+  try {
+    if (error instanceof Error) {
+      const message: unknown = error.message;
+      if (typeof message === "string" && message.length > 0) return message;
+      return String(error.name);
+    }
+    return String(error);
+  } catch {
+    return "（无法读取的错误值）";
+  }
 }

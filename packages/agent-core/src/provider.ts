@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errorMessage } from "./errors.ts";
 import type { Message } from "./messages.ts";
 import type { Task } from "./task.ts";
 
@@ -72,9 +73,15 @@ export type ModelResponseParseResult =
   | { readonly ok: true; readonly response: ModelResponse }
   | { readonly ok: false; readonly reason: string };
 
-/** Validates what a provider resolved to (not yet the action inside it). */
+/** Validates what a provider resolved to (not yet the action inside it). Never throws. */
 export function parseModelResponse(value: unknown): ModelResponseParseResult {
-  const parsed = ModelResponseSchema.safeParse(value);
+  let parsed: ReturnType<typeof ModelResponseSchema.safeParse>;
+  try {
+    parsed = ModelResponseSchema.safeParse(value);
+  } catch (error) {
+    // A Proxy or a getter that throws: a broken reply, not a crash of the run.
+    return { ok: false, reason: `Provider 返回的值无法读取：${errorMessage(error)}` };
+  }
   if (parsed.success) return { ok: true, response: parsed.data };
   const details = parsed.error.issues
     .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${issue.message}`)

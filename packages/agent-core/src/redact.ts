@@ -111,6 +111,32 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   };
 }
 
+let cachedEnvironment: { readonly key: string; readonly redactor: Redactor } | undefined;
+
+/**
+ * The default redactor as the environment is now: default patterns plus the values
+ * of secret-looking variables. Call it once per run, so a key set or rotated after
+ * an earlier run is still masked. It reads only the variable names and the few
+ * secret-looking values, and reuses the compiled redactor while those are unchanged.
+ */
+export function redactorForEnvironment(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Redactor {
+  const secrets: Record<string, string> = {};
+  let key = "";
+  for (const name of Object.keys(env)) {
+    if (!SECRET_ENV_NAME.test(name)) continue;
+    const value = env[name];
+    if (value === undefined || value.length < MIN_ENV_SECRET_LENGTH) continue;
+    secrets[name] = value;
+    key += `${name}\u0000${value}\u0000`;
+  }
+  if (cachedEnvironment?.key !== key) {
+    cachedEnvironment = { key, redactor: createRedactor({ env: secrets }) };
+  }
+  return cachedEnvironment.redactor;
+}
+
 function replacement(name: string, match: string, groups: readonly unknown[]): string {
   if (name === "secret-field" && typeof groups[0] === "string") {
     // Keep the field name so the model still knows which field was there.

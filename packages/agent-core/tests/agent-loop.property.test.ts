@@ -10,13 +10,67 @@ import type { TraceEvent } from "../src/trace.ts";
 type Turn =
   | { readonly kind: "valid"; readonly action: unknown }
   | { readonly kind: "invalid"; readonly reply: unknown }
-  | { readonly kind: "provider_error" }
+  | { readonly kind: "hostile_response"; readonly response: () => unknown }
+  | { readonly kind: "provider_error"; readonly error: () => unknown }
   | { readonly kind: "provider_hang" };
 
-const text = fc.constantFrom("a", "b", "同一句");
-const input = fc.constantFrom({}, { text: "x" }, { text: "y", n: 1 }, { n: 1, text: "y" });
-const callId = fc.option(fc.constantFrom("c1", "c2", "c3"), { nil: undefined });
-const toolName = fc.constantFrom("echo", "fail", "stuck", "abort_after", "nope", "constructor");
+/** A secret the model, the tools and the errors may all repeat; it must never come out. */
+const SECRET = `sk-proj-${"Pr0pT3stKey".repeat(4)}`;
+const HUGE = "h".repeat(50_000);
+
+const throwing = () => {
+  throw new Error("hostile");
+};
+
+/**
+ * Values that break naive code: proxies whose traps throw, a revoked proxy, a
+ * throwing getter, a cycle, BigInt, a symbol, a huge string. Made fresh on demand
+ * (a revoked proxy cannot be shrunk or printed by fast-check).
+ */
+const hostile: fc.Arbitrary<() => unknown> = fc.constantFrom(
+  () => new Proxy({}, { get: throwing, getPrototypeOf: throwing, ownKeys: throwing }),
+  () => {
+    const revocable = Proxy.revocable({}, {});
+    revocable.revoke();
+    return revocable.proxy;
+  },
+  () => ({
+    get type() {
+      return throwing();
+    },
+  }),
+  () => {
+    const cycle: Record<string, unknown> = { type: "tool_call", tool: "echo" };
+    cycle.input = { self: cycle };
+    return cycle;
+  },
+  () => 10n ** 30n,
+  () => Symbol("hostile"),
+  () => HUGE,
+  () => Object.create(Error.prototype, { name: { get: throwing }, message: { get: throwing } }),
+);
+
+const text = fc.constantFrom("a", "b", "同一句", `key ${SECRET}`);
+const input = fc.constantFrom(
+  {},
+  { text: "x" },
+  { text: "y", n: 1 },
+  { n: 1, text: "y" },
+  { text: SECRET },
+  { [SECRET]: null },
+);
+const callId = fc.option(fc.constantFrom("c1", "c2", "c3", "call_2", SECRET), { nil: undefined });
+const toolName = fc.constantFrom(
+  "echo",
+  "fail",
+  "stuck",
+  "abort_after",
+  "hostile_throw",
+  "hostile_value",
+  "nope",
+  "constructor",
+  SECRET,
+);
 
 const turn: fc.Arbitrary<Turn> = fc.oneof(
   {
@@ -56,7 +110,26 @@ const turn: fc.Arbitrary<Turn> = fc.oneof(
       )
       .map((reply) => ({ kind: "invalid" as const, reply })),
   },
-  { weight: 1, arbitrary: fc.constant({ kind: "provider_error" as const }) },
+  {
+    weight: 1,
+    arbitrary: hostile.map((make) => ({
+      kind: "invalid" as const,
+      reply: { thunk: make },
+    })),
+  },
+  {
+    weight: 1,
+    arbitrary: hostile.map((response) => ({ kind: "hostile_response" as const, response })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .oneof(
+        fc.constant(() => new Error(`provider down ${SECRET}`)),
+        hostile,
+      )
+      .map((error) => ({ kind: "provider_error" as const, error })),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: "provider_hang" as const }) },
 );
 
@@ -73,6 +146,7 @@ const limits: fc.Arbitrary<Limits> = fc.record(
 
 const scenario = fc.record({
   turns: fc.array(turn, { maxLength: 12 }),
+  hostileTool: hostile,
   limits,
   preAborted: fc.nat(9).map((n) => n < 2),
   tokensPerTurn: fc.integer({ min: 0, max: 40 }),
@@ -90,6 +164,7 @@ interface Observed {
 /** Runs one scenario; every hang fires the abort first, so each run must resolve. */
 async function runScenario(scenario: {
   turns: readonly Turn[];
+  hostileTool: () => unknown;
   limits: Limits;
   preAborted: boolean;
   tokensPerTurn: number;
@@ -115,9 +190,11 @@ async function runScenario(scenario: {
           validReplies += 1;
           return { action: next.action, usage };
         case "invalid":
-          return { action: next.reply, usage };
+          return { action: unthunk(next.reply), usage };
+        case "hostile_response":
+          return next.response() as never;
         case "provider_error":
-          throw new Error("provider down");
+          throw next.error();
         case "provider_hang":
           // Ignores the signal on purpose: the loop must not wait for it.
           queueMicrotask(() => controller.abort());
@@ -156,6 +233,18 @@ async function runScenario(scenario: {
         return "done";
       },
     },
+    hostile_throw: {
+      execute: () => {
+        toolRuns += 1;
+        throw scenario.hostileTool();
+      },
+    },
+    hostile_value: {
+      execute: () => {
+        toolRuns += 1;
+        return { value: scenario.hostileTool(), secret: SECRET };
+      },
+    },
   };
   const events: TraceEvent[] = [];
   const result = await runAgent("属性测试", provider, tools, scenario.limits, controller.signal, {
@@ -167,8 +256,17 @@ async function runScenario(scenario: {
   return { result, events, providerCalls, callsAfterAbort, validReplies, toolRuns };
 }
 
+/** A reply given as `{ thunk }` is made fresh at each call (see `hostile`). */
+function unthunk(reply: unknown): unknown {
+  if (typeof reply === "object" && reply !== null && "thunk" in reply)
+    return (reply as { thunk: () => unknown }).thunk();
+  return reply;
+}
+
 const STATUSES = ["completed", "failed", "budget_exceeded", "cancelled", "blocked"];
-const settings = { numRuns: 150 };
+const settings = { numRuns: 200 };
+/** Enough runs that each hostile value meets each kind of step many times. */
+const manyRuns = { numRuns: 2_000 };
 
 describe("runAgent over random scripts", () => {
   it("always resolves, with one of the five statuses", async () => {
@@ -177,9 +275,10 @@ describe("runAgent over random scripts", () => {
         const { result } = await runScenario(s);
         expect(STATUSES).toContain(result.status);
       }),
-      settings,
+      manyRuns,
     );
-  });
+    // A timeout only so that a hang fails: 2,000 runs take a few seconds on a loaded machine.
+  }, 120_000);
 
   it("never calls the provider more than maxSteps times", async () => {
     await fc.assert(
@@ -260,6 +359,18 @@ describe("runAgent over random scripts", () => {
         );
         const results = result.messages.flatMap((m) => (m.role === "tool" ? [m.callId] : []));
         expect(results).toEqual(calls);
+        expect(new Set(calls).size).toBe(calls.length);
+      }),
+      settings,
+    );
+  });
+
+  it("never lets a secret out, through the result, the history or the trace", async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
+        const { result, events } = await runScenario(s);
+        const everything = JSON.stringify({ ...result, messages: [...result.messages], events });
+        expect(everything).not.toContain(SECRET.slice(-16));
       }),
       settings,
     );

@@ -1,0 +1,139 @@
+import { describe, expect, it } from "vitest";
+import { runAgent } from "../src/agent-loop.ts";
+import type { Limits } from "../src/loop-guard.ts";
+import type { Provider } from "../src/provider.ts";
+import { createScriptedProvider } from "../src/testing/index.ts";
+import type { ToolInput, ToolSet } from "../src/tools.ts";
+import type { TraceEvent } from "../src/trace.ts";
+
+const call = (tool: string, input: Record<string, unknown> = {}, callId?: string) => ({
+  type: "tool_call",
+  tool,
+  input,
+  ...(callId === undefined ? {} : { callId }),
+});
+const finish = { type: "finish", summary: "ok" };
+
+/** Resolves after `ticks` microtasks. */
+async function microtasks(ticks: number): Promise<void> {
+  for (let i = 0; i < ticks; i += 1) await Promise.resolve();
+}
+
+describe("runAgent counts and traces only tools that really ran", () => {
+  it.each(Array.from({ length: 16 }, (_, ticks) => ticks))(
+    "does not count or trace a second tool when the abort lands %i microtasks after the model replied",
+    async (ticks) => {
+      const controller = new AbortController();
+      let executed = 0;
+      let calls = 0;
+      const provider: Provider = {
+        complete: async () => {
+          calls += 1;
+          if (calls === 2) void microtasks(ticks).then(() => controller.abort());
+          return { action: call("echo", { n: calls }) };
+        },
+      };
+      const tools: ToolSet = {
+        echo: {
+          execute: async () => {
+            executed += 1;
+            return "ok";
+          },
+        },
+      };
+      const events: TraceEvent[] = [];
+      const result = await runAgent("任务", provider, tools, { maxSteps: 5 }, controller.signal, {
+        trace: (event) => void events.push(event),
+      });
+      expect(result.status).toBe("cancelled");
+      expect(result.toolCalls).toBe(executed);
+      expect(events.filter((event) => event.type === "tool_started")).toHaveLength(executed);
+      const recordedCalls = result.messages.filter(
+        (m) => m.role === "assistant" && m.type === "tool_call",
+      );
+      expect(result.messages.filter((m) => m.role === "tool")).toHaveLength(recordedCalls.length);
+    },
+  );
+});
+
+describe("runAgent keeps call ids unique within a run", () => {
+  it("renames a callId the model reuses, and pairs each result with its own call", async () => {
+    const provider = createScriptedProvider([
+      { action: call("echo", { text: "a" }, "c1") },
+      { action: call("echo", { text: "b" }, "c1") },
+      { action: call("echo", { text: "c" }, "call_4") },
+      { action: call("echo", { text: "d" }) },
+      { action: finish },
+    ]);
+    const result = await runAgent(
+      "任务",
+      provider,
+      { echo: { execute: (input) => input.text } },
+      { maxSteps: 10 },
+    );
+    const ids = result.messages.flatMap((m) =>
+      m.role === "assistant" && m.type === "tool_call" ? [m.callId] : [],
+    );
+    expect(new Set(ids).size).toBe(4);
+    expect(ids[0]).toBe("c1");
+    expect(ids[2]).toBe("call_4");
+    const results = result.messages.flatMap((m) =>
+      m.role === "tool" && m.ok ? [[m.callId, m.content]] : [],
+    );
+    expect(results).toEqual([
+      [ids[0], "a"],
+      [ids[1], "b"],
+      [ids[2], "c"],
+      [ids[3], "d"],
+    ]);
+  });
+});
+
+describe("runAgent hands trace sinks a frozen copy of the limits", () => {
+  it("emits run_started with limits equal to the caller's but neither the same object nor mutable", async () => {
+    const limits: Limits = { maxSteps: 3, maxToolCalls: 2 };
+    const events: TraceEvent[] = [];
+    await runAgent("任务", createScriptedProvider([{ action: finish }]), {}, limits, undefined, {
+      trace: (event) => void events.push(event),
+    });
+    const started = events[0];
+    if (started?.type !== "run_started") throw new Error("expected run_started first");
+    expect(started.limits).toEqual(limits);
+    expect(started.limits).not.toBe(limits);
+    expect(Object.isFrozen(started.limits)).toBe(true);
+    limits.maxSteps = 99;
+    expect(started.limits.maxSteps).toBe(3);
+  });
+});
+
+describe("runAgent never loses a __proto__ input key", () => {
+  it("keeps a __proto__ key parsed from JSON as data, for the tool and in the history", async () => {
+    const action = JSON.parse(
+      '{"type":"tool_call","tool":"t","input":{"__proto__":{"polluted":true},"n":{"__proto__":1}}}',
+    );
+    const seen: ToolInput[] = [];
+    const tools: ToolSet = {
+      t: {
+        execute: (input) => {
+          seen.push(input);
+          return "ok";
+        },
+      },
+    };
+    const result = await runAgent(
+      "任务",
+      createScriptedProvider([{ action }, { action: finish }]),
+      tools,
+      { maxSteps: 5 },
+    );
+    expect(result.status).toBe("completed");
+    const input = seen[0] as Record<string, unknown>;
+    expect(Object.hasOwn(input, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
+    expect(JSON.stringify(input)).toBe('{"__proto__":{"polluted":true},"n":{"__proto__":1}}');
+    const recorded = result.messages[1];
+    expect(recorded?.role === "assistant" && recorded.type === "tool_call").toBe(true);
+    expect(JSON.stringify(recorded)).toContain('"__proto__":{"polluted":true}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

@@ -1,13 +1,20 @@
 /**
- * Redaction of secrets in text, applied before anything reaches the model or a
- * trace. Patterns cover the key and token shapes of common providers, private key
- * blocks, bearer tokens, secret-looking JSON fields, and the values of environment
- * variables whose names look secret.
+ * Redaction of secrets in text, applied before anything reaches the model, the
+ * result or a trace. Patterns cover the key and token shapes of common providers
+ * (OpenAI, Anthropic, GitHub, AWS, Google, Slack, Stripe), JWTs, private key
+ * blocks, credentials inside URLs, `Authorization` headers, bearer tokens,
+ * secret-looking fields and assignments, and the values of environment variables
+ * whose names look secret. Just as deliberately, they leave alone what only looks
+ * random: git SHAs, UUIDs, ordinary hex and short base64.
  */
 
 /** One secret shape: a name used in the replacement marker and a global pattern. */
 export interface SecretPattern {
   readonly name: string;
+  /**
+   * Global (`g`), optionally case-insensitive (`i`). A first capture group, when
+   * present, is a prefix kept in front of the marker (a field name, a scheme).
+   */
   readonly pattern: RegExp;
 }
 
@@ -24,18 +31,40 @@ export const DEFAULT_SECRET_PATTERNS: readonly SecretPattern[] = [
     name: "github-token",
     pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g,
   },
+  {
+    // The 40-character secret written right after its access key id (CSV, a line, JSON).
+    name: "aws-secret-key",
+    pattern:
+      /(\b(?:AKIA|ASIA)[0-9A-Z]{16}["']?\s*[,:;=|\s]\s*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+  },
   { name: "aws-access-key", pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
   { name: "google-api-key", pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
-  { name: "slack-token", pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  { name: "slack-token", pattern: /\bxox[abposre]-[A-Za-z0-9-]{10,}/g },
+  {
+    name: "slack-webhook",
+    pattern: /\bhttps:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]{8,}/g,
+  },
   { name: "stripe-key", pattern: /\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}/g },
   { name: "jwt", pattern: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
-  { name: "bearer-token", pattern: /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi },
+  {
+    // scheme://user:password@host: the password goes, the user and host stay readable.
+    name: "url-credentials",
+    pattern: /(\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:/@"'<>]{1,256}:)[^\s/@"'<>]{1,256}(?=@)/g,
+  },
+  {
+    // The whole credential of an Authorization header, whatever its scheme.
+    name: "authorization",
+    pattern:
+      /(\b(?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest|Negotiate|Bot)\s+)?)[^\s"']{4,}/gi,
+  },
+  { name: "bearer-token", pattern: /(\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}/gi },
   {
     name: "secret-field",
     // "password": "…" in JSON, or API_TOKEN=… / client_secret: … in text. The name must
-    // end with the secret word, so `inputTokens` or `tokenizer` are left alone.
+    // end with the secret word, so `inputTokens` or `tokenizer` are left alone. The
+    // name is at most 64 characters, so a long run of word characters stays linear.
     pattern:
-      /(["']?\b[A-Za-z0-9_-]*(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|authorization|credentials?)["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"',;}&]{4,})/gi,
+      /(["']?\b[A-Za-z0-9_-]{0,64}?(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"',;}&]{4,})/gi,
   },
 ];
 
@@ -66,7 +95,8 @@ export type Redactor = (text: string) => string;
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const env = options.env ?? process.env;
-  const literals = new Set<string>(options.secrets ?? []);
+  // An empty value would match between every two characters: never a secret.
+  const literals = new Set<string>((options.secrets ?? []).filter((value) => value.length > 0));
   for (const [name, value] of Object.entries(env)) {
     if (
       value !== undefined &&
@@ -81,26 +111,16 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       ? undefined
       : new RegExp(
           [...literals]
-            .filter((value) => value.length > 0)
             .sort((a, b) => b.length - a.length)
             .map(escapeRegExp)
             .join("|"),
           "g",
         );
   const patterns = options.patterns ?? DEFAULT_SECRET_PATTERNS;
-  // One case-insensitive scan over every shape: most texts hold no secret, and
-  // one failed test is much cheaper than a dozen replace passes. It only filters;
-  // the precise patterns below do the masking.
-  const anySecret = new RegExp(
-    [
-      ...(literalPattern === undefined ? [] : [literalPattern.source]),
-      ...patterns.map((p) => p.pattern.source),
-    ].join("|"),
-    "i",
-  );
+  const anySecret = prefilter(literalPattern, patterns);
 
   return (text) => {
-    if (!anySecret.test(text)) return text;
+    if (anySecret !== undefined && !anySecret.test(text)) return text;
     let out = literalPattern === undefined ? text : text.replace(literalPattern, "[REDACTED:env]");
     for (const { name, pattern } of patterns) {
       out = out.replace(pattern, (match: string, ...groups: unknown[]) =>
@@ -110,6 +130,26 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return out;
   };
 }
+
+/**
+ * One case-insensitive scan over every shape: most texts hold no secret, and one
+ * failed test is much cheaper than a dozen replace passes. It only filters (it may
+ * let through a text no pattern masks, never the reverse); the precise patterns do
+ * the masking. A custom pattern with other flags (`m`, `s`, `y`…) would not mean the
+ * same inside it, so then there is no prefilter.
+ */
+function prefilter(
+  literals: RegExp | undefined,
+  patterns: readonly SecretPattern[],
+): RegExp | undefined {
+  if (patterns.some(({ pattern }) => /[^gi]/.test(pattern.flags))) return undefined;
+  const sources = patterns.map(({ pattern }) => pattern.source);
+  if (literals !== undefined) sources.unshift(literals.source);
+  return sources.length === 0 ? NEVER : new RegExp(sources.join("|"), "i");
+}
+
+/** Matches nothing: the prefilter when there is nothing to mask. */
+const NEVER = /(?!)/;
 
 let cachedEnvironment: { readonly key: string; readonly redactor: Redactor } | undefined;
 
@@ -138,16 +178,15 @@ export function redactorForEnvironment(
 }
 
 function replacement(name: string, match: string, groups: readonly unknown[]): string {
-  if (name === "secret-field" && typeof groups[0] === "string") {
-    // Keep the field name so the model still knows which field was there.
-    return `${groups[0]}"[REDACTED:${name}]"`;
-  }
-  if (name === "bearer-token" && typeof groups[0] === "string") {
-    return `${groups[0]} [REDACTED:${name}]`;
-  }
-  if (match.includes("[REDACTED:")) return match;
-  return `[REDACTED:${name}]`;
+  const prefix = typeof groups[0] === "string" ? groups[0] : "";
+  // A value that is already a marker stays as it is (redacting twice changes nothing).
+  if (ALREADY_MASKED.test(match.slice(prefix.length))) return match;
+  // A field's value keeps its JSON shape: a quoted marker.
+  if (name === "secret-field") return `${prefix}"[REDACTED:${name}]"`;
+  return `${prefix}[REDACTED:${name}]`;
 }
+
+const ALREADY_MASKED = /^"?\[REDACTED:[a-z-]+\]"?$/;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createRedactor } from "../src/redact.ts";
-import { SECRET_CORPUS, secretCore } from "./fixtures/secret-corpus.ts";
+import { createRedactor, redactorForEnvironment } from "../src/redact.ts";
+import { NEGATIVES, POSITIVES, SECRET_CORPUS, secretCore } from "./fixtures/secret-corpus.ts";
 
 describe("createRedactor", () => {
   const redact = createRedactor({ env: {} });
@@ -54,5 +54,112 @@ describe("createRedactor", () => {
   it("leaves ordinary text unchanged", () => {
     const text = "读取 README.md 成功，共 42 行；skip this; task-list ok";
     expect(redact(text)).toBe(text);
+  });
+
+  it("masks every occurrence, not only the first", () => {
+    const key = SECRET_CORPUS[0] ?? "";
+    expect(redact(`${key} and ${key} and ${key}`)).toBe(
+      "[REDACTED:openai-key] and [REDACTED:openai-key] and [REDACTED:openai-key]",
+    );
+    const withSecret = createRedactor({ env: {}, secrets: ["s3cr3t-value"] });
+    expect(withSecret("s3cr3t-value s3cr3t-value")).toBe("[REDACTED:env] [REDACTED:env]");
+  });
+
+  it("names the shape in each marker", () => {
+    expect(redact("AKIAIOSFODNN7EXAMPLE")).toBe("[REDACTED:aws-access-key]");
+    expect(redact(`ghp_${"a".repeat(36)}`)).toBe("[REDACTED:github-token]");
+    expect(redact(`sk-ant-${"b".repeat(20)}`)).toBe("[REDACTED:anthropic-key]");
+    expect(redact("postgres://u:pw-1234@h/db")).toBe(
+      "postgres://u:[REDACTED:url-credentials]@h/db",
+    );
+    expect(redact("Authorization: Bearer abcdefgh")).toBe(
+      "Authorization: Bearer [REDACTED:authorization]",
+    );
+    expect(redact("Bearer abcdefghij")).toBe("Bearer [REDACTED:bearer-token]");
+  });
+
+  it("escapes regular-expression characters in a literal secret instead of interpreting them", () => {
+    const withSecret = createRedactor({ env: {}, secrets: ["a.b*c+(d)[e]$"] });
+    expect(withSecret("x a.b*c+(d)[e]$ y")).toBe("x [REDACTED:env] y");
+    expect(withSecret("axbbbc+(d)[e]$ abc")).toBe("axbbbc+(d)[e]$ abc");
+  });
+
+  it("ignores an empty literal secret instead of masking between every character", () => {
+    expect(createRedactor({ env: {}, secrets: [""] })("abc")).toBe("abc");
+    expect(createRedactor({ env: {}, secrets: ["", "abc123"] })("x abc123")).toBe(
+      "x [REDACTED:env]",
+    );
+  });
+
+  it("ignores secret-looking environment values shorter than six characters", () => {
+    const withEnv = createRedactor({ env: { API_TOKEN: "12345", SESSION_KEY: "123456" } });
+    expect(withEnv("12345 and 123456")).toBe("12345 and [REDACTED:env]");
+  });
+
+  it("changes nothing when applied twice", () => {
+    for (const { text } of POSITIVES) {
+      const once = redact(text);
+      expect(redact(once), text).toBe(once);
+    }
+  });
+
+  it("applies custom patterns with flags the prefilter cannot combine", () => {
+    const custom = createRedactor({
+      env: {},
+      patterns: [{ name: "line", pattern: /^secret line$/gm }],
+    });
+    expect(custom("a\nsecret line\nb")).toBe("a\n[REDACTED:line]\nb");
+  });
+
+  it("stays linear on long runs of word characters and separators", () => {
+    // A backtracking name prefix would take minutes here; the timeout turns that into a failure.
+    const text = `${"a-".repeat(200_000)}${"x".repeat(200_000)}`;
+    expect(redact(text)).toBe(text);
+  }, 20_000);
+});
+
+describe("the secret corpus", () => {
+  const redact = createRedactor({ env: {} });
+
+  it("masks every positive and changes no negative, and prints the counts", () => {
+    const missed = POSITIVES.filter(({ text, secret }) => redact(text).includes(secret));
+    const altered = NEGATIVES.filter(({ text }) => redact(text) !== text);
+    const counts = {
+      truePositives: POSITIVES.length - missed.length,
+      falseNegatives: missed.length,
+      trueNegatives: NEGATIVES.length - altered.length,
+      falsePositives: altered.length,
+    };
+    console.log(
+      `secret corpus: ${counts.truePositives}/${POSITIVES.length} secrets masked, ` +
+        `${counts.falsePositives}/${NEGATIVES.length} harmless texts altered`,
+    );
+    expect({
+      ...counts,
+      missed: missed.map(({ name }) => name),
+      altered: altered.map(({ name, text }) => `${name}: ${redact(text)}`),
+    }).toEqual({
+      truePositives: POSITIVES.length,
+      falseNegatives: 0,
+      trueNegatives: NEGATIVES.length,
+      falsePositives: 0,
+      missed: [],
+      altered: [],
+    });
+  });
+});
+
+describe("redactorForEnvironment", () => {
+  it("masks the secret-looking values of the environment it is given", () => {
+    const redact = redactorForEnvironment({ DEPLOY_TOKEN: "deploy-value-123", HOME: "/home/ann" });
+    expect(redact("deploy-value-123 in /home/ann")).toBe("[REDACTED:env] in /home/ann");
+  });
+
+  it("reuses the compiled redactor while the secret values stay the same, and not after", () => {
+    const first = redactorForEnvironment({ A_TOKEN: "value-one-111", PATH: "/bin" });
+    expect(redactorForEnvironment({ A_TOKEN: "value-one-111", PATH: "/usr/bin" })).toBe(first);
+    const rotated = redactorForEnvironment({ A_TOKEN: "value-two-222" });
+    expect(rotated).not.toBe(first);
+    expect(rotated("value-two-222 value-one-111")).toBe("[REDACTED:env] value-one-111");
   });
 });

@@ -22,7 +22,6 @@ import {
   isToolRegistry,
   type ToolError,
   ToolErrorResultSchema,
-  type ToolInput,
   type ToolInputCheck,
   type ToolRegistry,
   type ToolSet,

@@ -35,10 +35,11 @@ async function main(): Promise<void> {
   }
   const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx");
   const solution = path.join(lab.dir, "solution");
-  const vitest = path.join(solution, "node_modules", ".bin", "vitest");
+  // The lab's own `test` script: vitest run with the one lab config.
+  const vitest = path.join(solution, "node_modules", ".bin", "lab-test");
   const verify = () =>
     time(tsx, [path.join("scripts", "verify-lesson.ts"), lab.id, "--seed", "1"], repoRoot);
-  const bare = () => time(vitest, ["run"], solution);
+  const bare = () => time(vitest, [], solution);
   // One warm-up of each so both read from a warm file cache.
   await verify();
   await bare();

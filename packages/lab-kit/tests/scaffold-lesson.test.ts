@@ -1,4 +1,4 @@
-import { readFile, rm } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listLabs } from "../src/labs.ts";
@@ -16,6 +16,12 @@ let verdict: LabVerdict | undefined;
 beforeAll(async () => {
   const { root, dir } = await copyFixture("verify-repo");
   repo = dir;
+  // A new lab's tsconfig extends lab-kit's shared one, where a real repository keeps it.
+  await mkdir(path.join(repo, "packages", "lab-kit"), { recursive: true });
+  await copyFile(
+    path.join(import.meta.dirname, "..", "tsconfig.lab.json"),
+    path.join(repo, "packages", "lab-kit", "tsconfig.lab.json"),
+  );
   code = await runNewLessonCli(repo, ["12", "tool-registry", "工具", "注册表"], {
     out: (text) => (out += text),
     err: () => undefined,
@@ -30,6 +36,42 @@ describe("new:lesson", () => {
     expect(code).toBe(0);
     expect(out).toContain("labs/12-tool-registry");
     expect(out).toContain("pnpm install");
+  });
+
+  it("gives starter and solution only a package.json, a one-line tsconfig and src/", async () => {
+    const lab = path.join(repo, "labs", "12-tool-registry");
+    const written = [];
+    for (const side of ["starter", "solution"]) {
+      const entries = await readdir(path.join(lab, side), { recursive: true, withFileTypes: true });
+      for (const entry of entries.filter((item) => item.isFile())) {
+        written.push(path.relative(lab, path.join(entry.parentPath, entry.name)));
+      }
+    }
+    // verify:lesson (run above) leaves its ignored work folders .lab-kit/ and node_modules/
+    const source = written.filter((file) => !/(^|\/)(\.lab-kit|node_modules)\//.test(file));
+    expect(source.sort()).toEqual([
+      "solution/package.json",
+      "solution/src/index.ts",
+      "solution/tsconfig.json",
+      "starter/package.json",
+      "starter/src/index.ts",
+      "starter/tsconfig.json",
+    ]);
+    const tsconfig = await readFile(path.join(lab, "starter", "tsconfig.json"), "utf8");
+    expect(tsconfig.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("pins no version: every dependency is catalog: or workspace:", async () => {
+    const manifest = JSON.parse(
+      await readFile(
+        path.join(repo, "labs", "12-tool-registry", "starter", "package.json"),
+        "utf8",
+      ),
+    ) as { scripts: Record<string, string>; devDependencies: Record<string, string> };
+    expect(manifest.scripts.test).toBe("lab-test");
+    for (const [name, version] of Object.entries(manifest.devDependencies)) {
+      expect(version, name).toMatch(/^(catalog:|workspace:\*)$/);
+    }
   });
 
   it("writes a manifest that validates, with the week derived from the number", async () => {

@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { ResolvedLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
 import { checkTestsIntegrity, describeIntegrity } from "./tampering.ts";
@@ -6,8 +5,8 @@ import { colorsFor } from "./terminal.ts";
 import { createHintReporter } from "./watch-hints.ts";
 
 /**
- * `pnpm lesson watch NN`: vitest's own watch mode on the lab's starter (its own config, so
- * exactly what `pnpm --dir labs/NN-slug/starter test` runs), with the hint for the first
+ * `pnpm lesson watch NN`: vitest's own watch mode on the lab's starter (the one lab config,
+ * so exactly what `pnpm --dir labs/NN-slug/starter test` runs), with the hint for the first
  * failing test under every result. Resolves when vitest's watcher closes.
  */
 export async function runWatchCommand(context: LearnerContext, lab: ResolvedLab): Promise<number> {
@@ -21,12 +20,18 @@ export async function runWatchCommand(context: LearnerContext, lab: ResolvedLab)
   // Loaded here, not at the top: vitest's Node API costs a few hundred milliseconds to
   // import, and `pnpm lessons` (which shares this module graph) never needs it.
   const { startVitest } = await import("vitest/node");
-  const vitest = await startVitest("test", [], {
-    watch: true,
-    root: lab.starterDir,
-    config: path.join(lab.starterDir, "vitest.config.ts"),
-    reporters: ["default", createHintReporter({ lab, repoRoot, out: context.stdout, colors })],
-  });
+  const { defineLabConfig } = await import("../vitest-config.js");
+  const vitest = await startVitest(
+    "test",
+    [],
+    {
+      watch: true,
+      root: lab.starterDir,
+      config: false,
+      reporters: ["default", createHintReporter({ lab, repoRoot, out: context.stdout, colors })],
+    },
+    defineLabConfig(lab.starterDir),
+  );
   await new Promise<void>((resolve) => {
     vitest.onClose(() => resolve());
   });

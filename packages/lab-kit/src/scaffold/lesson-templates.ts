@@ -1,7 +1,8 @@
 /**
- * The files of a new lab, as text. The package files match what every existing lab has
- * (package.json, tsconfig.json, turbo.json, vitest.config.ts); the README follows the
- * outline of design.md §2; the code is one small, sound exercise to replace with the lesson's.
+ * The files of a new lab, as text. Starter and solution carry only what pnpm and TypeScript
+ * cannot take from the root or lab-kit (package.json, a one-line tsconfig.json, src/), as
+ * every existing lab does; the README follows the lesson outline; the code is one small,
+ * sound exercise to replace with the lesson's.
  */
 
 export interface LessonIdentity {
@@ -48,43 +49,20 @@ export function packageJson(id: string, side: "starter" | "solution"): string {
     version: "0.0.0",
     private: true,
     type: "module",
-    scripts: { test: "vitest run", typecheck: "tsc -p ." },
+    scripts: { test: "lab-test", typecheck: "tsc -p ." },
     devDependencies: {
       "@bootcamp/lab-kit": "workspace:*",
       "@coding-agent/agent-core": "workspace:*",
-      typescript: "7.0.2",
-      vitest: "4.1.12",
-      zod: "4.6.7",
+      typescript: "catalog:",
+      vitest: "catalog:",
+      zod: "catalog:",
     },
   });
 }
 
+/** One line: `@lab`, `src/` and `../tests` come from lab-kit's shared lab tsconfig. */
 export function tsconfigJson(): string {
-  return `{
-  "extends": "../../../tsconfig.base.json",
-  "compilerOptions": {
-    "paths": { "@lab": ["./src/index.ts"] }
-  },
-  "include": ["src", "../tests", "*.ts"]
-}
-`;
-}
-
-export function turboJson(folder: string): string {
-  return json({
-    $schema: "https://turbo.build/schema.json",
-    extends: ["//"],
-    tasks: {
-      typecheck: { inputs: ["$TURBO_DEFAULT$", `$TURBO_ROOT$/labs/${folder}/tests/**`] },
-    },
-  });
-}
-
-export function vitestConfig(): string {
-  return `import { defineLabConfig } from "@bootcamp/lab-kit/vitest";
-
-export default defineLabConfig(import.meta.dirname);
-`;
+  return '{ "extends": "../../../packages/lab-kit/tsconfig.lab.json" }\n';
 }
 
 const SHARED_HEAD = `/**

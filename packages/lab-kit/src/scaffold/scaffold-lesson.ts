@@ -11,8 +11,6 @@ import {
   readme,
   sourceIndex,
   tsconfigJson,
-  turboJson,
-  vitestConfig,
 } from "./lesson-templates.ts";
 
 /** The scaffolded lab, or why nothing was written. */
@@ -68,8 +66,6 @@ export async function scaffoldLesson(
   for (const side of ["starter", "solution"] as const) {
     files.set(`${side}/package.json`, packageJson(id, side));
     files.set(`${side}/tsconfig.json`, tsconfigJson());
-    files.set(`${side}/turbo.json`, turboJson(folder));
-    files.set(`${side}/vitest.config.ts`, vitestConfig());
     files.set(`${side}/src/index.ts`, sourceIndex(id, side));
   }
   for (const [file, content] of files) {

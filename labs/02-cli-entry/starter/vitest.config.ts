@@ -1,3 +1,0 @@
-import { defineLabConfig } from "@bootcamp/lab-kit/vitest";
-
-export default defineLabConfig(import.meta.dirname);

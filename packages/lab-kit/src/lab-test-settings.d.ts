@@ -2,3 +2,7 @@
 export declare const LAB_ALIAS: "@lab";
 /** Per-test timeout for lab tests: a learner's endless loop fails, never hangs. */
 export declare const LAB_TEST_TIMEOUT_MS: number;
+/** Extra time past the test timeout after which a learner's run ends a blocking test. */
+export declare const LAB_HANG_GRACE_MS: number;
+/** The failure a learner sees for a test that blocked its worker (超时（同步死循环？）). */
+export declare const LAB_HANG_MESSAGE: string;

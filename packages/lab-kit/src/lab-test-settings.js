@@ -10,3 +10,13 @@ export const LAB_ALIAS = "@lab";
  * into a failing test within seconds, never a hung terminal.
  */
 export const LAB_TEST_TIMEOUT_MS = 2_000;
+
+/**
+ * How long past {@link LAB_TEST_TIMEOUT_MS} a test may go without returning before the
+ * learner's own test run decides it blocks its worker (a synchronous endless loop, which
+ * no in-process timer can interrupt) and ends it.
+ */
+export const LAB_HANG_GRACE_MS = 2_000;
+
+/** The failure a learner sees for a test that blocked its worker; glossary: 超时（同步死循环？）. */
+export const LAB_HANG_MESSAGE = `超时（同步死循环？）：测试超过 ${LAB_TEST_TIMEOUT_MS} ms 仍未返回，且阻塞了事件循环，已强制终止。检查循环的退出条件。`;

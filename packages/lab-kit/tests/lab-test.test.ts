@@ -1,0 +1,123 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LAB_HANG_MESSAGE } from "../src/lab-test-settings.js";
+import { copyFixture } from "./fixture-repo.ts";
+
+const BIN = path.join(import.meta.dirname, "..", "bin", "lab-test.js");
+let root: string;
+let labDir: string;
+
+/** A package of the fixture lab: the good sources with some functions replaced. */
+async function labPackage(name: string, overrides: Record<string, string>): Promise<string> {
+  let source = await readFile(path.join(labDir, "good", "src", "index.ts"), "utf8");
+  for (const [fn, body] of Object.entries(overrides)) {
+    source = source.replace(new RegExp(`export (async )?function ${fn}\\(.*?\\n}\\n`, "s"), body);
+  }
+  const dir = path.join(labDir, name);
+  await mkdir(path.join(dir, "src"), { recursive: true });
+  await writeFile(path.join(dir, "src", "index.ts"), source);
+  return dir;
+}
+
+const SPIN = "export function spin(): number {\n  for (;;) {}\n}\n";
+const NEVER = "export function settle(): Promise<string> {\n  return new Promise(() => {});\n}\n";
+
+interface BinRun {
+  readonly code: number | null;
+  /** vitest's report: the test tree and summary (stdout) and failure details (stderr). */
+  readonly output: string;
+  /** The watchdog's notices. */
+  readonly stderr: string;
+}
+
+/** Runs the real bin in `cwd`; with `until`, kills it once stdout matches (watch mode). */
+function runBin(cwd: string, args: readonly string[], until?: RegExp): Promise<BinRun> {
+  return new Promise((resolve) => {
+    const child: ChildProcess = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      if (until?.test(stripVTControlCharacters(stdout))) child.kill("SIGTERM");
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.on("exit", (code) =>
+      resolve({
+        code,
+        output: stripVTControlCharacters(stdout + stderr),
+        stderr: stripVTControlCharacters(stderr),
+      }),
+    );
+  });
+}
+
+beforeAll(async () => {
+  const copy = await copyFixture("runner-lab");
+  root = copy.root;
+  labDir = copy.dir;
+  // A test after the spinning one, to show that the tests after a blocked one still run.
+  const tests = path.join(labDir, "tests", "lab.test.ts");
+  await writeFile(
+    tests,
+    `${await readFile(tests, "utf8")}\nit("runs after the spinning test", () => {\n  expect(add(2, 2)).toBe(4);\n});\n`,
+  );
+});
+
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+describe("lab-test, a lab's own test run", () => {
+  it("prints vitest's own output and exits 0 when every test passes", async () => {
+    const run = await runBin(path.join(labDir, "good"), []);
+    expect(run.output).toMatch(/ RUN {2}v\d+\.\d+\.\d+ /);
+    expect(run.output).toContain("✓ ../tests/lab.test.ts (5 tests)");
+    expect(run.output).toMatch(/Test Files {2}1 passed \(1\)\n {6}Tests {2}5 passed \(5\)/);
+    expect(run.stderr).not.toContain("同步死循环");
+    expect(run.code).toBe(0);
+  }, 60_000);
+
+  it("fails a test that blocks its worker as 超时（同步死循环？）, and the other tests still run", async () => {
+    const run = await runBin(await labPackage("spinning", { spin: SPIN }), []);
+    expect(run.stderr).toContain('测试 "stops spinning" 超过 2000 ms 仍未返回');
+    expect(run.output).toContain("× stops spinning");
+    expect(run.output).toContain("FAIL  ../tests/lab.test.ts > stops spinning");
+    expect(run.output).toContain(LAB_HANG_MESSAGE);
+    expect(run.output).toContain("✓ runs after the spinning test");
+    expect(run.output).toMatch(/Test Files {2}1 failed \(1\)\n {6}Tests {2}1 failed \| 4 passed \(5\)/);
+    expect(run.code).toBe(1);
+  }, 90_000);
+
+  it("leaves a test that only waits too long to vitest's own timeout, without a restart", async () => {
+    const run = await runBin(await labPackage("waiting", { settle: NEVER }), []);
+    expect(run.output).toContain("× settles");
+    expect(run.output).toContain("Test timed out in 2000ms");
+    expect(run.output).not.toContain(LAB_HANG_MESSAGE);
+    expect(run.stderr).not.toContain("同步死循环");
+    expect(run.output).toMatch(/Tests {2}1 failed \| 4 passed \(5\)/);
+    expect(run.code).toBe(1);
+  }, 60_000);
+
+  it("passes vitest's arguments through, after pnpm's --", async () => {
+    const run = await runBin(path.join(labDir, "good"), ["--", "-t", "adds two"]);
+    expect(run.output).toMatch(/Tests {2}1 passed \| 4 skipped \(5\)/);
+    expect(run.code).toBe(0);
+  }, 60_000);
+
+  it("in watch mode reports a blocking test the same way and keeps watching", async () => {
+    const run = await runBin(
+      await labPackage("watched", { spin: SPIN }),
+      ["--watch"],
+      /Tests {2}1 failed \| 4 passed \(5\)[\s\S]*Watching for file changes/,
+    );
+    expect(run.stderr).toContain('测试 "stops spinning" 超过 2000 ms 仍未返回');
+    expect(run.output).toContain(LAB_HANG_MESSAGE);
+    expect(run.output).toContain("✓ runs after the spinning test");
+  }, 90_000);
+});

@@ -90,7 +90,9 @@ describe("lab-test, a lab's own test run", () => {
     expect(run.output).toContain("FAIL  ../tests/lab.test.ts > stops spinning");
     expect(run.output).toContain(LAB_HANG_MESSAGE);
     expect(run.output).toContain("✓ runs after the spinning test");
-    expect(run.output).toMatch(/Test Files {2}1 failed \(1\)\n {6}Tests {2}1 failed \| 4 passed \(5\)/);
+    expect(run.output).toMatch(
+      /Test Files {2}1 failed \(1\)\n {6}Tests {2}1 failed \| 4 passed \(5\)/,
+    );
     expect(run.code).toBe(1);
   }, 90_000);
 

@@ -43,13 +43,23 @@ function layout(value: unknown, indent: string, prefix = indent.length): string 
   return JSON.stringify(value);
 }
 
+/**
+ * The learner's commands, delegated to the root's scripts so they also work inside
+ * starter/ or solution/, where pnpm would otherwise answer "Command not found".
+ */
+export const ROOT_COMMANDS = {
+  lesson: "pnpm --workspace-root lesson",
+  lessons: "pnpm --workspace-root lessons",
+  "verify:lesson": "pnpm --workspace-root verify:lesson",
+} as const;
+
 export function packageJson(id: string, side: "starter" | "solution"): string {
   return json({
     name: `@bootcamp/lab-${id}-${side}`,
     version: "0.0.0",
     private: true,
     type: "module",
-    scripts: { test: "lab-test", typecheck: "tsc -p ." },
+    scripts: { test: "lab-test", typecheck: "tsc -p .", ...ROOT_COMMANDS },
     devDependencies: {
       "@bootcamp/lab-kit": "workspace:*",
       "@coding-agent/agent-core": "workspace:*",

@@ -1,0 +1,65 @@
+// The learner's commands (pnpm lesson / lessons / verify:lesson) are root scripts; pnpm
+// runs a script of the package it is in, so every workspace package delegates them to the
+// root, and a learner inside labs/NN-slug/starter gets the command instead of pnpm's
+// English "Command not found".
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { listLabs } from "../src/labs.ts";
+import { ROOT_COMMANDS } from "../src/scaffold/lesson-templates.ts";
+
+const run = promisify(execFile);
+const repoRoot = path.resolve(import.meta.dirname, "..", "..", "..");
+
+interface PackageJson {
+  readonly name: string;
+  readonly scripts?: Record<string, string>;
+}
+
+async function readPackage(dir: string): Promise<PackageJson> {
+  return JSON.parse(await readFile(path.join(dir, "package.json"), "utf8")) as PackageJson;
+}
+
+/** Every workspace package but the root, as pnpm itself lists them. */
+async function workspacePackages(): Promise<string[]> {
+  const { stdout } = await run("pnpm", ["ls", "-r", "--depth", "-1", "--json"], { cwd: repoRoot });
+  const listed = JSON.parse(stdout) as { path: string }[];
+  return listed.map((entry) => entry.path).filter((dir) => path.resolve(dir) !== repoRoot);
+}
+
+describe("learner commands from any folder", () => {
+  it("has each delegated command as a root script", async () => {
+    const root = await readPackage(repoRoot);
+    for (const name of Object.keys(ROOT_COMMANDS)) {
+      expect(root.scripts?.[name], name).toMatch(/^tsx scripts\//);
+    }
+  });
+
+  it("delegates them to the root in every workspace package", async () => {
+    const dirs = await workspacePackages();
+    expect(dirs.length).toBeGreaterThan(3);
+    for (const dir of dirs) {
+      const { name, scripts = {} } = await readPackage(dir);
+      for (const [command, delegate] of Object.entries(ROOT_COMMANDS)) {
+        expect(scripts[command], `${name}: ${command}`).toBe(delegate);
+      }
+    }
+  }, 30_000);
+
+  it("answers pnpm lesson inside a lab's starter folder with the root's own command", async () => {
+    const [lab] = await listLabs(repoRoot);
+    expect(lab).toBeDefined();
+    const result = await run("pnpm", ["lesson", "hint", "99"], {
+      cwd: path.join(lab?.dir ?? repoRoot, "starter"),
+      env: { ...process.env, NO_COLOR: "1" },
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(result.stderr).not.toContain("not found");
+    expect(result.stderr).toContain("没有编号为「99」的课程");
+    expect(result.code).toBe(2);
+  }, 120_000);
+});

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LAB_HANG_MESSAGE } from "../src/lab-test-settings.js";
 import { copyFixture } from "./fixture-repo.ts";
 
+// Timeouts below only turn a hang into a failure: each case starts real vitest processes,
+// which on a loaded machine take far longer than the seconds they need when idle.
 const BIN = path.join(import.meta.dirname, "..", "bin", "lab-test.js");
 let root: string;
 let labDir: string;
@@ -81,7 +83,7 @@ describe("lab-test, a lab's own test run", () => {
     expect(run.output).toMatch(/Test Files {2}1 passed \(1\)\n {6}Tests {2}5 passed \(5\)/);
     expect(run.stderr).not.toContain("同步死循环");
     expect(run.code).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   it("fails a test that blocks its worker as 超时（同步死循环？）, and the other tests still run", async () => {
     const run = await runBin(await labPackage("spinning", { spin: SPIN }), []);
@@ -94,7 +96,7 @@ describe("lab-test, a lab's own test run", () => {
       /Test Files {2}1 failed \(1\)\n {6}Tests {2}1 failed \| 4 passed \(5\)/,
     );
     expect(run.code).toBe(1);
-  }, 90_000);
+  }, 240_000);
 
   it("leaves a test that only waits too long to vitest's own timeout, without a restart", async () => {
     const run = await runBin(await labPackage("waiting", { settle: NEVER }), []);
@@ -104,13 +106,13 @@ describe("lab-test, a lab's own test run", () => {
     expect(run.stderr).not.toContain("同步死循环");
     expect(run.output).toMatch(/Tests {2}1 failed \| 4 passed \(5\)/);
     expect(run.code).toBe(1);
-  }, 60_000);
+  }, 180_000);
 
   it("passes vitest's arguments through, after pnpm's --", async () => {
     const run = await runBin(path.join(labDir, "good"), ["--", "-t", "adds two"]);
     expect(run.output).toMatch(/Tests {2}1 passed \| 4 skipped \(5\)/);
     expect(run.code).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   it("in watch mode reports a blocking test the same way and keeps watching", async () => {
     const run = await runBin(
@@ -121,5 +123,5 @@ describe("lab-test, a lab's own test run", () => {
     expect(run.stderr).toContain('测试 "stops spinning" 超过 2000 ms 仍未返回');
     expect(run.output).toContain(LAB_HANG_MESSAGE);
     expect(run.output).toContain("✓ runs after the spinning test");
-  }, 90_000);
+  }, 240_000);
 });

@@ -61,5 +61,5 @@ describe("learner commands from any folder", () => {
     expect(result.stderr).not.toContain("not found");
     expect(result.stderr).toContain("没有编号为「99」的课程");
     expect(result.code).toBe(2);
-  }, 120_000);
+  }, 240_000);
 });

@@ -1,6 +1,7 @@
 export { InvalidRunTargetError, LabKitError } from "./errors.ts";
 export { findRepoRoot, readCommittedTree } from "./git.ts";
 export { type LabLocation, listLabs, normalizeLessonId } from "./labs.ts";
+export { type LintPart, lintRepository } from "./lint-repo.ts";
 export {
   type Hint,
   type LessonManifest,

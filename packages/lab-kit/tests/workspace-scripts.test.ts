@@ -16,6 +16,8 @@ const repoRoot = path.resolve(import.meta.dirname, "..", "..", "..");
 interface PackageJson {
   readonly name: string;
   readonly scripts?: Record<string, string>;
+  readonly dependencies?: Record<string, string>;
+  readonly devDependencies?: Record<string, string>;
 }
 
 async function readPackage(dir: string): Promise<PackageJson> {
@@ -43,7 +45,22 @@ describe("learner commands from any folder", () => {
     for (const dir of dirs) {
       const { name, scripts = {} } = await readPackage(dir);
       for (const [command, delegate] of Object.entries(ROOT_COMMANDS)) {
-        expect(scripts[command], `${name}: ${command}`).toBe(delegate);
+        expect(scripts[command], `${name}: add "${command}": "${delegate}" to its scripts`).toBe(
+          delegate,
+        );
+      }
+    }
+  }, 30_000);
+
+  it("writes no version in any package.json: the pnpm catalog holds them all", async () => {
+    for (const dir of [repoRoot, ...(await workspacePackages())]) {
+      const manifest = await readPackage(dir);
+      const versions = { ...manifest.dependencies, ...manifest.devDependencies };
+      for (const [dependency, version] of Object.entries(versions)) {
+        expect(
+          version,
+          `${manifest.name}: ${dependency} should be "catalog:" (version in pnpm-workspace.yaml)`,
+        ).toMatch(/^(catalog:|workspace:\*)$/);
       }
     }
   }, 30_000);

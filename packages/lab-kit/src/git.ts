@@ -1,5 +1,7 @@
 import { execFile, spawn } from "node:child_process";
+import path from "node:path";
 import { promisify } from "node:util";
+import { toPosixPath } from "./posix-path.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -16,20 +18,37 @@ export async function findRepoRoot(dir: string): Promise<string | undefined> {
 /**
  * The committed (HEAD) contents of every tracked file under `dir`, keyed by path relative
  * to `dir` with `/` separators. Undefined when `dir` is not in a repository or HEAD has no
- * file under it, so callers can fall back to the working tree and say so. Two git processes
- * whatever the number of files: `ls-tree` lists them, one `cat-file --batch` reads them all.
+ * file under it, so callers can fall back to the working tree and say so.
  */
 export async function readCommittedTree(dir: string): Promise<Map<string, Buffer> | undefined> {
+  return (await readCommittedTrees(dir, [dir])).get(dir);
+}
+
+/**
+ * `readCommittedTree` for many folders at once, each keyed by the folder as given. Two git
+ * processes whatever the number of folders and files: `ls-tree` lists them, one
+ * `cat-file --batch` reads them all. `cwd` is any folder of the repository.
+ */
+export async function readCommittedTrees(
+  cwd: string,
+  dirs: readonly string[],
+): Promise<Map<string, Map<string, Buffer> | undefined>> {
+  const trees = new Map<string, Map<string, Buffer> | undefined>(
+    dirs.map((dir) => [dir, undefined]),
+  );
+  if (dirs.length === 0) return trees;
+  // Pathspecs and the paths ls-tree prints are both relative to `cwd`.
+  const prefixes = dirs.map((dir) => toPosixPath(path.relative(cwd, dir)));
   let listing: string;
   try {
-    // Run inside `dir`, ls-tree lists that folder only, with paths relative to it.
-    const { stdout } = await execFileAsync("git", ["ls-tree", "-r", "-z", "HEAD"], {
-      cwd: dir,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const { stdout } = await execFileAsync(
+      "git",
+      ["ls-tree", "-r", "-z", "HEAD", "--", ...prefixes.map((prefix) => prefix || ".")],
+      { cwd, maxBuffer: 64 * 1024 * 1024 },
+    );
     listing = stdout;
   } catch {
-    return undefined;
+    return trees;
   }
   const entries = listing
     .split("\0")
@@ -40,12 +59,24 @@ export async function readCommittedTree(dir: string): Promise<Map<string, Buffer
       return { type, sha, file: line.slice(tab + 1) };
     })
     .filter((entry) => entry.type === "blob" && !`/${entry.file}`.includes("/node_modules/"));
-  if (entries.length === 0) return undefined;
+  if (entries.length === 0) return trees;
   const contents = await readBlobs(
-    dir,
+    cwd,
     entries.map((entry) => entry.sha),
   );
-  return new Map(entries.map((entry, index) => [entry.file, contents[index] ?? Buffer.alloc(0)]));
+  entries.forEach((entry, index) => {
+    prefixes.forEach((prefix, dirIndex) => {
+      if (prefix !== "" && !entry.file.startsWith(`${prefix}/`)) return;
+      const dir = dirs[dirIndex] ?? "";
+      const tree = trees.get(dir) ?? new Map<string, Buffer>();
+      tree.set(
+        prefix === "" ? entry.file : entry.file.slice(prefix.length + 1),
+        contents[index] ?? Buffer.alloc(0),
+      );
+      trees.set(dir, tree);
+    });
+  });
+  return trees;
 }
 
 /**

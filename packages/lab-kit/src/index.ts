@@ -1,5 +1,5 @@
 export { InvalidRunTargetError, LabKitError } from "./errors.ts";
-export { findRepoRoot, readCommittedTree } from "./git.ts";
+export { findRepoRoot, readBlobs, readCommittedTree, readCommittedTrees } from "./git.ts";
 export { type LabLocation, listLabs, normalizeLessonId } from "./labs.ts";
 export { type LintPart, lintRepository } from "./lint-repo.ts";
 export {

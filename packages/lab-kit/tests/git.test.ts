@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readBlobs, readCommittedTree } from "../src/git.ts";
+import { readBlobs, readCommittedTree, readCommittedTrees } from "../src/git.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -83,27 +83,65 @@ describe("readCommittedTree", () => {
   });
 
   it("starts two git processes for a folder of many files, not one per file", async () => {
-    // A `git` first on PATH that logs its arguments, then runs the real one.
-    const bin = path.join(root, "bin");
-    const log = path.join(root, "git-calls.log");
-    const real = (await execFileAsync("sh", ["-c", "command -v git"])).stdout.trim();
-    await mkdir(bin, { recursive: true });
-    await writeFile(
-      path.join(bin, "git"),
-      `#!/bin/sh\necho "$1" >> "${log}"\nexec "${real}" "$@"\n`,
-      { mode: 0o755 },
+    const { result, calls } = await countingGitCalls(() =>
+      readCommittedTree(path.join(repo, "labs", "01")),
     );
-    const saved = process.env.PATH;
-    process.env.PATH = `${bin}${path.delimiter}${saved ?? ""}`;
-    try {
-      const tree = await readCommittedTree(path.join(repo, "labs", "01"));
-      expect(tree?.size).toBe(4);
-    } finally {
-      process.env.PATH = saved;
-    }
-    expect((await readFile(log, "utf8")).trim().split("\n")).toEqual(["ls-tree", "cat-file"]);
+    expect(result?.size).toBe(4);
+    expect(calls).toEqual(["ls-tree", "cat-file"]);
   });
 });
+
+describe("readCommittedTrees", () => {
+  const lab = (id: string) => path.join(repo, "labs", id, "tests");
+
+  it("reads each folder as readCommittedTree does, keyed by the folder as given", async () => {
+    const dirs = [lab("01"), lab("02"), lab("03"), path.join(repo, "labs", "01")];
+    const trees = await readCommittedTrees(repo, dirs);
+    expect([...trees.keys()]).toEqual(dirs);
+    for (const dir of dirs) expect(trees.get(dir)).toEqual(await readCommittedTree(dir));
+    expect(trees.get(lab("03"))).toBeUndefined();
+  });
+
+  it("reads many folders with two git processes in all", async () => {
+    const { result, calls } = await countingGitCalls(() =>
+      readCommittedTrees(repo, [lab("01"), lab("02"), lab("03")]),
+    );
+    expect(result.get(lab("02"))?.get("lab.test.ts")?.toString()).toBe("other lab\n");
+    expect(calls).toEqual(["ls-tree", "cat-file"]);
+  });
+
+  it("has no tree for any folder outside a repository", async () => {
+    const trees = await readCommittedTrees(root, [path.join(root, "bin")]);
+    expect(trees.get(path.join(root, "bin"))).toBeUndefined();
+  });
+});
+
+/** Runs `action` with a `git` first on PATH that logs each command, then runs the real one. */
+async function countingGitCalls<T>(
+  action: () => Promise<T>,
+): Promise<{ result: T; calls: string[] }> {
+  const bin = path.join(root, "bin");
+  const log = path.join(root, "git-calls.log");
+  const real = (await execFileAsync("sh", ["-c", "command -v git"])).stdout.trim();
+  await mkdir(bin, { recursive: true });
+  await writeFile(log, "");
+  await writeFile(
+    path.join(bin, "git"),
+    `#!/bin/sh\necho "$1" >> "${log}"\nexec "${real}" "$@"\n`,
+    {
+      mode: 0o755,
+    },
+  );
+  const saved = process.env.PATH;
+  process.env.PATH = `${bin}${path.delimiter}${saved ?? ""}`;
+  try {
+    const result = await action();
+    const calls = (await readFile(log, "utf8")).split("\n").filter((line) => line !== "");
+    return { result, calls };
+  } finally {
+    process.env.PATH = saved;
+  }
+}
 
 describe("readBlobs", () => {
   it("rejects naming the object when a sha is not in the repository", async () => {

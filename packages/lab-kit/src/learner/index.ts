@@ -79,7 +79,12 @@ export {
   planReset,
   type ResetPlan,
 } from "./reset-starter.ts";
-export { checkTestsIntegrity, describeIntegrity, type TestsIntegrity } from "./tampering.ts";
+export {
+  checkTestsIntegrity,
+  checkTestsIntegrityOfLabs,
+  describeIntegrity,
+  type TestsIntegrity,
+} from "./tampering.ts";
 export { type Colors, colorsFor, displayWidth, type OutputStream, padToWidth } from "./terminal.ts";
 export { runWatchCommand } from "./watch-command.ts";
 export {
@@ -91,6 +96,7 @@ export {
 } from "./watch-hints.ts";
 export {
   compareWithCommitted,
+  compareWithTree,
   foldersWithChanges,
   isUnchanged,
   listFiles,

@@ -11,7 +11,7 @@ import {
   renderLessonsText,
 } from "./lessons-report.ts";
 import { summarizeProgress } from "./progress.ts";
-import { checkTestsIntegrity } from "./tampering.ts";
+import { checkTestsIntegrityOfLabs } from "./tampering.ts";
 import { colorsFor } from "./terminal.ts";
 import { foldersWithChanges } from "./working-tree.ts";
 
@@ -34,7 +34,7 @@ export async function collectLessonRows(
   // The test run dominates; the git comparisons run beside it.
   const [reports, integrities, starters] = await Promise.all([
     ready.length === 0 ? Promise.resolve([]) : context.runTargets(ready.map(starterTarget)),
-    Promise.all(ready.map(checkTestsIntegrity)),
+    checkTestsIntegrityOfLabs(repoRoot, ready),
     foldersWithChanges(
       repoRoot,
       ready.map((lab) => lab.starterDir),

@@ -1,5 +1,11 @@
+import { readCommittedTrees } from "../git.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
-import { compareWithCommitted, isUnchanged } from "./working-tree.ts";
+import {
+  compareWithCommitted,
+  compareWithTree,
+  isUnchanged,
+  type TreeComparison,
+} from "./working-tree.ts";
 
 /** Whether a lab's shared tests are still the committed ones. */
 export type TestsIntegrity =
@@ -20,7 +26,29 @@ export type TestsIntegrity =
 export async function checkTestsIntegrity(
   lab: Pick<ResolvedLab, "testsDir">,
 ): Promise<TestsIntegrity> {
-  const comparison = await compareWithCommitted(lab.testsDir);
+  return integrityOf(await compareWithCommitted(lab.testsDir));
+}
+
+/**
+ * `checkTestsIntegrity` for many labs, in order, reading HEAD for all of them with two git
+ * processes instead of two per lab; `repoRoot` is the repository the labs are in.
+ */
+export async function checkTestsIntegrityOfLabs(
+  repoRoot: string,
+  labs: readonly Pick<ResolvedLab, "testsDir">[],
+): Promise<TestsIntegrity[]> {
+  const trees = await readCommittedTrees(
+    repoRoot,
+    labs.map((lab) => lab.testsDir),
+  );
+  return Promise.all(
+    labs.map(async (lab) =>
+      integrityOf(await compareWithTree(lab.testsDir, trees.get(lab.testsDir))),
+    ),
+  );
+}
+
+function integrityOf(comparison: TreeComparison): TestsIntegrity {
   if (comparison.state === "uncommitted") return { state: "unknown" };
   if (isUnchanged(comparison)) return { state: "intact" };
   return {

@@ -68,7 +68,18 @@ export async function compareWithCommitted(
   dir: string,
   scanForAdded: readonly string[] = [""],
 ): Promise<TreeComparison> {
-  const committed = await readCommittedTree(dir);
+  return compareWithTree(dir, await readCommittedTree(dir), scanForAdded);
+}
+
+/**
+ * `compareWithCommitted` against a committed tree already read (`readCommittedTrees` reads
+ * many folders in one go); undefined means nothing under `dir` is committed.
+ */
+export async function compareWithTree(
+  dir: string,
+  committed: ReadonlyMap<string, Buffer> | undefined,
+  scanForAdded: readonly string[] = [""],
+): Promise<TreeComparison> {
   if (committed === undefined) return { state: "uncommitted" };
   const modified: string[] = [];
   const removed: string[] = [];

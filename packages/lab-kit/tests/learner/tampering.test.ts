@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   checkTestsIntegrity,
+  checkTestsIntegrityOfLabs,
   describeIntegrity,
   lookUpLab,
   type ResolvedLab,
@@ -67,5 +68,39 @@ describe("checkTestsIntegrity", () => {
     const file = path.join(lab.testsDir, "lab.test.ts");
     await writeFile(file, (await readFile(file, "utf8")).replace(/\n/g, "\r\n"));
     expect(await checkTestsIntegrity(lab)).toEqual({ state: "intact" });
+  });
+});
+
+describe("checkTestsIntegrityOfLabs", () => {
+  it("finds for each lab, in order, what checkTestsIntegrity finds for it alone", async () => {
+    const two = await createFixtureRepo([{ id: "01" }, { id: "02" }, { id: "03" }]);
+    try {
+      const labs: ResolvedLab[] = [];
+      for (const id of ["01", "02", "03"]) {
+        const found = await lookUpLab(two.root, id, { requireInstall: true });
+        if (!found.ok) throw new Error(found.message);
+        labs.push(found.lab);
+      }
+      await two.write("labs/02-demo-sum/tests/lab.test.ts", WEAKENED_TEST);
+      await two.write("labs/03-demo-sum/tests/extra.test.ts", "export {};\n");
+      const together = await checkTestsIntegrityOfLabs(two.root, labs);
+      const alone = await Promise.all(labs.map(checkTestsIntegrity));
+      expect(together).toEqual(alone);
+      expect(together.map((integrity) => integrity.state)).toEqual([
+        "intact",
+        "changed",
+        "changed",
+      ]);
+      expect(together[2]).toMatchObject({ added: ["extra.test.ts"], modified: [] });
+    } finally {
+      await two.remove();
+    }
+  });
+
+  it("cannot vouch for any lab outside a repository", async () => {
+    const outside = [{ testsDir: path.join(lab.testsDir, "..", "..", "nowhere", "tests") }];
+    expect(await checkTestsIntegrityOfLabs(path.dirname(repo.root), outside)).toEqual([
+      { state: "unknown" },
+    ]);
   });
 });

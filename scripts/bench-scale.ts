@@ -109,12 +109,12 @@ try {
   const labCount = (await readdir(path.join(clone, "labs"))).length;
 
   const lessonsRuns: TimedRun[] = [];
-  const warmUp = await timeCommand("pnpm", ["lessons"], clone);
+  const warmUp = await timeCommand("pnpm", ["--silent", "lessons"], clone);
   for (let index = 0; index < runs; index++) {
-    lessonsRuns.push(await timeCommand("pnpm", ["lessons"], clone));
+    lessonsRuns.push(await timeCommand("pnpm", ["--silent", "lessons"], clone));
   }
   const lessonsMs = median(lessonsRuns.map((run) => run.ms));
-  const verify = await timeCommand("pnpm", ["verify:lesson", "--all"], clone);
+  const verify = await timeCommand("pnpm", ["--silent", "verify:lesson", "--all"], clone);
   const summary = verify.output.trimEnd().split("\n").at(-1) ?? "";
   const lessonsCodes = [...new Set(lessonsRuns.map((run) => run.code))].join("、");
   const times = lessonsRuns.map((run) => seconds(run.ms)).join("、");

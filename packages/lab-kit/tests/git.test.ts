@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readBlobs, readCommittedTree, readCommittedTrees } from "../src/git.ts";
+import { commitAll } from "./learner/fixture-repo.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -34,20 +35,7 @@ beforeAll(async () => {
     await writeFile(path.join(repo, file), content);
   }
   await mkdir(path.join(repo, "labs", "03", "tests"), { recursive: true });
-  await git(["init", "--quiet"]);
-  await git(["add", "--force", "."]);
-  await git([
-    "-c",
-    "user.name=Fixture",
-    "-c",
-    "user.email=fixture@example.invalid",
-    "-c",
-    "commit.gpgsign=false",
-    "commit",
-    "--quiet",
-    "-m",
-    "fixture",
-  ]);
+  await commitAll(repo, "fixture");
   // The working tree moves on; HEAD is what must come back.
   await writeFile(path.join(repo, "labs/01/tests/lab.test.ts"), "edited\n");
 }, 30_000);

@@ -118,6 +118,27 @@ async function git(root: string, args: readonly string[]): Promise<void> {
   await execFileAsync("git", [...args], { cwd: root });
 }
 
+/**
+ * `git init` (when `root` is not a repository yet), then one commit of everything under it
+ * that is not ignored, by a fixture author whatever the machine's git settings.
+ */
+export async function commitAll(root: string, message: string): Promise<void> {
+  await git(root, ["init", "--quiet"]);
+  await git(root, ["add", "."]);
+  await git(root, [
+    "-c",
+    "user.name=Fixture",
+    "-c",
+    "user.email=fixture@example.invalid",
+    "-c",
+    "commit.gpgsign=false",
+    "commit",
+    "--quiet",
+    "-m",
+    message,
+  ]);
+}
+
 /** Creates and commits a repository holding the given labs, each pristine. */
 export async function createFixtureRepo(labs: readonly FixtureLab[]): Promise<FixtureRepo> {
   const root = await mkdtemp(path.join(os.tmpdir(), "lab-kit-learner-"));
@@ -148,20 +169,7 @@ export async function createFixtureRepo(labs: readonly FixtureLab[]): Promise<Fi
     }
     if (lab.installed !== false) await mkdir(path.join(root, dir, "starter", "node_modules"));
   }
-  await git(root, ["init", "--quiet"]);
-  await git(root, ["add", "."]);
-  await git(root, [
-    "-c",
-    "user.name=Fixture",
-    "-c",
-    "user.email=fixture@example.invalid",
-    "-c",
-    "commit.gpgsign=false",
-    "commit",
-    "--quiet",
-    "-m",
-    "fixture labs",
-  ]);
+  await commitAll(root, "fixture labs");
   return {
     root,
     labDir(id) {

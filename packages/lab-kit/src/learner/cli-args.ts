@@ -1,5 +1,7 @@
 import type { ParseArgsConfig } from "node:util";
 import { parseArgsOrExplain } from "@coding-agent/cli/parse-args";
+import { EXIT_CODES } from "../tool-output.ts";
+import type { LearnerContext } from "./learner-context.ts";
 
 type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 
@@ -28,6 +30,26 @@ export type ParsedArgs<T> =
   | { readonly ok: true; readonly value: T }
   | { readonly ok: false; readonly message: string }
   | { readonly ok: "help" };
+
+/**
+ * Answers what needs no further work: `--help` (the usage on stdout, exit 0) and a usage
+ * error (the message on stderr, exit 2). Otherwise the parsed command line.
+ */
+export function answerUsage<T>(
+  args: ParsedArgs<T>,
+  usage: string,
+  output: Pick<LearnerContext, "stdout" | "stderr">,
+): { readonly value: T } | { readonly exitCode: number } {
+  if (args.ok === "help") {
+    output.stdout.write(`${usage}\n`);
+    return { exitCode: EXIT_CODES.ok };
+  }
+  if (!args.ok) {
+    output.stderr.write(`${args.message}\n`);
+    return { exitCode: EXIT_CODES.usage };
+  }
+  return { value: args.value };
+}
 
 // `pnpm lessons -- --json` passes the separator through; it carries no meaning here.
 function dropSeparator(argv: readonly string[]): string[] {

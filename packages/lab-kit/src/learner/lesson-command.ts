@@ -1,5 +1,5 @@
 import { EXIT_CODES } from "../tool-output.ts";
-import { LESSON_USAGE, parseLessonArgs } from "./cli-args.ts";
+import { answerUsage, LESSON_USAGE, parseLessonArgs } from "./cli-args.ts";
 import { runDiffCommand } from "./diff-command.ts";
 import { runHintCommand } from "./hint-command.ts";
 import { lookUpLab } from "./lab-lookup.ts";
@@ -15,15 +15,8 @@ export async function runLessonCommand(
   context: LearnerContext,
   argv: readonly string[],
 ): Promise<number> {
-  const args = parseLessonArgs(argv);
-  if (args.ok === "help") {
-    context.stdout.write(`${LESSON_USAGE}\n`);
-    return EXIT_CODES.ok;
-  }
-  if (!args.ok) {
-    context.stderr.write(`${args.message}\n`);
-    return EXIT_CODES.usage;
-  }
+  const args = answerUsage(parseLessonArgs(argv), LESSON_USAGE, context);
+  if ("exitCode" in args) return args.exitCode;
   const command = args.value;
   const repoRoot = await repoRootOf(context);
   // Running tests needs the starter installed; reading and restoring files does not.

@@ -1,7 +1,7 @@
 import { listLabs } from "../labs.ts";
 import type { RunTarget, TargetReport } from "../runner-types.ts";
 import { EXIT_CODES } from "../tool-output.ts";
-import { LESSONS_USAGE, parseLessonsArgs } from "./cli-args.ts";
+import { answerUsage, LESSONS_USAGE, parseLessonsArgs } from "./cli-args.ts";
 import { inspectLab, type ResolvedLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
 import {
@@ -80,15 +80,8 @@ export async function runLessonsCommand(
   context: LearnerContext,
   argv: readonly string[],
 ): Promise<number> {
-  const args = parseLessonsArgs(argv);
-  if (args.ok === "help") {
-    context.stdout.write(`${LESSONS_USAGE}\n`);
-    return EXIT_CODES.ok;
-  }
-  if (!args.ok) {
-    context.stderr.write(`${args.message}\n`);
-    return EXIT_CODES.usage;
-  }
+  const args = answerUsage(parseLessonsArgs(argv), LESSONS_USAGE, context);
+  if ("exitCode" in args) return args.exitCode;
   const repoRoot = await repoRootOf(context);
   const rows = await collectLessonRows(context, repoRoot);
   context.stdout.write(

@@ -38,7 +38,7 @@ beforeAll(async () => {
   await commitAll(repo, "fixture");
   // The working tree moves on; HEAD is what must come back.
   await writeFile(path.join(repo, "labs/01/tests/lab.test.ts"), "edited\n");
-}, 30_000);
+}, 60_000);
 
 afterAll(() => rm(root, { recursive: true, force: true }));
 

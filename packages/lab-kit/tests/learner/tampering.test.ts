@@ -95,7 +95,8 @@ describe("checkTestsIntegrityOfLabs", () => {
     } finally {
       await two.remove();
     }
-  });
+    // Builds and commits a three-lab repository: seconds on a busy machine; only a hang guard.
+  }, 60_000);
 
   it("cannot vouch for any lab outside a repository", async () => {
     const outside = [{ testsDir: path.join(lab.testsDir, "..", "..", "nowhere", "tests") }];

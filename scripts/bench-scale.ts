@@ -8,7 +8,7 @@
  * `--ref <older commit>` to measure before a change.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -121,8 +121,34 @@ try {
     lessonsRuns.push(await timeCommand("pnpm", ["--silent", "lessons"], clone));
   }
   const lessonsMs = median(lessonsRuns.map((run) => run.ms));
+  // One more run, untimed, through a `git` that logs its subcommand: how many git processes
+  // one `pnpm lessons` starts (the part of its cost that grows with every lab).
+  const gitLog = path.join(root, "git-calls.log");
+  const gitBin = path.join(root, "bin");
+  const realGit = (await execFileAsync("sh", ["-c", "command -v git"])).stdout.trim();
+  await mkdir(gitBin);
+  await writeFile(gitLog, "");
+  await writeFile(
+    path.join(gitBin, "git"),
+    `#!/bin/sh\necho "$1" >> "${gitLog}"\nexec "${realGit}" "$@"\n`,
+    { mode: 0o755 },
+  );
+  await timeCommand("pnpm", ["--silent", "lessons"], clone, {
+    PATH: `${gitBin}${path.delimiter}${process.env.PATH ?? ""}`,
+  });
+  const gitCalls = new Map<string, number>();
+  for (const call of (await readFile(gitLog, "utf8")).split("\n").filter(Boolean)) {
+    gitCalls.set(call, (gitCalls.get(call) ?? 0) + 1);
+  }
+  const gitTotal = [...gitCalls.values()].reduce((sum, count) => sum + count, 0);
+  const gitParts = [...gitCalls].map(([call, count]) => `${call} ${count}`).join("、");
   const verify = await timeCommand("pnpm", ["--silent", "verify:lesson", "--all"], clone);
-  const summary = verify.output.trimEnd().split("\n").at(-1) ?? "";
+  // The tool's own last line, not pnpm's ELIFECYCLE note after a non-zero exit.
+  const summary =
+    verify.output
+      .split("\n")
+      .filter((line) => line.trim() !== "" && !line.includes("ELIFECYCLE"))
+      .at(-1) ?? "";
   const lessonsCodes = [...new Set(lessonsRuns.map((run) => run.code))].join("、");
   const times = lessonsRuns.map((run) => seconds(run.ms)).join("、");
   processOutput.out(
@@ -130,6 +156,7 @@ try {
       `bench:scale：${commit}，${labCount} 课`,
       `  pnpm lessons：中位数 ${seconds(lessonsMs)}（${times}；预热 ${seconds(warmUp.ms)}；退出码 ${lessonsCodes}）`,
       `    目标 ≤ ${seconds(TARGET_MS)}：${lessonsMs <= TARGET_MS ? "达标" : "未达标"}`,
+      `    一次运行启动的 git 进程：${gitTotal}（${gitParts}）`,
       `  pnpm verify:lesson --all：${seconds(verify.ms)}（退出码 ${verify.code}；${summary}）`,
     ].join("\n")}\n`,
   );

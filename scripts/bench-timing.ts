@@ -9,17 +9,21 @@ export interface TimedRun {
   readonly output: string;
 }
 
-/** Runs `command` in `cwd` (output captured, colors off) and measures its wall time. */
+/**
+ * Runs `command` in `cwd` (output captured, colors off, `env` over this process's) and
+ * measures its wall time.
+ */
 export function timeCommand(
   command: string,
   args: readonly string[],
   cwd: string = process.cwd(),
+  env: NodeJS.ProcessEnv = {},
 ): Promise<TimedRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, [...args], {
       cwd,
-      env: { ...process.env, NO_COLOR: "1" },
+      env: { ...process.env, NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -19,6 +19,7 @@ import {
 import { parseTask, renderTask, type Task, type TaskBudgets } from "./task.ts";
 import {
   createToolRegistry,
+  isBlockedOutcome,
   isToolRegistry,
   type ToolError,
   ToolErrorResultSchema,
@@ -87,6 +88,8 @@ export function statusOf(code: StopCode): RunStatus {
     case "invalid_action":
     case "provider_error":
       return "failed";
+    case "permission_denied":
+      return "blocked";
     default: {
       const unreachable: never = code;
       throw new TypeError(`unhandled stop code ${String(unreachable)}`);
@@ -438,6 +441,12 @@ async function callTool(
     if (run.signal?.aborted)
       return { code: "cancelled", reason: `工具 ${toolName} 执行期间运行被取消` };
     return { code: "tool_error", reason: `工具 ${toolName} 失败：${message}` };
+  }
+  if (isBlockedOutcome(settled.value)) {
+    // The call was refused before it did anything: the run ends here, naming the call.
+    const reason = `工具 ${action.tool} 被阻止：${run.redact(settled.value.reason)}`;
+    toolFailed(ref, { code: "permission_denied", message: reason }, true);
+    return { code: "permission_denied", reason };
   }
   const returnedError = asToolError(settled.value);
   if (returnedError !== undefined) return toolErrored(ref, returnedError);

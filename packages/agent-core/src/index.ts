@@ -105,8 +105,11 @@ export {
   TaskSchema,
 } from "./task.ts";
 export {
+  type BlockedOutcome,
+  blockRun,
   createToolRegistry,
   defineTool,
+  isBlockedOutcome,
   isToolRegistry,
   type Tool,
   type ToolError,

@@ -76,6 +76,29 @@ export function defineTool<Schema extends z.ZodType>(
   return definition as unknown as Tool;
 }
 
+const BLOCKED = Symbol("coding-agent.blocked");
+
+/**
+ * What a tool returns when a call needs a permission that was refused (or never
+ * given): the run ends `blocked` with the call and `reason`, and the tool must not
+ * have done the call's work. Branded with a symbol, so no JSON a tool returns can
+ * end a run by accident.
+ */
+export interface BlockedOutcome {
+  readonly [BLOCKED]: true;
+  readonly reason: string;
+}
+
+/** Ends the run `blocked` (status `blocked`, code `permission_denied`) with `reason`. */
+export function blockRun(reason: string): BlockedOutcome {
+  return Object.freeze({ [BLOCKED]: true as const, reason });
+}
+
+/** True for the value of `blockRun`. */
+export function isBlockedOutcome(value: unknown): value is BlockedOutcome {
+  return typeof value === "object" && value !== null && BLOCKED in value;
+}
+
 /** Tools by name, as a plain object: `{ echo: { execute } }`. */
 export type ToolSet = Readonly<Record<string, Tool>>;
 

@@ -10,9 +10,10 @@ export type StopCode =
   | "unknown_tool"
   | "tool_error"
   | "invalid_action"
-  | "provider_error";
+  | "provider_error"
+  | "permission_denied";
 
-/** How a run ended. `blocked` is reserved for permission stops (a later lesson). */
+/** How a run ended. `blocked`: a permission was refused (see `blockRun`). */
 export type RunStatus = "completed" | "failed" | "budget_exceeded" | "cancelled" | "blocked";
 
 /** The events of one run, in order. Every text field is redacted before it gets here. */

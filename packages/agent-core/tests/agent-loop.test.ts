@@ -859,6 +859,7 @@ describe("statusOf", () => {
     ["tool_error", "failed"],
     ["invalid_action", "failed"],
     ["provider_error", "failed"],
+    ["permission_denied", "blocked"],
   ] as const)("maps %s to %s", (code, status) => {
     expect(statusOf(code)).toBe(status);
   });

@@ -1,7 +1,16 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { runAgent } from "../src/agent-loop.ts";
 import { InvalidToolRegistryError } from "../src/errors.ts";
-import { createToolRegistry, defineTool, isToolRegistry, toolError } from "../src/tools.ts";
+import { createScriptedProvider } from "../src/testing/index.ts";
+import {
+  blockRun,
+  createToolRegistry,
+  defineTool,
+  isBlockedOutcome,
+  isToolRegistry,
+  toolError,
+} from "../src/tools.ts";
 
 const noop = { execute: () => undefined };
 
@@ -132,5 +141,40 @@ describe("isToolRegistry", () => {
   it("tells a registry from a plain tool set", () => {
     expect(isToolRegistry(createToolRegistry({ echo: noop }))).toBe(true);
     expect(isToolRegistry({ echo: noop })).toBe(false);
+  });
+});
+
+describe("blockRun", () => {
+  it("ends the run blocked with the call and the reason, without asking the model again", async () => {
+    const provider = createScriptedProvider([
+      { action: { type: "tool_call", tool: "gated", input: { argv: ["rm", "x"] } } },
+      { action: { type: "finish", summary: "不该到这里" } },
+    ]);
+    const result = await runAgent(
+      "删除",
+      provider,
+      { gated: { execute: () => blockRun("用户拒绝了 rm") } },
+      { maxSteps: 5 },
+    );
+    expect(result).toMatchObject({ status: "blocked", code: "permission_denied", steps: 1 });
+    expect(result.reason).toContain("用户拒绝了 rm");
+    expect(result.reason).toContain("gated");
+    expect(result.messages.at(-1)).toMatchObject({ role: "tool", tool: "gated", ok: false });
+    expect(provider.requests).toHaveLength(1);
+  });
+
+  it("is not triggered by a tool returning look-alike JSON", async () => {
+    const lookAlike = JSON.parse(JSON.stringify({ ...blockRun("x"), blocked: true, reason: "x" }));
+    expect(isBlockedOutcome(lookAlike)).toBe(false);
+    const result = await runAgent(
+      "看看",
+      createScriptedProvider([
+        { action: { type: "tool_call", tool: "echo", input: {} } },
+        { action: { type: "finish", summary: "完成" } },
+      ]),
+      { echo: { execute: () => lookAlike } },
+      { maxSteps: 5 },
+    );
+    expect(result.status).toBe("completed");
   });
 });

@@ -1,0 +1,57 @@
+/**
+ * `@coding-agent/tools`: the tools that touch the machine, each confined to one
+ * workspace: reading files, running commands under a policy and an OS sandbox,
+ * and asking permission.
+ */
+export {
+  APPROVAL_MODES,
+  type ApprovalDecision,
+  type ApprovalMode,
+  type ApprovalOutcome,
+  type ApprovalRequest,
+  type Approver,
+  denyAll,
+  requestApproval,
+} from "./approvals.ts";
+export {
+  DEFAULT_READ_LIMITS,
+  EXCLUDED_DIRS,
+  findFiles,
+  ListFilesInputSchema,
+  type ListFilesResult,
+  listWorkspaceFiles,
+  ReadFileInputSchema,
+  type ReadFileResult,
+  type ReadLimits,
+  readWorkspaceFile,
+} from "./fs-read.ts";
+export {
+  createRunCommand,
+  RunCommandInputSchema,
+  type RunCommandOptions,
+  type RunCommandResult,
+} from "./run-command.ts";
+export { type BwrapProbe, buildBwrapArgv, probeBwrap } from "./sandbox/bwrap.ts";
+export { type ProcessOptions, type ProcessResult, runProcess } from "./sandbox/exec.ts";
+export { createOutputCap, type OutputCap } from "./sandbox/output-cap.ts";
+export {
+  buildChildEnv,
+  createSandboxPolicy,
+  DEFAULT_ENV_ALLOWLIST,
+  findOnPath,
+  type PolicyOptions,
+  type ProgramResolution,
+  type SandboxPolicy,
+} from "./sandbox/policy.ts";
+export {
+  BWRAP_INSTALL,
+  chooseSandbox,
+  SANDBOX_MODES,
+  type SandboxChoice,
+  type SandboxMode,
+} from "./sandbox/sandbox-mode.ts";
+export { SearchInputSchema, type SearchResult, searchWorkspace } from "./search.ts";
+export { parseToolInput } from "./tool-input.ts";
+export { isToolFailure, type ToolErrorCode, type ToolFailure, toolError } from "./tool-result.ts";
+export { createWorkspace, isInside, type Workspace, type WorkspacePath } from "./workspace.ts";
+export { createWorkspaceTools, type WorkspaceToolsOptions } from "./workspace-tools.ts";

@@ -1,0 +1,112 @@
+import { type BlockedOutcome, blockRun } from "@coding-agent/agent-core";
+import { z } from "zod";
+import { type ApprovalMode, type Approver, requestApproval } from "./approvals.ts";
+import { buildBwrapArgv } from "./sandbox/bwrap.ts";
+import { type ProcessResult, runProcess } from "./sandbox/exec.ts";
+import type { SandboxPolicy } from "./sandbox/policy.ts";
+import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
+import { parseToolInput } from "./tool-input.ts";
+import { type ToolFailure, toolError } from "./tool-result.ts";
+
+/** What `run_command` returns (design §6). */
+export type RunCommandResult = Omit<ProcessResult, "timedOut"> & { readonly timedOut: false };
+
+export const RunCommandInputSchema = z.object({
+  argv: z.array(z.string()).min(1, "argv 至少要有程序名"),
+  timeoutMs: z.int().min(1).optional(),
+});
+
+/** How `run_command` behaves in one run. */
+export interface RunCommandOptions {
+  readonly policy: SandboxPolicy;
+  readonly sandbox: Exclude<SandboxChoice, { kind: "unavailable" }>;
+  /** `ask` consults `approver`; `deny` blocks; `auto` answers `not_allowed` (the run goes on). */
+  readonly approval: ApprovalMode;
+  /** Consulted under `ask`. */
+  readonly approver?: Approver;
+  /** How long an approval may take before it counts as a refusal. Default 60 s. */
+  readonly approvalTimeoutMs?: number;
+  /** Default and ceiling of a call's `timeoutMs`. Defaults 30 s and 10 min. */
+  readonly defaultTimeoutMs?: number;
+  readonly maxTimeoutMs?: number;
+  /** Bytes kept of each of stdout and stderr. Default 30,000. */
+  readonly maxOutputBytes?: number;
+}
+
+/** A `run_command` executor for one run (it remembers "allow for the run" answers). */
+export function createRunCommand(
+  options: RunCommandOptions,
+): (
+  rawInput: unknown,
+  signal?: AbortSignal,
+) => Promise<RunCommandResult | ToolFailure | BlockedOutcome> {
+  const allowedForRun = new Set<string>();
+  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  return async (rawInput, signal) => {
+    const input = parseToolInput(RunCommandInputSchema, rawInput);
+    if (!input.ok) return input;
+    const [name = "", ...args] = input.value.argv;
+    const program = await options.policy.resolveProgram(name);
+    if (!program.ok) return toolError("not_allowed", program.reason);
+
+    if (!program.allowed && !allowedForRun.has(program.path)) {
+      const reason = `${name} 不在允许的命令里（--allow-command）`;
+      switch (options.approval) {
+        case "auto":
+          return toolError("not_allowed", reason);
+        case "deny":
+          return blockRun(
+            `${reason}；--approval deny：${JSON.stringify(input.value.argv)} 没有执行`,
+          );
+        case "ask": {
+          const outcome = await requestApproval({
+            approver: options.approver ?? (async () => "deny"),
+            request: { tool: "run_command", argv: input.value.argv, program: program.path, reason },
+            timeoutMs: options.approvalTimeoutMs ?? 60_000,
+            ...(signal === undefined ? {} : { signal }),
+          });
+          if (!outcome.allowed)
+            return blockRun(
+              `${reason}；${outcome.reason}：${JSON.stringify(input.value.argv)} 没有执行`,
+            );
+          if (outcome.forRun) allowedForRun.add(program.path);
+          break;
+        }
+        default: {
+          const unreachable: never = options.approval;
+          throw new TypeError(`unhandled approval mode ${String(unreachable)}`);
+        }
+      }
+    }
+
+    const timeoutMs = Math.min(
+      input.value.timeoutMs ?? options.defaultTimeoutMs ?? 30_000,
+      maxTimeoutMs,
+    );
+    const command: [string, ...string[]] = [program.path, ...args];
+    const argv =
+      options.sandbox.kind === "bwrap"
+        ? buildBwrapArgv({
+            bwrap: options.sandbox.bwrap,
+            workspace: options.policy.cwd,
+            argv: command,
+          })
+        : command;
+    const result = await runProcess({
+      argv: argv as [string, ...string[]],
+      cwd: options.policy.cwd,
+      env: options.policy.env,
+      timeoutMs,
+      maxOutputBytes: options.maxOutputBytes ?? 30_000,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    if (result.timedOut) {
+      return toolError(
+        "timeout",
+        `命令 ${JSON.stringify(input.value.argv)} 在 ${timeoutMs} ms 内没有结束，整个进程组已被终止。` +
+          `stdout 末尾：${result.stdout.slice(-500)}\nstderr 末尾：${result.stderr.slice(-500)}`,
+      );
+    }
+    return { ...result, timedOut: false };
+  };
+}

@@ -1,0 +1,82 @@
+import { spawn } from "node:child_process";
+
+/**
+ * The bubblewrap command line that runs `argv` with `workspace` as the only
+ * writable place. Pure: the same inputs give the same argv. Order matters: later
+ * mounts cover earlier ones, so `/tmp` is made private before the workspace is
+ * bound (a workspace under `/tmp` stays visible).
+ */
+export function buildBwrapArgv(options: {
+  /** Absolute path of `bwrap`. */
+  readonly bwrap: string;
+  /** Real absolute path of the workspace. */
+  readonly workspace: string;
+  /** The command, `argv[0]` an absolute path. */
+  readonly argv: readonly string[];
+}): string[] {
+  const { bwrap, workspace, argv } = options;
+  return [
+    bwrap,
+    // The whole machine, read-only: programs and libraries work, nothing can be changed.
+    "--ro-bind",
+    "/",
+    "/",
+    // Fresh /dev (null, zero, urandom, tty…) and a /proc of the new PID namespace.
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    // A private, empty /tmp: nothing left there by others is seen, nothing written survives.
+    "--tmpfs",
+    "/tmp",
+    // The one writable place.
+    "--bind",
+    workspace,
+    workspace,
+    // No network namespace shared: no socket reaches anything, loopback included.
+    "--unshare-net",
+    // Its own PID namespace: it sees and signals only its own processes, and they all
+    // die with it.
+    "--unshare-pid",
+    // Killed when the parent (this runtime) dies, so a crash leaves nothing behind.
+    "--die-with-parent",
+    // A new session: no TIOCSTI keystroke injection into the caller's terminal.
+    "--new-session",
+    "--chdir",
+    workspace,
+    "--",
+    ...argv,
+  ];
+}
+
+/** Whether bubblewrap can run here, and why not when it cannot. */
+export type BwrapProbe =
+  | { readonly usable: true; readonly path: string }
+  | { readonly usable: false; readonly reason: string };
+
+/**
+ * Checks that `bwrap` really starts a sandbox around `workspace`: installed is
+ * not enough (a container without user namespaces refuses to create one).
+ */
+export async function probeBwrap(
+  bwrap: string | undefined,
+  workspace: string,
+): Promise<BwrapProbe> {
+  if (bwrap === undefined)
+    return { usable: false, reason: "PATH 上没有 bwrap（未安装 bubblewrap）" };
+  const argv = buildBwrapArgv({ bwrap, workspace, argv: ["/bin/sh", "-c", "exit 0"] });
+  const outcome = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = spawn(argv[0] ?? bwrap, argv.slice(1), { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.on("error", (error) => resolve({ code: null, stderr: error.message }));
+    child.on("close", (code) => resolve({ code, stderr }));
+  });
+  if (outcome.code === 0) return { usable: true, path: bwrap };
+  return {
+    usable: false,
+    reason: `bwrap 无法创建沙箱：${outcome.stderr.trim() || `退出码 ${outcome.code}`}`,
+  };
+}

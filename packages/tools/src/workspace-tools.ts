@@ -1,0 +1,75 @@
+import type { ToolSet } from "@coding-agent/agent-core";
+import type { ApprovalMode, Approver } from "./approvals.ts";
+import {
+  DEFAULT_READ_LIMITS,
+  listWorkspaceFiles,
+  type ReadLimits,
+  readWorkspaceFile,
+} from "./fs-read.ts";
+import { createRunCommand } from "./run-command.ts";
+import { createSandboxPolicy } from "./sandbox/policy.ts";
+import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
+import { searchWorkspace } from "./search.ts";
+import { createWorkspace } from "./workspace.ts";
+
+/** Everything the four week-3 tools need for one run. */
+export interface WorkspaceToolsOptions {
+  /** The only folder the tools may read (and commands may write, under bwrap). */
+  readonly workspace: string;
+  /** `--allow-command` names. */
+  readonly allowCommands: readonly string[];
+  readonly approval: ApprovalMode;
+  readonly approver?: Approver;
+  readonly approvalTimeoutMs?: number;
+  /** Decided beforehand with `chooseSandbox`. */
+  readonly sandbox: Exclude<SandboxChoice, { kind: "unavailable" }>;
+  /** The parent environment the child's is built from; `process.env` by default. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly allowEnv?: readonly string[];
+  readonly readLimits?: ReadLimits;
+}
+
+/**
+ * `read_file`, `list_files`, `search` and `run_command` (design §6), confined to one
+ * workspace. Create one set per run: "allow for the run" answers live in it.
+ */
+export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
+  const workspace = createWorkspace(options.workspace);
+  const limits = options.readLimits ?? DEFAULT_READ_LIMITS;
+  const runCommand = createRunCommand({
+    policy: createSandboxPolicy({
+      workspace,
+      allowCommands: options.allowCommands,
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.allowEnv === undefined ? {} : { allowEnv: options.allowEnv }),
+    }),
+    sandbox: options.sandbox,
+    approval: options.approval,
+    ...(options.approver === undefined ? {} : { approver: options.approver }),
+    ...(options.approvalTimeoutMs === undefined
+      ? {}
+      : { approvalTimeoutMs: options.approvalTimeoutMs }),
+  });
+  return {
+    read_file: {
+      description:
+        "读取工作区内的文本文件：{ path, startLine?, endLine? } → { content, hash, totalLines, truncated }",
+      execute: (input) => readWorkspaceFile(workspace, input, limits),
+    },
+    list_files: {
+      description:
+        "列出工作区内的文件（不含 .git/、node_modules/）：{ path?, pattern? } → { files, truncated }",
+      execute: (input) => listWorkspaceFiles(workspace, input, limits),
+    },
+    search: {
+      description:
+        '在工作区文件中按纯文本查找：{ pattern, path?, glob? } → { matches: ["path:line:text"], truncated }',
+      execute: (input) => searchWorkspace(workspace, input, limits),
+    },
+    run_command: {
+      description:
+        "在工作区运行程序（不经过 shell）：{ argv, timeoutMs? } → { exitCode, signal, stdout, stderr, truncated, timedOut }",
+      execute: (input, signal) => runCommand(input, signal),
+    },
+  };
+}

@@ -3,7 +3,10 @@ import { runProcess } from "../src/sandbox/exec.ts";
 import { currentMark, findMarkedProcesses, markedEnv } from "./support/process-marks.ts";
 
 const SH = "/bin/sh";
-const run = (script: string, options: { timeoutMs?: number; maxOutputBytes?: number; signal?: AbortSignal } = {}) =>
+const run = (
+  script: string,
+  options: { timeoutMs?: number; maxOutputBytes?: number; signal?: AbortSignal } = {},
+) =>
   runProcess({
     argv: [SH, "-c", script],
     cwd: process.cwd(),

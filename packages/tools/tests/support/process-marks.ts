@@ -21,16 +21,18 @@ export function markedEnv(): Record<string, string> {
 /** Pids of live (not zombie) processes whose environment carries `mark`. */
 export async function findMarkedProcesses(mark: string): Promise<number[]> {
   const needle = Buffer.from(`${MARK_NAME}=${mark}\0`);
-  const pids: number[] = [];
-  for (const entry of await readdir("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
-    if (pid === process.pid) continue;
-    // A zombie or a process that exited meanwhile has no readable environment.
-    const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined);
-    if (environ?.includes(needle)) pids.push(pid);
-  }
-  return pids;
+  const pids = (await readdir("/proc"))
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => pid !== process.pid);
+  const marked = await Promise.all(
+    pids.map(async (pid) => {
+      // A zombie or a process that exited meanwhile has no readable environment.
+      const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined);
+      return environ?.includes(needle) === true;
+    }),
+  );
+  return pids.filter((_, index) => marked[index]);
 }
 
 /** Waits up to `withinMs` for marked processes to go; returns those still running. */

@@ -19,9 +19,11 @@ export interface TempLayout {
  * `outside/secret.txt`, `ws-evil/x.txt` (a sibling sharing the workspace's name as a
  * prefix), and in `ws/`: ordinary files, `.git/`, `node_modules/`, a binary file, a
  * FIFO, and symlinks pointing inside, outside, to an outside folder, and nowhere.
+ * `parent` defaults to the system temp folder.
  */
-export async function createTempLayout(): Promise<TempLayout> {
-  const base = await realpath(await mkdtemp(join(tmpdir(), "coding-agent-tools-")));
+export async function createTempLayout(parent = tmpdir()): Promise<TempLayout> {
+  await mkdir(parent, { recursive: true });
+  const base = await realpath(await mkdtemp(join(parent, "coding-agent-tools-")));
   const workspace = join(base, "ws");
   const outside = join(base, "outside");
   await mkdir(join(workspace, "src", "deep"), { recursive: true });

@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, open } from "node:fs/promises";
+import { type ToolErrorResult, toolError } from "@coding-agent/agent-core";
 import { glob } from "tinyglobby";
 import { z } from "zod";
-import { parseToolInput } from "./tool-input.ts";
-import { type ToolFailure, toolError } from "./tool-result.ts";
 import type { Workspace } from "./workspace.ts";
 
 /** Bounds on what the read tools return, so one call cannot flood the model's context. */
@@ -54,15 +53,15 @@ export const ReadFileInputSchema = z
     path: ["startLine"],
   });
 
+export type ReadFileInput = z.output<typeof ReadFileInputSchema>;
+
 /** Reads a text file inside the workspace, optionally a line range (1-based, inclusive). */
 export async function readWorkspaceFile(
   workspace: Workspace,
-  rawInput: unknown,
+  input: ReadFileInput,
   limits: ReadLimits = DEFAULT_READ_LIMITS,
-): Promise<ReadFileResult | ToolFailure> {
-  const input = parseToolInput(ReadFileInputSchema, rawInput);
-  if (!input.ok) return input;
-  const target = await workspace.resolve(input.value.path);
+): Promise<ReadFileResult | ToolErrorResult> {
+  const target = await workspace.resolve(input.path);
   if (!target.ok) return target;
   if (!target.exists) return toolError("not_found", `文件不存在：${target.relative}`);
   const stats = await lstat(target.absolute);
@@ -83,8 +82,8 @@ export async function readWorkspaceFile(
   }
   const lines = scanned.text.split("\n");
   if (scanned.text.endsWith("\n")) lines.pop();
-  const start = (input.value.startLine ?? 1) - 1;
-  const end = input.value.endLine ?? scanned.totalLines;
+  const start = (input.startLine ?? 1) - 1;
+  const end = input.endLine ?? scanned.totalLines;
   const wanted = lines.slice(start, end);
   let content = wanted.join("\n");
   // The range ran past what was scanned: say so rather than pretend the file ended there.
@@ -162,12 +161,10 @@ export const ListFilesInputSchema = z.object({
 /** Lists files under `path` (default the root) matching `pattern` (a glob, default all). */
 export async function listWorkspaceFiles(
   workspace: Workspace,
-  rawInput: unknown,
+  input: z.output<typeof ListFilesInputSchema>,
   limits: ReadLimits = DEFAULT_READ_LIMITS,
-): Promise<ListFilesResult | ToolFailure> {
-  const input = parseToolInput(ListFilesInputSchema, rawInput);
-  if (!input.ok) return input;
-  const found = await findFiles(workspace, input.value.path, input.value.pattern);
+): Promise<ListFilesResult | ToolErrorResult> {
+  const found = await findFiles(workspace, input.path, input.pattern);
   if (!found.ok) return found;
   const truncated = found.files.length > limits.maxEntries;
   return { files: found.files.slice(0, limits.maxEntries), truncated };
@@ -182,7 +179,7 @@ export async function findFiles(
   workspace: Workspace,
   folder: string | undefined,
   pattern: string | undefined,
-): Promise<{ ok: true; files: string[] } | ToolFailure> {
+): Promise<{ ok: true; files: string[] } | ToolErrorResult> {
   const glob_ = pattern ?? "**/*";
   if (glob_.includes("..") || glob_.startsWith("/") || glob_.includes("\\") || glob_.includes("\0"))
     return toolError(

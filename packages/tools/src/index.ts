@@ -20,6 +20,7 @@ export {
   ListFilesInputSchema,
   type ListFilesResult,
   listWorkspaceFiles,
+  type ReadFileInput,
   ReadFileInputSchema,
   type ReadFileResult,
   type ReadLimits,
@@ -27,6 +28,7 @@ export {
 } from "./fs-read.ts";
 export {
   createRunCommand,
+  type RunCommandInput,
   RunCommandInputSchema,
   type RunCommandOptions,
   type RunCommandResult,
@@ -51,7 +53,5 @@ export {
   type SandboxMode,
 } from "./sandbox/sandbox-mode.ts";
 export { SearchInputSchema, type SearchResult, searchWorkspace } from "./search.ts";
-export { parseToolInput } from "./tool-input.ts";
-export { isToolFailure, type ToolErrorCode, type ToolFailure, toolError } from "./tool-result.ts";
 export { createWorkspace, isInside, type Workspace, type WorkspacePath } from "./workspace.ts";
 export { createWorkspaceTools, type WorkspaceToolsOptions } from "./workspace-tools.ts";

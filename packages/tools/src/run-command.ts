@@ -1,12 +1,15 @@
-import { type BlockedOutcome, blockRun } from "@coding-agent/agent-core";
+import {
+  type BlockedOutcome,
+  blockRun,
+  type ToolErrorResult,
+  toolError,
+} from "@coding-agent/agent-core";
 import { z } from "zod";
 import { type ApprovalMode, type Approver, requestApproval } from "./approvals.ts";
 import { buildBwrapArgv } from "./sandbox/bwrap.ts";
 import { type ProcessResult, runProcess } from "./sandbox/exec.ts";
 import type { SandboxPolicy } from "./sandbox/policy.ts";
 import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
-import { parseToolInput } from "./tool-input.ts";
-import { type ToolFailure, toolError } from "./tool-result.ts";
 
 /** What `run_command` returns (design §6). */
 export type RunCommandResult = Omit<ProcessResult, "timedOut"> & { readonly timedOut: false };
@@ -15,6 +18,8 @@ export const RunCommandInputSchema = z.object({
   argv: z.array(z.string()).min(1, "argv 至少要有程序名"),
   timeoutMs: z.int().min(1).optional(),
 });
+
+export type RunCommandInput = z.output<typeof RunCommandInputSchema>;
 
 /** How `run_command` behaves in one run. */
 export interface RunCommandOptions {
@@ -37,15 +42,13 @@ export interface RunCommandOptions {
 export function createRunCommand(
   options: RunCommandOptions,
 ): (
-  rawInput: unknown,
+  input: RunCommandInput,
   signal?: AbortSignal,
-) => Promise<RunCommandResult | ToolFailure | BlockedOutcome> {
+) => Promise<RunCommandResult | ToolErrorResult | BlockedOutcome> {
   const allowedForRun = new Set<string>();
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
-  return async (rawInput, signal) => {
-    const input = parseToolInput(RunCommandInputSchema, rawInput);
-    if (!input.ok) return input;
-    const [name = "", ...args] = input.value.argv;
+  return async (input, signal) => {
+    const [name = "", ...args] = input.argv;
     const program = await options.policy.resolveProgram(name);
     if (!program.ok) return toolError("not_allowed", program.reason);
 
@@ -55,20 +58,16 @@ export function createRunCommand(
         case "auto":
           return toolError("not_allowed", reason);
         case "deny":
-          return blockRun(
-            `${reason}；--approval deny：${JSON.stringify(input.value.argv)} 没有执行`,
-          );
+          return blockRun(`${reason}；--approval deny：${JSON.stringify(input.argv)} 没有执行`);
         case "ask": {
           const outcome = await requestApproval({
             approver: options.approver ?? (async () => "deny"),
-            request: { tool: "run_command", argv: input.value.argv, program: program.path, reason },
+            request: { tool: "run_command", argv: input.argv, program: program.path, reason },
             timeoutMs: options.approvalTimeoutMs ?? 60_000,
             ...(signal === undefined ? {} : { signal }),
           });
           if (!outcome.allowed)
-            return blockRun(
-              `${reason}；${outcome.reason}：${JSON.stringify(input.value.argv)} 没有执行`,
-            );
+            return blockRun(`${reason}；${outcome.reason}：${JSON.stringify(input.argv)} 没有执行`);
           if (outcome.forRun) allowedForRun.add(program.path);
           break;
         }
@@ -79,10 +78,7 @@ export function createRunCommand(
       }
     }
 
-    const timeoutMs = Math.min(
-      input.value.timeoutMs ?? options.defaultTimeoutMs ?? 30_000,
-      maxTimeoutMs,
-    );
+    const timeoutMs = Math.min(input.timeoutMs ?? options.defaultTimeoutMs ?? 30_000, maxTimeoutMs);
     const command: [string, ...string[]] = [program.path, ...args];
     const argv =
       options.sandbox.kind === "bwrap"
@@ -103,7 +99,7 @@ export function createRunCommand(
     if (result.timedOut) {
       return toolError(
         "timeout",
-        `命令 ${JSON.stringify(input.value.argv)} 在 ${timeoutMs} ms 内没有结束，整个进程组已被终止。` +
+        `命令 ${JSON.stringify(input.argv)} 在 ${timeoutMs} ms 内没有结束，整个进程组已被终止。` +
           `stdout 末尾：${result.stdout.slice(-500)}\nstderr 末尾：${result.stderr.slice(-500)}`,
       );
     }

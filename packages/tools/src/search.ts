@@ -1,9 +1,8 @@
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
+import type { ToolErrorResult } from "@coding-agent/agent-core";
 import { z } from "zod";
 import { DEFAULT_READ_LIMITS, findFiles, type ReadLimits } from "./fs-read.ts";
-import { parseToolInput } from "./tool-input.ts";
-import type { ToolFailure } from "./tool-result.ts";
 import type { Workspace } from "./workspace.ts";
 
 /** What `search` returns: `path:line:text` lines (design §6). */
@@ -29,12 +28,10 @@ const MAX_SEARCH_FILE_BYTES = 1_000_000;
  */
 export async function searchWorkspace(
   workspace: Workspace,
-  rawInput: unknown,
+  input: z.output<typeof SearchInputSchema>,
   limits: ReadLimits = DEFAULT_READ_LIMITS,
-): Promise<SearchResult | ToolFailure> {
-  const input = parseToolInput(SearchInputSchema, rawInput);
-  if (!input.ok) return input;
-  const found = await findFiles(workspace, input.value.path, input.value.glob);
+): Promise<SearchResult | ToolErrorResult> {
+  const found = await findFiles(workspace, input.path, input.glob);
   if (!found.ok) return found;
   const matches: string[] = [];
   for (const file of found.files) {
@@ -46,7 +43,7 @@ export async function searchWorkspace(
     const lines = text.split("\n");
     for (let index = 0; index < lines.length; index++) {
       const line = lines[index] ?? "";
-      if (!line.includes(input.value.pattern)) continue;
+      if (!line.includes(input.pattern)) continue;
       if (matches.length === limits.maxMatches) return { matches, truncated: true };
       const shown =
         line.length > limits.maxLineChars ? `${line.slice(0, limits.maxLineChars)}…` : line;

@@ -1,15 +1,17 @@
-import type { ToolSet } from "@coding-agent/agent-core";
+import { defineTool, type ToolSet } from "@coding-agent/agent-core";
 import type { ApprovalMode, Approver } from "./approvals.ts";
 import {
   DEFAULT_READ_LIMITS,
+  ListFilesInputSchema,
   listWorkspaceFiles,
+  ReadFileInputSchema,
   type ReadLimits,
   readWorkspaceFile,
 } from "./fs-read.ts";
-import { createRunCommand } from "./run-command.ts";
+import { createRunCommand, RunCommandInputSchema } from "./run-command.ts";
 import { createSandboxPolicy } from "./sandbox/policy.ts";
 import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
-import { searchWorkspace } from "./search.ts";
+import { SearchInputSchema, searchWorkspace } from "./search.ts";
 import { createWorkspace } from "./workspace.ts";
 
 /** Everything the four week-3 tools need for one run. */
@@ -51,25 +53,29 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
       : { approvalTimeoutMs: options.approvalTimeoutMs }),
   });
   return {
-    read_file: {
+    read_file: defineTool({
       description:
         "读取工作区内的文本文件：{ path, startLine?, endLine? } → { content, hash, totalLines, truncated }",
+      inputSchema: ReadFileInputSchema,
       execute: (input) => readWorkspaceFile(workspace, input, limits),
-    },
-    list_files: {
+    }),
+    list_files: defineTool({
       description:
         "列出工作区内的文件（不含 .git/、node_modules/）：{ path?, pattern? } → { files, truncated }",
+      inputSchema: ListFilesInputSchema,
       execute: (input) => listWorkspaceFiles(workspace, input, limits),
-    },
-    search: {
+    }),
+    search: defineTool({
       description:
         '在工作区文件中按纯文本查找：{ pattern, path?, glob? } → { matches: ["path:line:text"], truncated }',
+      inputSchema: SearchInputSchema,
       execute: (input) => searchWorkspace(workspace, input, limits),
-    },
-    run_command: {
+    }),
+    run_command: defineTool({
       description:
         "在工作区运行程序（不经过 shell）：{ argv, timeoutMs? } → { exitCode, signal, stdout, stderr, truncated, timedOut }",
+      inputSchema: RunCommandInputSchema,
       execute: (input, signal) => runCommand(input, signal),
-    },
+    }),
   };
 }

@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
-import { type ToolFailure, toolError } from "./tool-result.ts";
+import { type ToolErrorResult, toolError } from "@coding-agent/agent-core";
 
 /** A path the tools may touch: its real absolute path and its path relative to the root. */
 export interface WorkspacePath {
@@ -21,7 +21,7 @@ export interface Workspace {
    * Resolves a model-supplied path. Refuses (`path_outside_workspace`) anything whose
    * real path is not the root or below it; never touches a path that is lexically outside.
    */
-  resolve(requested: string): Promise<WorkspacePath | ToolFailure>;
+  resolve(requested: string): Promise<WorkspacePath | ToolErrorResult>;
   /** True when `absolute` (already real) is the root or inside it. */
   contains(absolute: string): boolean;
 }

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import { readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { createToolRegistry, type ToolErrorResult } from "@coding-agent/agent-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ListFilesResult, listWorkspaceFiles, readWorkspaceFile } from "../src/fs-read.ts";
 import { searchWorkspace } from "../src/search.ts";
-import type { ToolFailure } from "../src/tool-result.ts";
 import { createWorkspace, type Workspace } from "../src/workspace.ts";
+import { createWorkspaceTools } from "../src/workspace-tools.ts";
 import { createTempLayout, SECRET, type TempLayout } from "./support/temp-workspace.ts";
 
 let layout: TempLayout;
@@ -17,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => layout.remove());
 
-function filesOf(result: ListFilesResult | ToolFailure): readonly string[] {
+function filesOf(result: ListFilesResult | ToolErrorResult): readonly string[] {
   if ("ok" in result) throw new Error(`expected a listing, got ${JSON.stringify(result)}`);
   return result.files;
 }
@@ -139,12 +140,29 @@ describe("read_file inside the workspace", () => {
     ["`~` (no home expansion)", { path: "~/.ssh/id_rsa" }, "not_found"],
     ["a folder", { path: "src" }, "is_directory"],
     ["a FIFO (would block forever)", { path: "pipe" }, "invalid_input"],
-    ["a path that is not a string", { path: 42 }, "invalid_input"],
-    ["an empty path", { path: "" }, "invalid_input"],
-    ["startLine after endLine", { path: "notes.txt", startLine: 3, endLine: 2 }, "invalid_input"],
-    ["a line number of 0", { path: "notes.txt", startLine: 0 }, "invalid_input"],
   ])("answers %s with its code", async (_name, input, code) => {
     expect(await readWorkspaceFile(workspace, input)).toMatchObject({ ok: false, error: { code } });
+  });
+
+  it.each([
+    ["a path that is not a string", { path: 42 }],
+    ["an empty path", { path: "" }],
+    ["startLine after endLine", { path: "notes.txt", startLine: 3, endLine: 2 }],
+    ["a line number of 0", { path: "notes.txt", startLine: 0 }],
+    ["a fractional line number", { path: "notes.txt", endLine: 1.5 }],
+  ])("its schema answers %s with invalid_input, before the tool runs", (_name, input) => {
+    const registry = createToolRegistry(
+      createWorkspaceTools({
+        workspace: layout.workspace,
+        allowCommands: [],
+        approval: "deny",
+        sandbox: { kind: "none" },
+      }),
+    );
+    expect(registry.validate("read_file", input)).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input" },
+    });
   });
 
   it("reports a binary file instead of dumping it", async () => {

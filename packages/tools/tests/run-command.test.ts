@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { runAgent } from "@coding-agent/agent-core";
+import { createToolRegistry, runAgent } from "@coding-agent/agent-core";
 import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ApprovalMode, Approver } from "../src/approvals.ts";
@@ -79,9 +79,21 @@ describe("run_command", () => {
     ["no argv", {}],
     ["an empty argv", { argv: [] }],
     ["argv not strings", { argv: [1, 2] }],
+    ["argv a string (a shell line)", { argv: "rm -rf /" }],
     ["a timeout of 0", { argv: ["echo"], timeoutMs: 0 }],
-  ])("answers invalid_input for %s", async (_name, input) => {
-    expect(await runCommand("deny")(input)).toMatchObject({ error: { code: "invalid_input" } });
+  ])("its schema answers %s with invalid_input, before the tool runs", (_name, input) => {
+    const registry = createToolRegistry(
+      createWorkspaceTools({
+        workspace: layout.workspace,
+        allowCommands: ["echo"],
+        approval: "deny",
+        sandbox: { kind: "none" },
+      }),
+    );
+    expect(registry.validate("run_command", input)).toMatchObject({
+      ok: false,
+      error: { code: "invalid_input" },
+    });
   });
 });
 
@@ -179,7 +191,7 @@ describe("the four tools inside runAgent", () => {
       expect.stringContaining("第一行"),
       expect.stringContaining('"stdout":"hi\\n"'),
       expect.stringContaining("path_outside_workspace"),
-      "",
+      expect.stringContaining("permission_denied"),
     ]);
   });
 });

@@ -1,3 +1,9 @@
+import {
+  APPROVAL_MODES,
+  type ApprovalMode,
+  SANDBOX_MODES,
+  type SandboxMode,
+} from "@coding-agent/tools";
 import { z } from "zod";
 import { parseArgsOrExplain } from "./parse-args.ts";
 
@@ -16,6 +22,17 @@ export const RUN_FLAGS = {
     help: "API 地址，否则读 OPENAI_BASE_URL / ANTHROPIC_BASE_URL，再否则用官方地址",
   },
   script: { type: "string", help: "Fake Model 脚本文件（JSON 数组），不给则用内置脚本" },
+  workspace: { type: "string", help: "工具只能读写的目录（默认当前目录）" },
+  "allow-command": {
+    type: "string",
+    multiple: true,
+    help: "run_command 无需批准即可运行的程序名（可重复）",
+  },
+  approval: {
+    type: "string",
+    help: "需要批准的调用：ask 询问 · deny 拒绝（blocked）· auto 按策略（默认 ask）",
+  },
+  sandbox: { type: "string", help: "run_command 的沙箱：auto · bwrap · none（默认 auto）" },
   json: { type: "boolean", help: "以 JSON 输出运行结果" },
   help: { type: "boolean", help: "显示帮助" },
 } as const;
@@ -54,6 +71,14 @@ const RunFlagsSchema = z.strictObject({
     .pipe(z.int().min(1, "--max-tool-errors 至少为 1"))
     .optional(),
   script: z.string().min(1, "--script 需要文件路径").optional(),
+  workspace: z.string().min(1, "--workspace 需要目录路径").default("."),
+  "allow-command": z.array(z.string().min(1, "--allow-command 需要程序名")).default([]),
+  approval: z
+    .enum(APPROVAL_MODES, { error: `--approval 只能是 ${APPROVAL_MODES.join("、")}` })
+    .default("ask"),
+  sandbox: z
+    .enum(SANDBOX_MODES, { error: `--sandbox 只能是 ${SANDBOX_MODES.join("、")}` })
+    .default("auto"),
   json: z.boolean().default(false),
   help: z.boolean().default(false),
 });
@@ -80,6 +105,10 @@ export type CliCommand =
         readonly baseUrl?: string;
       };
       readonly json: boolean;
+      readonly workspace: string;
+      readonly allowCommands: readonly string[];
+      readonly approval: ApprovalMode;
+      readonly sandbox: SandboxMode;
     };
 
 /** The outcome of `parseCliArgs`: a command, or a Chinese usage message (exit 2). */
@@ -97,7 +126,7 @@ export function usage(): string {
     '用法：coding-agent run "<目标>" [选项]',
     "",
     "命令：",
-    "  run    用内置工具（echo、sleep）运行 Agent：默认离线 Fake Model，或 --provider 指定真实模型",
+    "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command",
     "  help   显示帮助",
     "",
     "选项：",
@@ -162,14 +191,26 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         ...(f["base-url"] === undefined ? {} : { baseUrl: f["base-url"] }),
       },
       json: f.json,
+      workspace: f.workspace,
+      allowCommands: f["allow-command"],
+      approval: f.approval,
+      sandbox: f.sandbox,
     },
   };
 }
 
 function parseRunArgs(args: readonly string[]) {
   const options = Object.fromEntries(
-    Object.entries(RUN_FLAGS).map(([name, flag]) => [name, { type: flag.type }]),
-  ) as { [K in keyof typeof RUN_FLAGS]: { type: (typeof RUN_FLAGS)[K]["type"] } };
+    Object.entries(RUN_FLAGS).map(([name, flag]) => [
+      name,
+      { type: flag.type, multiple: "multiple" in flag },
+    ]),
+  ) as {
+    [K in keyof typeof RUN_FLAGS]: {
+      type: (typeof RUN_FLAGS)[K]["type"];
+      multiple: (typeof RUN_FLAGS)[K] extends { multiple: true } ? true : false;
+    };
+  };
   return parseArgsOrExplain({ args: [...args], options, allowPositionals: true, strict: true });
 }
 

@@ -6,16 +6,19 @@ import {
   runAgent,
 } from "@coding-agent/agent-core";
 import { createScriptedProvider } from "@coding-agent/agent-core/testing";
+import type { Approver } from "@coding-agent/tools";
 import { type CliCommand, parseCliArgs, usage } from "./args.ts";
-import { BUILTIN_TOOLS } from "./builtin-tools.ts";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
+import { prepareRunTools } from "./run-tools.ts";
 import { defaultScript, loadScriptFile } from "./script-file.ts";
 
 /** Where the CLI writes; a test passes buffers, `main.ts` passes the process streams. */
 export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** Asks the user for a permission (`--approval ask`); absent without a terminal, which refuses. */
+  readonly approver?: Approver;
 }
 
 /**
@@ -45,11 +48,23 @@ export async function runCli(
         io.stderr(`${model.message}\n`);
         return EXIT_CODES.usage;
       }
+      const tools = await prepareRunTools({
+        workspace: command.workspace,
+        allowCommands: command.allowCommands,
+        approval: command.approval,
+        sandbox: command.sandbox,
+        ...(io.approver === undefined ? {} : { approver: io.approver }),
+      });
+      if (!tools.ok) {
+        io.stderr(`${tools.message}\n`);
+        return EXIT_CODES.usage;
+      }
+      if (tools.warning !== undefined) io.stderr(`${tools.warning}\n`);
       io.stderr(`coding-agent：开始运行（${model.label}，Ctrl-C 取消）\n`);
       const result = await runAgent(
         command.goal,
         model.provider,
-        BUILTIN_TOOLS,
+        tools.tools,
         command.limits,
         signal,
         { redact: model.redact },

@@ -1,4 +1,6 @@
 /** `@coding-agent/cli`: the `coding-agent` command, usable as a library for tests. */
+
+export { createTerminalApprover, parseApprovalAnswer } from "./approval-prompt.ts";
 export {
   type CliArgsResult,
   type CliCommand,
@@ -18,4 +20,5 @@ export {
   type ParseArgsResult,
   parseArgsOrExplain,
 } from "./parse-args.ts";
+export { prepareRunTools, type RunToolsOptions, type RunToolsResult } from "./run-tools.ts";
 export { defaultScript, loadScriptFile, type ScriptLoadResult } from "./script-file.ts";

@@ -3,6 +3,7 @@
  * to `runCli`. The first SIGINT cancels the run (it ends `cancelled`, exit 130);
  * a second one exits at once.
  */
+import { createTerminalApprover } from "./approval-prompt.ts";
 import { runCli } from "./cli.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 
@@ -21,6 +22,16 @@ const code = await runCli(
   {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
+    // `--approval ask` prompts only on a terminal; without one it refuses (design §6).
+    ...(process.stdin.isTTY && process.stderr.isTTY
+      ? {
+          approver: createTerminalApprover({
+            input: process.stdin,
+            output: process.stderr,
+            onInterrupt: onSigint,
+          }),
+        }
+      : {}),
   },
   controller.signal,
 );

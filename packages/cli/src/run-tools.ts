@@ -1,0 +1,57 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import type { ToolSet } from "@coding-agent/agent-core";
+import {
+  type ApprovalMode,
+  type Approver,
+  chooseSandbox,
+  createWorkspaceTools,
+  denyAll,
+  type SandboxMode,
+} from "@coding-agent/tools";
+import { BUILTIN_TOOLS } from "./builtin-tools.ts";
+
+/** What `coding-agent run` needs to build its tools (the week-3 flags). */
+export interface RunToolsOptions {
+  readonly workspace: string;
+  readonly allowCommands: readonly string[];
+  readonly approval: ApprovalMode;
+  readonly sandbox: SandboxMode;
+  /** The terminal prompt, when there is a terminal; `ask` without one refuses. */
+  readonly approver?: Approver;
+}
+
+/** The run's tools, a Chinese warning to print, or a usage error (exit 2). */
+export type RunToolsResult =
+  | { readonly ok: true; readonly tools: ToolSet; readonly warning?: string }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * Builds `echo`, `sleep` and the four workspace tools for one run, after checking
+ * the workspace folder and deciding the sandbox (`--sandbox bwrap` without a working
+ * bwrap is a usage error that says how to install it).
+ */
+export async function prepareRunTools(options: RunToolsOptions): Promise<RunToolsResult> {
+  const workspace = path.resolve(options.workspace);
+  const stats = await stat(workspace).catch(() => undefined);
+  if (stats === undefined || !stats.isDirectory()) {
+    return { ok: false, message: `--workspace 必须是已存在的目录：${options.workspace}` };
+  }
+  const sandbox = await chooseSandbox({ mode: options.sandbox, workspace });
+  if (sandbox.kind === "unavailable") return { ok: false, message: sandbox.message };
+  const tools = createWorkspaceTools({
+    workspace,
+    allowCommands: options.allowCommands,
+    approval: options.approval,
+    // `ask` with no terminal to ask on is `deny` (design §6).
+    approver: options.approver ?? denyAll,
+    sandbox,
+  });
+  return {
+    ok: true,
+    tools: { ...BUILTIN_TOOLS, ...tools },
+    ...(sandbox.kind === "none" && sandbox.warning !== undefined
+      ? { warning: sandbox.warning }
+      : {}),
+  };
+}

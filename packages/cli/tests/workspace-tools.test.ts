@@ -1,0 +1,268 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import type { Approver } from "@coding-agent/tools";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createTerminalApprover, parseApprovalAnswer } from "../src/approval-prompt.ts";
+import { runCli } from "../src/cli.ts";
+
+let base: string;
+let workspace: string;
+
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(join(tmpdir(), "coding-agent-cli-ws-")));
+  workspace = join(base, "ws");
+  await mkdir(join(workspace, "src"), { recursive: true });
+  await writeFile(join(workspace, "README.md"), "# 示例\n第二行\n");
+  await writeFile(join(workspace, "src", "main.ts"), "console.log('hello');\n");
+  await writeFile(join(base, "secret.txt"), "outside-secret\n");
+});
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+const call = (tool: string, input: unknown) => ({ action: { type: "tool_call", tool, input } });
+const finish = { action: { type: "finish", summary: "看完了" } };
+
+async function cli(turns: unknown[], flags: string[], approver?: Approver) {
+  const script = join(base, "script.json");
+  await writeFile(script, JSON.stringify(turns));
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(
+    ["run", "看看仓库", "--script", script, "--workspace", workspace, "--json", ...flags],
+    {
+      stdout: (text) => out.push(text),
+      stderr: (text) => err.push(text),
+      ...(approver === undefined ? {} : { approver }),
+    },
+    new AbortController().signal,
+  );
+  const stdout = out.join("");
+  return {
+    code,
+    stdout,
+    stderr: err.join(""),
+    result: stdout === "" ? undefined : JSON.parse(stdout),
+  };
+}
+
+interface ToolOutcome {
+  readonly tool: unknown;
+  readonly ok: boolean;
+  readonly value?: Record<string, unknown>;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** The tool messages of a run, in call order, each as `{ tool, ok, value | error }`. */
+function toolResults(result: { messages: Array<Record<string, unknown>> }): ToolOutcome[] {
+  return result.messages
+    .filter((message) => message.role === "tool")
+    .map((message) =>
+      message.ok
+        ? { tool: message.tool, ok: true, value: JSON.parse(String(message.content)) }
+        : { tool: message.tool, ok: false, error: message.error as ToolOutcome["error"] },
+    );
+}
+
+describe("coding-agent run with the workspace tools", () => {
+  it("lets a scripted model use the four tools as design §6 specifies", async () => {
+    const { code, result } = await cli(
+      [
+        call("list_files", {}),
+        call("read_file", { path: "README.md", startLine: 2 }),
+        call("search", { pattern: "hello" }),
+        call("run_command", { argv: ["node", "--version"] }),
+        finish,
+      ],
+      ["--allow-command", "node", "--sandbox", "none"],
+    );
+    expect(code).toBe(0);
+    expect(result.status).toBe("completed");
+    const [list, read, search, run] = toolResults(result);
+    expect(list).toEqual({
+      tool: "list_files",
+      ok: true,
+      value: { files: ["README.md", "src/main.ts"], truncated: false },
+    });
+    expect(read).toMatchObject({
+      ok: true,
+      value: {
+        content: "第二行",
+        totalLines: 2,
+        truncated: false,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+    });
+    expect(search).toMatchObject({ value: { matches: ["src/main.ts:1:console.log('hello');"] } });
+    expect(run).toMatchObject({
+      ok: true,
+      value: {
+        exitCode: 0,
+        signal: null,
+        stdout: `${process.version}\n`,
+        stderr: "",
+        truncated: false,
+        timedOut: false,
+      },
+    });
+  });
+
+  it("returns a refusal to the model and goes on: a read outside is path_outside_workspace", async () => {
+    const { code, result, stdout } = await cli(
+      [
+        call("read_file", { path: "../secret.txt" }),
+        call("read_file", { path: join(base, "secret.txt") }),
+        finish,
+      ],
+      [],
+    );
+    expect(code).toBe(0);
+    expect(toolResults(result).map((r) => r.error?.code)).toEqual([
+      "path_outside_workspace",
+      "path_outside_workspace",
+    ]);
+    expect(stdout).not.toContain("outside-secret");
+  });
+
+  it("ends blocked (exit 4) under --approval deny when asked for a program outside the allowlist; nothing runs", async () => {
+    const { code, result } = await cli(
+      [call("run_command", { argv: ["touch", "made.txt"] }), finish],
+      ["--allow-command", "node", "--approval", "deny", "--sandbox", "none"],
+    );
+    expect(code).toBe(4);
+    expect(result).toMatchObject({ status: "blocked", code: "permission_denied" });
+    expect(result.reason).toContain("touch");
+    expect(existsSync(join(workspace, "made.txt"))).toBe(false);
+  });
+
+  it("treats ask without a terminal as deny", async () => {
+    const { code } = await cli(
+      [call("run_command", { argv: ["touch", "made.txt"] }), finish],
+      ["--sandbox", "none"],
+    );
+    expect(code).toBe(4);
+    expect(existsSync(join(workspace, "made.txt"))).toBe(false);
+  });
+
+  it("runs the program when the terminal user allows it", async () => {
+    const approver = vi.fn<Approver>(async () => "allow_once");
+    const { code } = await cli(
+      [call("run_command", { argv: ["touch", "made.txt"] }), finish],
+      ["--sandbox", "none"],
+      approver,
+    );
+    expect(code).toBe(0);
+    expect(existsSync(join(workspace, "made.txt"))).toBe(true);
+    expect(approver).toHaveBeenCalledOnce();
+  });
+
+  it("answers not_allowed under --approval auto, and the run goes on", async () => {
+    const { code, result } = await cli(
+      [call("run_command", { argv: ["touch", "made.txt"] }), finish],
+      ["--approval", "auto", "--sandbox", "none"],
+    );
+    expect(code).toBe(0);
+    expect(toolResults(result)[0]).toMatchObject({ ok: false, error: { code: "not_allowed" } });
+  });
+
+  it("accepts --allow-command more than once", async () => {
+    const { code, result } = await cli(
+      [
+        call("run_command", { argv: ["node", "-e", "0"] }),
+        call("run_command", { argv: ["true"] }),
+        finish,
+      ],
+      [
+        "--allow-command",
+        "node",
+        "--allow-command",
+        "true",
+        "--approval",
+        "deny",
+        "--sandbox",
+        "none",
+      ],
+    );
+    expect(code).toBe(0);
+    expect(toolResults(result).map((r) => r.value?.exitCode)).toEqual([0, 0]);
+  });
+
+  it("refuses --sandbox bwrap without bwrap: exit 2, saying how to install it", async () => {
+    vi.stubEnv("PATH", "/nonexistent");
+    const { code, stderr } = await cli([finish], ["--sandbox", "bwrap"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("apt-get install -y bubblewrap");
+  });
+
+  it("warns in one Chinese line under --sandbox auto without bwrap, and runs", async () => {
+    vi.stubEnv("PATH", "/nonexistent");
+    const { code, stderr } = await cli([finish], []);
+    expect(code).toBe(0);
+    expect(stderr.split("\n").filter((line) => line.startsWith("警告："))).toHaveLength(1);
+  });
+
+  it.each([
+    [["--approval", "maybe"], "--approval 只能是 ask、deny、auto"],
+    [["--sandbox", "docker"], "--sandbox 只能是 auto、bwrap、none"],
+    [["--workspace", "/no/such/dir"], "--workspace 必须是已存在的目录"],
+  ])("exits 2 for %j with a Chinese message", async (flags, message) => {
+    const { code, stderr } = await cli([finish], flags);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+  });
+});
+
+describe("the terminal approval prompt", () => {
+  it.each([
+    ["y", "allow_once"],
+    [" Y ", "allow_once"],
+    ["是", "allow_once"],
+    ["a", "allow_run"],
+    ["全部", "allow_run"],
+    ["", "deny"],
+    ["n", "deny"],
+    ["sure", "deny"],
+  ] as const)("reads %j as %s", (answer, decision) => {
+    expect(parseApprovalAnswer(answer)).toBe(decision);
+  });
+
+  it("asks in Chinese on its output and reads the answer from its input", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (chunk) => {
+      shown += chunk;
+    });
+    const approver = createTerminalApprover({ input, output });
+    const pending = approver(
+      {
+        tool: "run_command",
+        argv: ["rm", "x"],
+        program: "/usr/bin/rm",
+        reason: "rm 不在允许的命令里",
+      },
+      new AbortController().signal,
+    );
+    input.write("a\n");
+    expect(await pending).toBe("allow_run");
+    expect(shown).toContain("需要批准：rm 不在允许的命令里");
+    expect(shown).toContain('["rm","x"]');
+  });
+
+  it("refuses when the question is abandoned (the approval timed out)", async () => {
+    const controller = new AbortController();
+    const approver = createTerminalApprover({
+      input: new PassThrough(),
+      output: new PassThrough(),
+    });
+    const pending = approver(
+      { tool: "run_command", argv: ["rm"], program: "/usr/bin/rm", reason: "r" },
+      controller.signal,
+    );
+    controller.abort();
+    expect(await pending).toBe("deny");
+  });
+});

@@ -3,23 +3,18 @@
 // Plain JavaScript on purpose: Node 20 cannot run TypeScript without a loader, and a loader
 // would add start-up time to every verify.
 //
-// Protocol (IPC): the parent sends one `{ type: "run", job }` message; the child streams
-// `ready`, `result`, `module` events as tests progress and ends with `done` (or `fatal`).
+// Protocol: `runner-protocol.ts` (the parent validates every message there). The parent
+// sends one `run` job; this process streams `planned`, `module-queued`, `module-collected`,
+// `test-start`, `test-end` (forwarded from runner-setup.js in the workers), `module` and
+// `forbidden-import`, and ends with `done` (or `fatal`).
+import { isBuiltin } from "node:module";
 import path from "node:path";
 import { createVitest } from "vitest/node";
-import { LAB_ALIAS, LAB_TEST_TIMEOUT_MS } from "./vitest-config.js";
+import { LAB_ALIAS, LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
 
-/** @param {unknown} message */
+/** @param {import("./runner-protocol.ts").ChildMessage} message */
 function send(message) {
   if (process.send) process.send(message);
-}
-
-/**
- * Full name of a test: its describe titles and its own title joined by " > ".
- * @param {import("vitest/node").TestCase} testCase
- */
-function fullName(testCase) {
-  return testCase.fullName;
 }
 
 /** @param {readonly { name?: string, message?: string, stack?: string }[] | undefined} errors */
@@ -31,6 +26,24 @@ function serializeErrors(errors) {
   }));
 }
 
+/**
+ * The modifier a test was declared with, if any: `.skip`/`.skipIf`/`.runIf` (mode skip),
+ * `.todo`, `.fails`. Tests left out because another test is `.only` show `skip` (vitest
+ * turns the `.only` test itself back into a plain one).
+ * @param {import("vitest/node").TestCase} testCase
+ */
+function modifierOf(testCase) {
+  const { mode, fails } = testCase.options;
+  if (mode === "skip" || mode === "todo") return { modifier: mode };
+  return fails ? { modifier: "fails" } : {};
+}
+
+/** @param {import("vitest/node").TestCase} testCase */
+function stateOf(testCase) {
+  const state = testCase.result().state;
+  return state === "pending" ? "skipped" : state;
+}
+
 /** A reporter that streams each event to the parent as soon as vitest knows it. */
 const streamingReporter = {
   /** @param {ReadonlyArray<import("vitest/node").TestSpecification>} specifications */
@@ -40,37 +53,26 @@ const streamingReporter = {
       modules: specifications.map((spec) => ({ project: spec.project.name, file: spec.moduleId })),
     });
   },
-  /** @param {import("vitest/node").TestCase} testCase */
-  onTestCaseReady(testCase) {
-    send({
-      type: "ready",
-      project: testCase.project.name,
-      file: testCase.module.moduleId,
-      name: fullName(testCase),
-    });
+  /** @param {import("vitest/node").TestModule} testModule */
+  onTestModuleQueued(testModule) {
+    send({ type: "module-queued", project: testModule.project.name, file: testModule.moduleId });
   },
-  /** @param {import("vitest/node").TestCase} testCase */
-  onTestCaseResult(testCase) {
-    const result = testCase.result();
+  /** @param {import("vitest/node").TestModule} testModule */
+  onTestModuleCollected(testModule) {
     send({
-      type: "result",
-      project: testCase.project.name,
-      file: testCase.module.moduleId,
-      name: fullName(testCase),
-      state: result.state === "pending" ? "skipped" : result.state,
-      errors: serializeErrors(result.errors),
+      type: "module-collected",
+      project: testModule.project.name,
+      file: testModule.moduleId,
     });
   },
   /** @param {import("vitest/node").TestModule} testModule */
   onTestModuleEnd(testModule) {
-    const tests = [...testModule.children.allTests()].map((testCase) => {
-      const result = testCase.result();
-      return {
-        name: fullName(testCase),
-        state: result.state === "pending" ? "skipped" : result.state,
-        errors: serializeErrors(result.errors),
-      };
-    });
+    const tests = [...testModule.children.allTests()].map((testCase) => ({
+      name: testCase.fullName,
+      state: stateOf(testCase),
+      ...modifierOf(testCase),
+      errors: serializeErrors(testCase.result().errors),
+    }));
     send({
       type: "module",
       project: testModule.project.name,
@@ -82,16 +84,53 @@ const streamingReporter = {
 };
 
 const SETUP_FILE = path.join(import.meta.dirname, "runner-setup.js");
+const PROGRESS_CHANNEL = `lab-kit-progress-${process.pid}`;
+
+/**
+ * Reports every import made by a file under the lab's `tests/` that is not `vitest`,
+ * `@lab`, a `node:` built-in or a file inside `tests/`. Runs in vite's resolver, so no
+ * spelling (dynamic import, computed path, re-export through a helper) escapes it.
+ * @param {import("./runner-protocol.ts").ChildTarget} target
+ */
+function importGuard(target) {
+  const testsDir = path.join(target.labDir, "tests") + path.sep;
+  const labEntry = path.join(target.srcDir, "index.ts");
+  return {
+    name: "lab-kit:test-imports",
+    enforce: /** @type {const} */ ("pre"),
+    /** @param {string} source @param {string | undefined} importer */
+    resolveId(source, importer) {
+      const from = importer?.split("?")[0];
+      if (from === undefined || !from.startsWith(testsDir)) return null;
+      // A virtual module of vite itself (e.g. its dynamic-import helper), never a lab file.
+      if (source.startsWith("\0")) return null;
+      const allowed =
+        source === "vitest" ||
+        source === LAB_ALIAS ||
+        source === labEntry ||
+        (source.startsWith("node:") && isBuiltin(source)) ||
+        (source.startsWith(".") && path.resolve(path.dirname(from), source).startsWith(testsDir));
+      if (!allowed) {
+        send({
+          type: "forbidden-import",
+          project: target.label,
+          importer: from,
+          specifier: source,
+        });
+      }
+      return null;
+    },
+  };
+}
 
 /**
  * One inline vitest project per target: the lab's tests, `@lab` bound to the target's sources.
- * @param {{ label: string, labDir: string, packageDir: string, srcDir: string, shuffle: boolean,
- *   testTimeoutMs: number, skip: string[] }} target
- * @param {string} progressFile
+ * @param {import("./runner-protocol.ts").ChildTarget} target
  */
-function projectFor(target, progressFile) {
+function projectFor(target) {
   return {
     root: target.packageDir,
+    plugins: [importGuard(target)],
     resolve: {
       alias: [{ find: LAB_ALIAS, replacement: path.join(target.srcDir, "index.ts") }],
     },
@@ -100,27 +139,33 @@ function projectFor(target, progressFile) {
       root: target.packageDir,
       dir: target.labDir,
       include: ["tests/**/*.test.ts"],
+      exclude: [
+        "**/node_modules/**",
+        ...target.exclude.map((file) => path.relative(target.labDir, file)),
+      ],
       testTimeout: target.testTimeoutMs,
       hookTimeout: target.testTimeoutMs,
-      sequence: { shuffle: target.shuffle },
+      // A test without a single `expect` proves nothing: it fails.
+      expect: { requireAssertions: true },
+      // `.only` shows as the other tests being skipped, not as a load error.
+      allowOnly: true,
       // Threads start faster than forks; a worker stuck in a synchronous loop is still
       // ended, since the parent kills this whole process.
       pool: "threads",
       setupFiles: [SETUP_FILE],
       provide: {
         labKitLabel: target.label,
-        labKitProgressFile: progressFile,
-        labKitSkip: target.skip,
+        labKitChannel: PROGRESS_CHANNEL,
+        labKitSkip: [...target.skip],
       },
     },
   };
 }
 
-/**
- * @param {{ root: string, cacheDir: string, progressFile: string,
- *   targets: Parameters<typeof projectFor>[0][], seed?: number, maxWorkers?: number }} job
- */
+/** @param {import("./runner-protocol.ts").RunJob} job */
 async function run(job) {
+  const progress = new BroadcastChannel(PROGRESS_CHANNEL);
+  progress.onmessage = (event) => send(/** @type {MessageEvent} */ (event).data);
   const vitest = await createVitest(
     "test",
     {
@@ -128,10 +173,14 @@ async function run(job) {
       config: false,
       watch: false,
       reporters: [streamingReporter],
-      projects: job.targets.map((target) => projectFor(target, job.progressFile)),
+      projects: job.targets.map(projectFor),
       passWithNoTests: true,
       teardownTimeout: LAB_TEST_TIMEOUT_MS,
-      ...(job.seed === undefined ? {} : { sequence: { seed: job.seed } }),
+      // vitest 4 reads shuffle and seed from the root config only (an inline project's
+      // `sequence` is ignored), so a shuffled run is a process of its own.
+      ...(job.seed === undefined
+        ? {}
+        : { sequence: { shuffle: { files: true, tests: true }, seed: job.seed } }),
       ...(job.maxWorkers === undefined ? {} : { maxWorkers: job.maxWorkers }),
     },
     // The cache (file durations, so the slowest file, often a timeout gate, starts first)
@@ -142,6 +191,7 @@ async function run(job) {
     await vitest.start();
   } finally {
     await vitest.close();
+    progress.close();
   }
   send({ type: "done" });
 }
@@ -157,11 +207,13 @@ process.on("disconnect", () => {
 });
 
 process.on("message", (message) => {
-  const job = /** @type {{ type: string, job: Parameters<typeof run>[0] }} */ (message).job;
-  run(job).then(
+  run(/** @type {import("./runner-protocol.ts").RunJob} */ (message)).then(
     () => process.exit(0),
     (error) => {
-      send({ type: "fatal", message: error instanceof Error ? error.stack : String(error) });
+      send({
+        type: "fatal",
+        message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
       process.exit(1);
     },
   );

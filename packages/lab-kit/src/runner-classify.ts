@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { FailureKind } from "./runner-types.ts";
 
 /** An error as the vitest child process serializes it. */
@@ -8,23 +9,55 @@ export interface SerializedTestError {
 }
 
 const TIMEOUT_MESSAGE = /^(Test|Hook) timed out in \d+ms/;
+/** vitest's error when `expect.requireAssertions` is on and a test made no assertion. */
+const NO_ASSERTIONS_MESSAGE = /^expected any number of assertion, but got none/;
+/** A stack frame's file: `at fn (/a/b.ts:1:2)`, `at /a/b.ts:1:2`, or `file:///a/b.ts:1:2`. */
+const FRAME_FILE = /^\s*at (?:.*? \()?(?:file:\/\/)?(.+?):\d+:\d+\)?$/;
 const MAX_MESSAGE_LENGTH = 400;
 
 /**
  * Why a test failed, from the errors vitest recorded for it: a timeout (vitest's own
- * per-test timer fired), an assertion (`expect` or `assert`), or any other thrown error.
- * Load errors are decided per file, not here.
+ * per-test timer fired), no assertion at all, an assertion (`expect` or `assert`) raised
+ * in the tests themselves, or any other thrown error. An `AssertionError` thrown by the
+ * code under test (its own `node:assert` call) is an error, not a failed assertion: only
+ * an error whose first frame outside dependencies lies in `testsDir` counts. Load errors
+ * are decided per file, not here.
  */
-export function classifyFailure(errors: readonly SerializedTestError[]): {
-  kind: FailureKind;
-  message: string;
-} {
+export function classifyFailure(
+  errors: readonly SerializedTestError[],
+  labDir: string,
+): { kind: FailureKind; message: string } {
+  const testsDir = path.join(labDir, "tests");
   const first = errors[0];
   if (first === undefined) return { kind: "error", message: "测试失败，但没有记录到错误" };
   const message = shortMessage(first);
   if (TIMEOUT_MESSAGE.test(first.message)) return { kind: "timeout", message };
-  if (first.name === "AssertionError") return { kind: "assertion", message };
+  if (NO_ASSERTIONS_MESSAGE.test(first.message)) {
+    return { kind: "no-assertions", message: "测试里没有任何 expect 断言" };
+  }
+  if (first.name === "AssertionError") {
+    const origin = firstOwnFrame(first.stack);
+    if (origin === undefined || isInside(testsDir, origin)) return { kind: "assertion", message };
+    const shown = path.relative(labDir, origin).split(path.sep).join("/");
+    return { kind: "error", message: `${message}（由被测代码 ${shown} 抛出，不是测试里的断言）` };
+  }
   return { kind: "error", message };
+}
+
+/** The file of the first stack frame that is not a dependency or Node internal. */
+function firstOwnFrame(stack: string): string | undefined {
+  for (const line of stack.split("\n")) {
+    const file = FRAME_FILE.exec(line)?.[1];
+    if (file === undefined) continue;
+    if (file.startsWith("node:") || file.includes("/node_modules/")) continue;
+    return file;
+  }
+  return undefined;
+}
+
+function isInside(dir: string, file: string): boolean {
+  const relative = path.relative(dir, file);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
 }
 
 /** First meaningful line of an error, prefixed by its class unless it is a plain Error. */

@@ -1,17 +1,20 @@
 // Setup file that runLabTargets (runner.ts) adds to every target's vitest project.
-// It records each test's start and end with a *synchronous* write, so the parent process
-// learns which test is running even when that test blocks its worker forever (a learner's
-// `while (true) {}`), and it skips the tests a previous round already found hanging.
-import { appendFileSync } from "node:fs";
+// It posts each test's start and end on a BroadcastChannel to the vitest process
+// (runner-child.js), which forwards them to the parent. A message posted before a test
+// blocks its worker forever (a learner's `while (true) {}`) is still delivered, so the
+// parent learns which test hung. It also skips the tests a previous round found hanging.
 import { afterEach, beforeEach, inject } from "vitest";
 
 const label = inject("labKitLabel");
-const progressFile = inject("labKitProgressFile");
+const channelName = inject("labKitChannel");
 const skipped = new Set(inject("labKitSkip") ?? []);
+const channel = channelName ? new BroadcastChannel(channelName) : undefined;
+// Never keep a worker alive just for this channel.
+if (channel && "unref" in channel) channel.unref();
 
-/** @param {"start" | "end"} event @param {string} name */
-function record(event, name) {
-  if (progressFile) appendFileSync(progressFile, `${JSON.stringify({ event, label, name })}\n`);
+/** @param {"test-start" | "test-end"} type @param {string} name */
+function record(type, name) {
+  channel?.postMessage({ type, project: label, name });
 }
 
 beforeEach((context) => {
@@ -20,9 +23,9 @@ beforeEach((context) => {
     context.skip();
     return;
   }
-  record("start", name);
+  record("test-start", name);
 });
 
 afterEach((context) => {
-  record("end", context.task.fullTestName ?? context.task.name);
+  record("test-end", context.task.fullTestName ?? context.task.name);
 });

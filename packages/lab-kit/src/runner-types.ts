@@ -24,8 +24,11 @@ export interface RunTarget {
   readonly testTimeoutMs?: number;
 }
 
-/** Why a test failed. `load`: the test file could not be loaded (syntax, import, type). */
-export type FailureKind = "assertion" | "load" | "timeout" | "error";
+/**
+ * Why a test failed. `load`: the test file could not be loaded (syntax, import, type).
+ * `no-assertions`: the test ran without a single `expect` (it proves nothing).
+ */
+export type FailureKind = "assertion" | "load" | "timeout" | "error" | "no-assertions";
 
 export interface TestOutcome {
   /** Full name: describe titles and the test title joined by " > ". */
@@ -33,6 +36,12 @@ export interface TestOutcome {
   readonly file: string;
   readonly state: "passed" | "failed" | "skipped";
   readonly failure?: { readonly kind: FailureKind; readonly message: string };
+  /**
+   * Set when the test was declared so that it cannot prove anything on every target:
+   * `.skip`/`.skipIf`/`.runIf` or left out by another test's `.only` (vitest keeps no mark
+   * on the `.only` test itself), `.todo`, `.fails`.
+   */
+  readonly modifier?: "skip" | "todo" | "fails";
 }
 
 export interface TargetReport {
@@ -40,4 +49,6 @@ export interface TargetReport {
   readonly tests: readonly TestOutcome[];
   /** Test files that failed to load, with the reason; their tests are absent from `tests`. */
   readonly loadErrors: readonly { readonly file: string; readonly message: string }[];
+  /** Imports a file under `tests/` made other than `vitest`, `@lab`, `node:…` and `./…`. */
+  readonly forbiddenImports?: readonly { readonly file: string; readonly specifier: string }[];
 }

@@ -5,12 +5,8 @@ import { InvalidRunTargetError } from "./errors.ts";
 import { LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
 import { toPosixPath } from "./posix-path.ts";
 import { classifyFailure, type SerializedTestError, shortMessage } from "./runner-classify.ts";
-import {
-  type ChildTarget,
-  type ModuleReport,
-  type RoundResult,
-  runRound,
-} from "./runner-process.ts";
+import { type RoundResult, runRound } from "./runner-process.ts";
+import type { ChildTarget, ModuleReport } from "./runner-protocol.ts";
 import type { RunTarget, TargetReport, TestOutcome } from "./runner-types.ts";
 
 /** Tuning knobs of {@link runLabTargets}; the defaults suit verify:lesson. */
@@ -20,6 +16,11 @@ export interface RunOptions {
    * returned counts as blocking its worker (a synchronous endless loop). Default 3000 ms.
    */
   readonly hangGraceMs?: number;
+  /**
+   * A test file still importing after this long blocks its worker (an endless loop at
+   * module level): it becomes a load error and the rest runs on. Default 10000 ms.
+   */
+  readonly importTimeoutMs?: number;
   /** Give up on a vitest process that shows no activity for this long. Default 30000 ms. */
   readonly idleMs?: number;
   /**
@@ -31,15 +32,17 @@ export interface RunOptions {
   readonly maxWorkers?: number;
 }
 
-/** How many blocking tests one target may have before the rest of it is given up on. */
-const MAX_HUNG_TESTS = 8;
+/** How many blocking tests or imports one target may have before the rest is given up on. */
+const MAX_HUNG = 8;
 
 /**
  * Runs each lab's shared tests against each target's sources and reports every test's
- * full name, state and, for a failure, its kind. Targets run as inline projects of one
- * vitest process (one per distinct shuffle seed), in a child process under a watchdog:
- * a test that blocks its worker forever is reported as a `timeout` failure, the process
- * is killed, and the targets it had not finished run again with that test skipped.
+ * full name, state, modifier and, for a failure, its kind, plus imports the tests may not
+ * make. Targets run as inline projects of one vitest process; shuffled targets (vitest
+ * takes the seed from the root config only) in one more process per seed, at the same
+ * time. Each process runs under a watchdog: a test or a file import that blocks its worker
+ * is reported (`timeout`, or a load error), the process is killed, and the targets it had
+ * not finished run again without that test or file.
  *
  * Throws {@link InvalidRunTargetError} only for caller mistakes (duplicate labels,
  * relative paths); everything the tests or the sources do is in the reports.
@@ -50,12 +53,19 @@ export async function runLabTargets(
 ): Promise<TargetReport[]> {
   const prepared = targets.map(prepareTarget);
   assertUniqueLabels(prepared);
+  const batches = new Map<number | undefined, ChildTarget[]>();
+  targets.forEach((target, index) => {
+    const child = prepared[index];
+    if (child === undefined) return;
+    const batch = batches.get(target.shuffleSeed);
+    if (batch === undefined) batches.set(target.shuffleSeed, [child]);
+    else batch.push(child);
+  });
   const reports = new Map<string, TargetReport>();
-  for (const batch of batchesBySeed(targets, prepared)) {
-    for (const report of await runBatch(batch.targets, batch.seed, options)) {
-      reports.set(report.label, report);
-    }
-  }
+  const results = await Promise.all(
+    [...batches].map(([seed, batch]) => runBatch(batch, seed, options)),
+  );
+  for (const report of results.flat()) reports.set(report.label, report);
   return prepared.map(
     (target) => reports.get(target.label) ?? { label: target.label, tests: [], loadErrors: [] },
   );
@@ -78,9 +88,9 @@ function prepareTarget(target: RunTarget): ChildTarget {
     labDir: target.labDir,
     packageDir: target.packageDir,
     srcDir: target.srcDir ?? path.join(target.packageDir, "src"),
-    shuffle: target.shuffleSeed !== undefined,
     testTimeoutMs: Math.min(target.testTimeoutMs ?? LAB_TEST_TIMEOUT_MS, LAB_TEST_TIMEOUT_MS),
     skip: [],
+    exclude: [],
   };
 }
 
@@ -94,65 +104,68 @@ function assertUniqueLabels(targets: readonly ChildTarget[]): void {
   }
 }
 
-/** vitest takes one seed per process: targets with different seeds need their own process. */
-function batchesBySeed(
-  targets: readonly RunTarget[],
-  prepared: readonly ChildTarget[],
-): { seed: number | undefined; targets: ChildTarget[] }[] {
-  const batches: { seed: number | undefined; targets: ChildTarget[] }[] = [];
-  prepared.forEach((target, index) => {
-    const seed = targets[index]?.shuffleSeed;
-    const batch =
-      seed === undefined
-        ? batches[0]
-        : batches.find((candidate) => candidate.seed === seed || candidate.seed === undefined);
-    if (batch === undefined) batches.push({ seed, targets: [target] });
-    else {
-      batch.seed ??= seed;
-      batch.targets.push(target);
-    }
-  });
-  return batches;
+/** What earlier rounds learned about one target. */
+interface TargetHistory {
+  hungTests: string[];
+  hungImports: string[];
+  modules: ModuleReport[];
+  forbidden: { importer: string; specifier: string }[];
 }
 
 /**
  * Runs groups of targets until every target has a report. A group whose process had to
- * be killed is run again: after a hung test, its unfinished targets with that test skipped;
- * after an idle or crashed process (a hang while importing, vitest failing to start), each
- * unfinished target alone, so one broken target cannot take the others down with it.
+ * be killed is run again: after a hung test or import, its unfinished targets without that
+ * test or file (the files that finished are kept); after an idle or crashed process,
+ * each unfinished target alone, so one broken target cannot take the others down with it.
  */
 async function runBatch(
   initial: readonly ChildTarget[],
   seed: number | undefined,
   options: RunOptions,
 ): Promise<TargetReport[]> {
-  const hungTests = new Map<string, string[]>();
+  const history = new Map<string, TargetHistory>(
+    initial.map((target) => [
+      target.label,
+      { hungTests: [], hungImports: [], modules: [], forbidden: [] },
+    ]),
+  );
   const finished: TargetReport[] = [];
   const groups: ChildTarget[][] = [[...initial]];
   for (let pending = groups.shift(); pending !== undefined; pending = groups.shift()) {
     const result = await runRound(pending, {
       root: commonAncestor(pending.flatMap((target) => [target.labDir, target.packageDir])),
       seed,
-      testTimeoutMs: LAB_TEST_TIMEOUT_MS,
       hangGraceMs: options.hangGraceMs ?? 3_000,
+      importTimeoutMs: options.importTimeoutMs ?? 10_000,
       idleMs: options.idleMs ?? 30_000,
       maxWorkers: options.maxWorkers ?? Math.max(2, os.availableParallelism()),
     });
     const end = result.end;
     const retry: ChildTarget[] = [];
     for (const target of pending) {
-      const newlyHung = end.kind === "hung" ? (end.hung.get(target.label) ?? []) : [];
-      const hung = [...(hungTests.get(target.label) ?? []), ...newlyHung];
-      hungTests.set(target.label, hung);
-      const complete = isComplete(result, target.label);
+      const past = history.get(target.label);
+      if (past === undefined) continue;
+      const done = result.modules.get(target.label) ?? [];
+      past.modules.push(...done);
+      past.forbidden.push(...(result.forbiddenImports.get(target.label) ?? []));
+      if (end.kind === "hung") {
+        past.hungTests.push(...(end.tests.get(target.label) ?? []));
+        past.hungImports.push(...(end.imports.get(target.label) ?? []));
+      }
+      const complete = isComplete(result, target.label, past);
       const canRetry =
-        (end.kind === "hung" && hung.length <= MAX_HUNG_TESTS) ||
+        (end.kind === "hung" && past.hungTests.length + past.hungImports.length <= MAX_HUNG) ||
         (end.kind !== "done" && end.kind !== "hung" && pending.length > 1);
       if (!complete && canRetry) {
-        retry.push({ ...target, skip: hung });
+        const finishedFiles = past.modules.map((module) => module.file);
+        retry.push({
+          ...target,
+          skip: past.hungTests,
+          exclude: [...new Set([...past.hungImports, ...finishedFiles])],
+        });
         continue;
       }
-      finished.push(buildReport(target, result, hung, complete ? undefined : end));
+      finished.push(buildReport(target, result, past, complete ? undefined : end));
     }
     if (end.kind === "hung" && retry.length > 0) groups.push(retry);
     else if (end.kind !== "hung") groups.push(...retry.map((target) => [target]));
@@ -160,35 +173,40 @@ async function runBatch(
   return finished;
 }
 
-function isComplete(result: RoundResult, label: string): boolean {
+/** Every file planned for the target finished, here or in an earlier round, or hung. */
+function isComplete(result: RoundResult, label: string, past: TargetHistory): boolean {
   const planned = result.planned.get(label);
   if (planned === undefined) return result.end.kind === "done";
-  const done = new Set((result.modules.get(label) ?? []).map((module) => module.file));
+  const done = new Set([...past.modules.map((module) => module.file), ...past.hungImports]);
   return planned.every((file) => done.has(file));
 }
 
-const HUNG_MESSAGE = `测试超过 ${LAB_TEST_TIMEOUT_MS} ms 仍未返回，且阻塞了事件循环（同步死循环？），已强制终止`;
+function hungMessage(timeoutMs: number): string {
+  return `测试超过 ${timeoutMs} ms 仍未返回，且阻塞了事件循环（同步死循环？），已强制终止`;
+}
 
 function buildReport(
   target: ChildTarget,
   result: RoundResult,
-  hung: readonly string[],
+  past: TargetHistory,
   incomplete: RoundResult["end"] | undefined,
 ): TargetReport {
-  const hungSet = new Set(hung);
+  const hungSet = new Set(past.hungTests);
   const tests: TestOutcome[] = [];
   const loadErrors: { file: string; message: string }[] = [];
-  const reported = result.modules.get(target.label) ?? [];
-  for (const module of reported) {
+  for (const module of past.modules) {
     const file = relativeFile(target.labDir, module.file);
     if (module.tests.length === 0 && module.errors.length > 0) {
       loadErrors.push({ file, message: loadMessage(module.errors, target.labDir) });
       continue;
     }
-    for (const test of module.tests) tests.push(toOutcome(test, file, module, hungSet));
+    for (const test of module.tests) tests.push(toOutcome(test, file, module, hungSet, target));
+  }
+  for (const file of past.hungImports) {
+    loadErrors.push({ file: relativeFile(target.labDir, file), message: IMPORT_HUNG_MESSAGE });
   }
   if (incomplete !== undefined) {
-    const done = new Set(reported.map((module) => module.file));
+    const done = new Set([...past.modules.map((module) => module.file), ...past.hungImports]);
     const files = (result.planned.get(target.label) ?? []).filter((file) => !done.has(file));
     const why =
       incomplete.kind === "crashed"
@@ -198,33 +216,52 @@ function buildReport(
     for (const file of files)
       loadErrors.push({ file: relativeFile(target.labDir, file), message: why });
   }
-  return { label: target.label, tests, loadErrors };
+  const forbiddenImports = past.forbidden.map((entry) => ({
+    file: relativeFile(target.labDir, entry.importer),
+    specifier: entry.specifier,
+  }));
+  return { label: target.label, tests, loadErrors, forbiddenImports };
 }
+
+const IMPORT_HUNG_MESSAGE = "加载测试文件时卡住了（模块顶层的同步死循环？），已强制终止";
 
 function toOutcome(
   test: ModuleReport["tests"][number],
   file: string,
   module: ModuleReport,
   hung: ReadonlySet<string>,
+  target: ChildTarget,
 ): TestOutcome {
   if (hung.has(test.name)) {
     return {
       name: test.name,
       file,
       state: "failed",
-      failure: { kind: "timeout", message: HUNG_MESSAGE },
+      failure: { kind: "timeout", message: hungMessage(target.testTimeoutMs) },
     };
   }
+  const testsDir = path.join(target.labDir, "tests");
+  const modifier = test.modifier === undefined ? {} : { modifier: test.modifier };
   if (test.state === "failed") {
-    return { name: test.name, file, state: "failed", failure: classifyFailure(test.errors) };
+    return {
+      name: test.name,
+      file,
+      state: "failed",
+      failure: classifyFailure(test.errors, target.labDir),
+      ...modifier,
+    };
   }
   // A failing beforeAll/afterAll leaves tests without their own error: charge it to them.
-  if (test.state === "skipped" && module.errors.length > 0) {
-    return { name: test.name, file, state: "failed", failure: classifyFailure(module.errors) };
+  if (test.state === "skipped" && module.errors.length > 0 && test.modifier === undefined) {
+    return {
+      name: test.name,
+      file,
+      state: "failed",
+      failure: classifyFailure(module.errors, target.labDir),
+    };
   }
-  return { name: test.name, file, state: test.state };
+  return { name: test.name, file, state: test.state, ...modifier };
 }
-
 /**
  * The useful lines of a load error: no colors or box drawing, no "Transform failed" preamble,
  * and source positions shown relative to the lab folder (`starter/src/index.ts:6:16`).

@@ -22,6 +22,13 @@ export const mutationSchema = z.object({
   replace: z.string(),
   /** Tests (full names) that must fail once the mutation is applied. */
   breaks: z.array(testName).min(1),
+  /**
+   * How the named tests must fail: by an assertion (the default), or by running into the
+   * gate's timeout (`"timeout"`), for a mutant that hangs on purpose (e.g. a loop without
+   * its step limit). Any other failure (a load error, a thrown error, a timeout not
+   * declared) does not catch the mutant.
+   */
+  expect: z.enum(["assertion", "timeout"]).optional(),
 });
 
 export const hintSchema = z.object({

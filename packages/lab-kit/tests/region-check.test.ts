@@ -40,7 +40,7 @@ describe("checkExerciseRegions", () => {
       files({ "src/index.ts": starter }),
       files({ "src/index.ts": solution, "src/extra.ts": "export {};\n" }),
     );
-    expect(result).toEqual({ ok: false, problem: "src/extra.ts 只在 solution 中存在" });
+    expect(result).toEqual({ ok: false, problems: ["src/extra.ts 只在 solution 中存在"] });
   });
 
   it("names file and line of the first difference outside the regions", () => {
@@ -55,7 +55,7 @@ describe("checkExerciseRegions", () => {
     );
     expect(result).toMatchObject({
       ok: false,
-      problem: expect.stringContaining("src/index.ts 在练习区域之外不同：starter 第 1 行"),
+      problems: [expect.stringContaining("src/index.ts 在练习区域之外不同：starter 第 1 行")],
     });
   });
 
@@ -68,7 +68,7 @@ describe("checkExerciseRegions", () => {
     );
     expect(result).toMatchObject({
       ok: false,
-      problem: expect.stringContaining("starter 有 1 个练习区域，solution 有 0 个"),
+      problems: [expect.stringContaining("starter 有 1 个练习区域，solution 有 0 个")],
     });
   });
 
@@ -80,7 +80,28 @@ describe("checkExerciseRegions", () => {
     );
     expect(result).toMatchObject({
       ok: false,
-      problem: expect.stringContaining("缺少 // TODO(lab-04)"),
+      problems: [expect.stringContaining("缺少 // TODO(lab-04)")],
+    });
+  });
+
+  it("reports every problem in every file, not only the first", () => {
+    const changed = starter
+      .replace("export function f(): number {", "export function g(): number {")
+      .replace("}\n", "} // end\n");
+    const result = checkExerciseRegions(
+      "04",
+      files({ "src/a.ts": changed, "src/b.ts": starter, "src/c.ts": "export {};\n" }),
+      files({ "src/a.ts": solution, "src/b.ts": solution }),
+    );
+    expect(result).toEqual({
+      ok: false,
+      problems: [
+        "src/a.ts 在练习区域之外不同：starter 第 1 行，solution 第 1 行",
+        "src/a.ts 在练习区域之外不同：starter 第 6 行，solution 第 5 行",
+        "starter/src/a.ts 第 2 行的练习区域缺少 // TODO(lab-04) 说明",
+        "starter/src/b.ts 第 2 行的练习区域缺少 // TODO(lab-04) 说明",
+        "src/c.ts 只在 starter 中存在",
+      ],
     });
   });
 

@@ -1,114 +1,103 @@
-import { execFile } from "node:child_process";
-import { cp, readFile, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { listLabs } from "../src/labs.ts";
 import type { LabVerdict } from "../src/verify/check-line.ts";
+import { formatVerdict } from "../src/verify/check-line.ts";
 import { runVerifyCli } from "../src/verify/verify-cli.ts";
-import { verifyLessons } from "../src/verify/verify-lessons.ts";
-import { copyFixture } from "./fixture-repo.ts";
-
-const run = promisify(execFile);
-const SOUND = "01-sound";
+import { buildVerifyRepo, replace, type Variant, verdictsOf, verifyAll } from "./verify-fixture.ts";
 
 let repo: string;
 let verdicts: LabVerdict[];
+const verdict = (id: string) => verdictsOf(verdicts).verdict(id);
+const failures = (id: string) => verdictsOf(verdicts).failures(id);
 
-/** A copy of the sound lab under a new number, with one file rewritten by `edit`. */
-async function variant(
-  folder: string,
-  file: string,
-  edit: (text: string) => string,
-): Promise<void> {
-  const [id = "", ...slug] = folder.split("-");
-  const dir = path.join(repo, "labs", folder);
-  await cp(path.join(repo, "labs", SOUND), dir, { recursive: true });
-  const manifestFile = path.join(dir, "lesson.json");
-  const manifest = (await readFile(manifestFile, "utf8"))
-    .replace('"id": "01"', `"id": "${id}"`)
-    .replace('"slug": "sound"', `"slug": "${slug.join("-")}"`);
-  await writeFile(manifestFile, manifest);
-  for (const side of ["starter", "solution"]) {
-    const source = path.join(dir, side, "src", "index.ts");
-    await writeFile(source, (await readFile(source, "utf8")).replace("lab-01", `lab-${id}`));
-  }
-  const target = path.join(dir, file);
-  await writeFile(target, edit(await readFile(target, "utf8")));
-}
+const SOLVED_LATER: Variant["after"] = [
+  {
+    file: "starter/src/index.ts",
+    edit: (text) =>
+      text.replace(
+        /\/\/ TODO\(lab-07\)[^\n]*\n\s*void values;\n\s*return 0;/,
+        "let sum = 0;\n  for (const value of values) sum += value;\n  return sum;",
+      ),
+  },
+];
 
-function verdict(id: string): LabVerdict {
-  const found = verdicts.find((entry) => entry.id === id);
-  if (found === undefined) throw new Error(`no verdict for lab ${id}`);
-  return found;
-}
-
-function failures(id: string): string[] {
-  return verdict(id)
-    .checks.filter((check) => !check.ok)
-    .map((check) => check.text);
-}
+const VARIANTS: Variant[] = [
+  {
+    folder: "02-passes-declared",
+    edits: [
+      replace(
+        "lesson.json",
+        '"failing": ["total > adds every value"]',
+        '"failing": ["total > adds every value", "label > prefixes a hash"]',
+      ),
+    ],
+  },
+  {
+    folder: "03-syntax-error",
+    edits: [replace("starter/src/index.ts", "void values;", "void values +;")],
+  },
+  {
+    folder: "04-outside-region",
+    edits: [
+      replace(
+        "starter/src/index.ts",
+        "/** A name with a hash in front. */",
+        "/** A name, hashed. */",
+      ),
+    ],
+  },
+  {
+    folder: "05-missing-text",
+    edits: [
+      replace(
+        "lesson.json",
+        '"find": "for (const value of values)',
+        '"find": "for (const item of values)',
+      ),
+    ],
+  },
+  {
+    folder: "06-breaks-nothing",
+    edits: [
+      replace(
+        "lesson.json",
+        '"find": "for (const value of values) sum += value;",\n      "replace": "for (const value of values.slice(1)) sum += value;"',
+        '"find": "let sum = 0;",\n      "replace": "let sum = 0; // same"',
+      ),
+    ],
+  },
+  { folder: "07-learner-done", after: SOLVED_LATER },
+  {
+    folder: "08-unknown-capstone-proof",
+    edits: [replace("lesson.json", '"capstone:adds every value"', '"capstone:adds nothing"')],
+  },
+  {
+    folder: "09-tests-tampered",
+    after: [{ file: "tests/lab.test.ts", edit: (text) => `${text}// weakened\n` }],
+  },
+];
 
 beforeAll(async () => {
-  const { root, dir } = await copyFixture("verify-repo");
-  repo = dir;
-  await writeFile(path.join(repo, ".gitignore"), "node_modules\n.lab-kit/\n");
-  await variant("02-passes-declared", "lesson.json", (text) =>
-    text.replace(
-      '"failing": ["total > adds every value"]',
-      '"failing": ["total > adds every value", "label > prefixes a hash"]',
-    ),
-  );
-  await variant("03-syntax-error", "starter/src/index.ts", (text) =>
-    text.replace("void values;", "void values +;"),
-  );
-  await variant("04-outside-region", "starter/src/index.ts", (text) =>
-    text.replace("/** A name with a hash in front. */", "/** A name, hashed. */"),
-  );
-  await variant("05-missing-text", "lesson.json", (text) =>
-    text.replace('"find": "for (const value of values)', '"find": "for (const item of values)'),
-  );
-  await variant("06-breaks-nothing", "lesson.json", (text) =>
-    text.replace(
-      '"find": "for (const value of values) sum += value;",\n      "replace": "for (const value of values.slice(1)) sum += value;"',
-      '"find": "let sum = 0;",\n      "replace": "let sum = 0; // same"',
-    ),
-  );
-  await variant("07-learner-done", "lesson.json", (text) => text);
-  await variant("09-tests-tampered", "lesson.json", (text) => text);
-  await variant("08-unknown-capstone-proof", "lesson.json", (text) =>
-    text.replace('"capstone:adds every value"', '"capstone:adds nothing"'),
-  );
-  const git = (...args: string[]) => run("git", args, { cwd: repo });
-  await git("init", "-q");
-  await git("add", ".");
-  await git(
-    "-c",
-    "user.name=fixture",
-    "-c",
-    "user.email=fixture@example.com",
-    "commit",
-    "-qm",
-    "fixture",
-  );
-  // The learner completes the exercise after the commit: the working tree differs from HEAD.
-  const done = path.join(repo, "labs", "07-learner-done");
-  const solved = await readFile(path.join(done, "solution", "src", "index.ts"), "utf8");
-  await writeFile(path.join(done, "starter", "src", "index.ts"), solved);
-  // A learner edits the shared tests after the commit: the report must say so.
-  const tamperedTest = path.join(repo, "labs", "09-tests-tampered", "tests", "lab.test.ts");
-  await writeFile(tamperedTest, `${await readFile(tamperedTest, "utf8")}// weakened\n`);
-  verdicts = await verifyLessons(repo, await listLabs(repo), {
-    seed: 7,
-    run: { hangGraceMs: 1_000 },
-  });
-  return () => rm(root, { recursive: true, force: true });
-}, 120_000);
+  const built = await buildVerifyRepo("verify-lessons", VARIANTS);
+  repo = built.repo;
+  verdicts = await verifyAll(repo);
+  return built.cleanup;
+}, 180_000);
 
 describe("verifyLessons", () => {
   it("finds a sound lab sound, one line per check", () => {
     expect(failures("01")).toEqual([]);
-    expect(verdict("01").checks.length).toBeGreaterThanOrEqual(9);
+    expect(verdict("01").checks.map((check) => check.text)).toEqual([
+      "清单有效（lesson.json）",
+      "测试规则：3 个测试都有断言、只导入允许的模块，并在每个对象上全部运行",
+      "解答通过全部 3 个测试",
+      "解答乱序再跑（seed 7）通过全部 3 个测试",
+      "初始 starter（HEAD 提交版本）恰好在声明的 1 个测试上以断言失败，其余 2 个通过",
+      "starter 与 solution 只在 1 个练习区域内不同",
+      "类型检查：初始 starter 与解答都没有类型错误",
+      "变异门 skip-first（漏掉第一个数）：声明的 1 个测试全部断言失败",
+      "总项目测试通过：packages/capstone/tests/sum.test.ts（1 个测试）",
+      "提示与 Rubric 引用的测试和变异门都存在",
+    ]);
   });
 
   it("fails a starter that passes one of its declared failing tests, naming the test", () => {
@@ -158,11 +147,16 @@ describe("verifyLessons", () => {
     ]);
   });
 
-  it("tells the learner when the lab's tests differ from the committed ones", () => {
-    expect(verdict("09").learner.join("\n")).toContain(
-      "labs/09-tests-tampered/tests/ 与提交的版本不同（已修改 lab.test.ts）",
-    );
-    expect(verdict("01").learner.join("\n")).not.toContain("与提交的版本不同");
+  it("says first, before any check, that the lab's tests differ from HEAD, with the restore command", () => {
+    expect(verdict("09").notice).toEqual([
+      "注意：labs/09-tests-tampered/tests/ 与提交的版本不同（已修改 lab.test.ts）。",
+      "  测试被改动后，「通过」不再能证明你的代码正确。查看改动：git diff -- labs/09-tests-tampered/tests",
+      "  恢复原测试：git restore --source=HEAD -- labs/09-tests-tampered/tests",
+      "  以下检查用的是改动后的测试：若失败，先恢复测试再看结论。",
+    ]);
+    const lines = formatVerdict(verdict("09")).split("\n");
+    expect(lines[1]).toContain("注意：labs/09-tests-tampered/tests/ 与提交的版本不同");
+    expect(verdict("01").notice).toEqual([]);
   });
 
   it("reports the next hint for the first failing test of an untouched starter", () => {

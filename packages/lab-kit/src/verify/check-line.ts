@@ -12,6 +12,8 @@ export interface LabVerdict {
   readonly id: string;
   readonly slug: string;
   readonly title: string | undefined;
+  /** Said before the checks: what the reader must know to read them (tests edited). */
+  readonly notice: readonly string[];
   readonly checks: readonly CheckLine[];
   readonly learner: readonly string[];
 }
@@ -40,6 +42,8 @@ export function kindLabel(kind: FailureKind): string {
       return "超时";
     case "error":
       return "抛出错误";
+    case "no-assertions":
+      return "没有断言";
     default: {
       const unreachable: never = kind;
       return unreachable;
@@ -51,13 +55,16 @@ export function kindLabel(kind: FailureKind): string {
 export function describeFailure(test: TestOutcome): string {
   const failure = test.failure;
   if (failure === undefined) return `"${test.name}"`;
-  return `"${test.name}"（${kindLabel(failure.kind)}：${failure.message}）`;
+  // Copies verify writes (`starter/.lab-kit/pristine/src`) are named as the files they copy.
+  const message = failure.message.replace(/\.lab-kit\/(?:pristine|mutants\/[^/]+)\//g, "");
+  return `"${test.name}"（${kindLabel(failure.kind)}：${message}）`;
 }
 
 /** The text of a whole verdict, colored unless NO_COLOR is set (picocolors decides). */
 export function formatVerdict(verdict: LabVerdict): string {
   const title = verdict.title === undefined ? "" : ` · ${verdict.title}`;
   const lines = [pc.bold(`第 ${verdict.id} 课 ${verdict.slug}${title}`)];
+  for (const line of verdict.notice) lines.push(pc.yellow(`  ${line}`));
   for (const check of verdict.checks) {
     lines.push(check.ok ? `  ${pc.green("✓")} ${check.text}` : `  ${pc.red("✗")} ${check.text}`);
   }

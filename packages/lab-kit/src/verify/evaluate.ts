@@ -81,32 +81,111 @@ export function checkTypes(starter: TypecheckResult, solution: TypecheckResult):
   return passed("类型检查：初始 starter 与解答都没有类型错误");
 }
 
-/** A mutation gate: every test it names fails on the mutant (a hang fails via the timeout). */
+/**
+ * A mutation gate catches its mutant only when the mutant typechecks, its tests load, and
+ * every test the gate names fails the declared way: by an assertion, or by running into
+ * the gate timeout when the gate says `"expect": "timeout"`. A mutant that fails only to
+ * load, throws, or is merely slow has not been caught by the tests.
+ */
 export function checkGate(
   mutation: Mutation,
   report: TargetReport,
   knownTests: ReadonlySet<string>,
+  types: TypecheckResult | undefined,
 ): CheckLine {
   const label = `变异门 ${mutation.name}（${mutation.description}）`;
+  const expected = mutation.expect ?? "assertion";
   const byName = new Map<string, TestOutcome>(report.tests.map((test) => [test.name, test]));
-  const unloaded = report.loadErrors.length > 0;
   const problems: string[] = [];
-  let timeouts = 0;
+  if (types !== undefined && !types.ok) {
+    problems.push(`变异后的代码有 ${types.count} 个类型错误，首个：${types.firstError}`);
+  }
+  const load = loadProblem(report);
+  if (load !== undefined) problems.push(`变异后${load}，这不算抓住变异`);
   for (const name of mutation.breaks) {
     const test = byName.get(name);
     if (!knownTests.has(name)) problems.push(`breaks 中的 "${name}" 不是已有的测试名`);
-    else if (test === undefined && unloaded) continue;
-    else if (test?.state === "passed") problems.push(`测试 "${name}" 仍然通过`);
-    else if (test?.failure?.kind === "timeout") timeouts++;
+    else if (test === undefined) continue;
+    else if (test.state === "skipped") problems.push(`测试 "${name}" 没有运行`);
+    else if (test.state !== "failed") problems.push(`测试 "${name}" 仍然通过`);
+    else if (test.failure?.kind !== expected) {
+      const hint =
+        expected === "assertion" && test.failure?.kind === "timeout"
+          ? '；若这个变异本就让测试挂起，在清单中给这个变异门写 "expect": "timeout"'
+          : "";
+      const actual = test.failure === undefined ? "失败" : kindLabel(test.failure.kind);
+      const should = expected === "timeout" ? "应超时" : "应以断言失败";
+      problems.push(`${describeFailure(test)} ${should}，而不是${actual}${hint}`);
+    }
   }
   const first = problems[0];
   if (first !== undefined) return failed(`${label}：${first}${more(problems)}`);
-  const how = unloaded
-    ? "（变异后测试文件无法加载）"
-    : timeouts > 0
-      ? `（其中 ${timeouts} 个超时）`
-      : "";
-  return passed(`${label}：声明的 ${mutation.breaks.length} 个测试全部失败${how}`);
+  const how = expected === "timeout" ? "超时，如清单所声明" : "断言失败";
+  return passed(`${label}：声明的 ${mutation.breaks.length} 个测试全部${how}`);
+}
+
+/** One target whose run the lab test rules inspect, with its name in the report. */
+export interface RuleTarget {
+  readonly name: string;
+  readonly report: TargetReport;
+}
+
+const MODIFIER_PROBLEM: Record<NonNullable<TestOutcome["modifier"]>, string> = {
+  skip: "被跳过（.skip、.skipIf、.runIf，或同一文件里另有 .only）",
+  todo: "是 .todo：没有内容，什么也证明不了",
+  fails: "使用了 .fails：抛出任何错误都算通过，证明不了结果",
+};
+
+/**
+ * The lab's tests can prove something: no file that is never run, no skip/only/todo/fails
+ * (written, or in effect), each test with at least one `expect`, no import other than
+ * `vitest`, `@lab`, `node:` built-ins and files inside `tests/`, no two tests with one full
+ * name, and every target whose files loaded ran exactly the tests the solution collected.
+ */
+export function checkTestRules(
+  folderProblems: readonly string[],
+  solution: TargetReport,
+  targets: readonly RuleTarget[],
+): CheckLine {
+  const problems: string[] = [...folderProblems];
+  const imports = new Set<string>();
+  for (const target of targets) {
+    for (const entry of target.report.forbiddenImports ?? []) {
+      const text = `${entry.file} 导入了 "${entry.specifier}"：实验测试只能导入 vitest、@lab、node: 内置模块和 tests/ 里的文件`;
+      if (!imports.has(text)) problems.push(text);
+      imports.add(text);
+    }
+  }
+  const counts = new Map<string, number>();
+  for (const test of solution.tests) counts.set(test.name, (counts.get(test.name) ?? 0) + 1);
+  for (const [name, count] of counts) {
+    if (count > 1) problems.push(`测试全名 "${name}" 出现了 ${count} 次：按名字验证会含糊不清`);
+  }
+  for (const test of solution.tests) {
+    if (test.modifier !== undefined) {
+      problems.push(`测试 "${test.name}" ${MODIFIER_PROBLEM[test.modifier]}`);
+    }
+    if (test.failure?.kind === "no-assertions") {
+      problems.push(`测试 "${test.name}" 没有任何 expect 断言：它什么也证明不了`);
+    }
+  }
+  const declared = solution.tests.length;
+  for (const target of targets) {
+    if (target.report.loadErrors.length > 0 || solution.loadErrors.length > 0) continue;
+    const ran = target.report.tests.filter((test) => test.state !== "skipped");
+    const notRun = target.report.tests.filter(
+      (test) => test.state === "skipped" && test.modifier === undefined,
+    );
+    for (const test of notRun) {
+      problems.push(`${target.name}：测试 "${test.name}" 没有运行（运行时被跳过）`);
+    }
+    if (ran.length !== declared) {
+      problems.push(`${target.name}：运行了 ${ran.length} 个测试，而测试文件里有 ${declared} 个`);
+    }
+  }
+  const first = problems[0];
+  if (first !== undefined) return failed(`测试规则：${first}${more(problems)}`);
+  return passed(`测试规则：${declared} 个测试都有断言、只导入允许的模块，并在每个对象上全部运行`);
 }
 
 /** The capstone tests the manifest names pass. */

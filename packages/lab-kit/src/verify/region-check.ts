@@ -8,13 +8,15 @@ import {
 /** Outcome of comparing a starter's sources with its solution's. */
 export type RegionCheck =
   | { readonly ok: true; readonly regions: number }
-  | { readonly ok: false; readonly problem: string };
+  | { readonly ok: false; readonly problems: readonly string[] };
 
 /**
  * Proves the starter is the solution minus the exercise: both `src/` trees hold the same
  * files, each file has the same number of `// #region exercise` … `// #endregion exercise`
  * regions in both, every starter region carries a `// TODO(lab-NN)` note, and everything
- * outside the regions is byte-identical. The first problem found names file and line.
+ * outside the regions is byte-identical. Every problem is reported (per file: bad markers
+ * or a region count that differs end that file's comparison; otherwise the first differing
+ * line of each stretch between regions and each region without its TODO), naming file and line.
  *
  * @param starter pristine starter files, keyed by path relative to the package (`src/…`)
  * @param solution solution files, keyed the same way
@@ -25,18 +27,21 @@ export function checkExerciseRegions(
   solution: ReadonlyMap<string, string>,
 ): RegionCheck {
   const files = [...new Set([...starter.keys(), ...solution.keys()])].sort();
+  const problems: string[] = [];
   let total = 0;
   for (const file of files) {
     const starterText = starter.get(file);
     const solutionText = solution.get(file);
-    if (starterText === undefined) return fail(`${file} 只在 solution 中存在`);
-    if (solutionText === undefined) return fail(`${file} 只在 starter 中存在`);
-    const result = compareFile(labId, file, starterText, solutionText);
-    if (!result.ok) return result;
-    total += result.regions;
+    if (starterText === undefined) problems.push(`${file} 只在 solution 中存在`);
+    else if (solutionText === undefined) problems.push(`${file} 只在 starter 中存在`);
+    else {
+      const result = compareFile(labId, file, starterText, solutionText);
+      problems.push(...result.problems);
+      total += result.regions;
+    }
   }
-  if (total === 0) return fail(`没有找到练习区域（${REGION_START}）`);
-  return { ok: true, regions: total };
+  if (problems.length === 0 && total === 0) problems.push(`没有找到练习区域（${REGION_START}）`);
+  return problems.length === 0 ? { ok: true, regions: total } : { ok: false, problems };
 }
 
 function compareFile(
@@ -44,19 +49,22 @@ function compareFile(
   file: string,
   starterText: string,
   solutionText: string,
-): RegionCheck {
+): { regions: number; problems: string[] } {
   const starterLines = splitLines(starterText);
   const solutionLines = splitLines(solutionText);
   const starterScan = findExerciseRegions(starterLines);
-  if (!starterScan.ok) return fail(`starter/${file} 的区域标记有误：${starterScan.problem}`);
   const solutionScan = findExerciseRegions(solutionLines);
-  if (!solutionScan.ok) return fail(`solution/${file} 的区域标记有误：${solutionScan.problem}`);
+  const problems: string[] = [];
+  if (!starterScan.ok) problems.push(`starter/${file} 的区域标记有误：${starterScan.problem}`);
+  if (!solutionScan.ok) problems.push(`solution/${file} 的区域标记有误：${solutionScan.problem}`);
+  if (!starterScan.ok || !solutionScan.ok) return { regions: 0, problems };
   const starterRegions = starterScan.regions;
   const solutionRegions = solutionScan.regions;
   if (starterRegions.length !== solutionRegions.length) {
-    return fail(
+    problems.push(
       `${file}：starter 有 ${starterRegions.length} 个练习区域，solution 有 ${solutionRegions.length} 个`,
     );
+    return { regions: 0, problems };
   }
   const starterSegments = segmentsOutside(starterLines, starterRegions);
   const solutionSegments = segmentsOutside(solutionLines, solutionRegions);
@@ -65,9 +73,10 @@ function compareFile(
     const length = Math.max(segment.lines.length, other.lines.length);
     for (let offset = 0; offset < length; offset++) {
       if (segment.lines[offset] !== other.lines[offset]) {
-        return fail(
+        problems.push(
           `${file} 在练习区域之外不同：starter 第 ${segment.firstLine + offset + 1} 行，solution 第 ${other.firstLine + offset + 1} 行`,
         );
+        break;
       }
     }
   }
@@ -75,10 +84,10 @@ function compareFile(
   for (const region of starterRegions) {
     const inside = starterLines.slice(region.start + 1, region.end);
     if (!inside.some((line) => line.includes(todo))) {
-      return fail(`starter/${file} 第 ${region.start + 1} 行的练习区域缺少 ${todo} 说明`);
+      problems.push(`starter/${file} 第 ${region.start + 1} 行的练习区域缺少 ${todo} 说明`);
     }
   }
-  return { ok: true, regions: starterRegions.length };
+  return { regions: starterRegions.length, problems };
 }
 
 /** The runs of lines between regions, each with the 0-based index of its first line. */
@@ -94,8 +103,4 @@ function segmentsOutside(
   }
   segments.push({ firstLine: next, lines: lines.slice(next) });
   return segments;
-}
-
-function fail(problem: string): RegionCheck {
-  return { ok: false, problem };
 }

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { toPosixPath } from "../posix-path.ts";
@@ -44,12 +44,69 @@ export async function typecheckPristineStarter(
   return runTsc(labDir, config);
 }
 
-/** Typechecks a package (the solution) with its own tsconfig. */
-export function typecheckPackage(labDir: string, packageDir: string): Promise<TypecheckResult> {
-  return runTsc(labDir, path.join(packageDir, "tsconfig.json"));
+/**
+ * Typechecks the solution (its sources and the lab's tests) and every mutant's sources in
+ * one `tsc` process: one parse of the libraries for all of them. A generated tsconfig
+ * extends the solution's own; each mutant's diagnostics are told apart by path. The tests
+ * are typechecked against the solution, whose API a mutation of a function body keeps.
+ */
+export async function typecheckSolutionAndMutants(
+  labDir: string,
+  mutants: ReadonlyMap<string, string>,
+): Promise<{ solution: TypecheckResult; mutants: Map<string, TypecheckResult> }> {
+  const solutionDir = path.join(labDir, "solution");
+  const root = path.join(solutionDir, COPIES_DIR);
+  const config = path.join(root, "tsconfig.json");
+  await mkdir(root, { recursive: true });
+  const relative = (target: string) => path.relative(root, target).split(path.sep).join("/");
+  await writeFile(
+    config,
+    `${JSON.stringify(
+      {
+        extends: relative(path.join(solutionDir, "tsconfig.json")),
+        include: [
+          relative(path.join(solutionDir, "src")),
+          relative(path.join(labDir, "tests")),
+          ...[...mutants.values()].map(relative),
+        ],
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  const outcome = await tscLines(labDir, config);
+  const results = new Map<string, TypecheckResult>();
+  if (outcome.ok) {
+    for (const name of mutants.keys()) results.set(name, { ok: true });
+    return { solution: { ok: true }, mutants: results };
+  }
+  const fileOf = (line: string) => path.resolve(labDir, DIAGNOSTIC.exec(line)?.[1] ?? "");
+  const claimed = new Set<string>();
+  for (const [name, srcDir] of mutants) {
+    const own = outcome.errors.filter((line) => fileOf(line).startsWith(srcDir + path.sep));
+    for (const line of own) claimed.add(line);
+    const first = own[0];
+    results.set(
+      name,
+      first === undefined
+        ? { ok: true }
+        : { ok: false, firstError: describe(first), count: own.length },
+    );
+  }
+  const rest = outcome.errors.filter((line) => !claimed.has(line));
+  const first = rest[0] ?? (outcome.errors.length === 0 ? outcome.lines[0] : undefined);
+  const solution: TypecheckResult =
+    first === undefined
+      ? { ok: true }
+      : { ok: false, firstError: describe(first), count: Math.max(rest.length, 1) };
+  return { solution, mutants: results };
 }
 
-function runTsc(labDir: string, config: string): Promise<TypecheckResult> {
+type TscOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly errors: readonly string[]; readonly lines: readonly string[] };
+
+function tscLines(labDir: string, config: string): Promise<TscOutcome> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -59,11 +116,17 @@ function runTsc(labDir: string, config: string): Promise<TypecheckResult> {
         if (error === null) return resolve({ ok: true });
         const lines = `${stdout}\n${stderr}`.split("\n").filter((line) => line.trim() !== "");
         const errors = lines.filter((line) => DIAGNOSTIC.test(line));
-        const first = errors[0] ?? lines[0] ?? error.message;
-        resolve({ ok: false, firstError: describe(first), count: Math.max(errors.length, 1) });
+        resolve({ ok: false, errors, lines: lines.length > 0 ? lines : [error.message] });
       },
     );
   });
+}
+
+async function runTsc(labDir: string, config: string): Promise<TypecheckResult> {
+  const outcome = await tscLines(labDir, config);
+  if (outcome.ok) return { ok: true };
+  const first = outcome.errors[0] ?? outcome.lines[0] ?? "tsc 失败";
+  return { ok: false, firstError: describe(first), count: Math.max(outcome.errors.length, 1) };
 }
 
 /** `file:line TSxxxx message`, with the pristine copy's path shown as the starter's own. */
@@ -71,6 +134,8 @@ function describe(line: string): string {
   const match = DIAGNOSTIC.exec(line);
   if (match === null) return line.trim();
   const [, file = "", row = "", , code = "", message = ""] = match;
-  const shown = toPosixPath(file).replace(`${COPIES_DIR}/pristine/`, "");
+  const shown = toPosixPath(file)
+    .replace(`${COPIES_DIR}/pristine/`, "")
+    .replace(new RegExp(`${COPIES_DIR}/mutants/[^/]+/`), "");
   return `${shown}:${row} ${code} ${message}`;
 }

@@ -1,5 +1,5 @@
-import { access, readdir } from "node:fs/promises";
 import path from "node:path";
+import { glob } from "tinyglobby";
 import type { LabLocation } from "../labs.ts";
 import { checkTestsIntegrity, describeIntegrity } from "../learner/tampering.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
@@ -14,7 +14,9 @@ import {
   checkReferences,
   checkSolution,
   checkStarter,
+  checkTestRules,
   checkTypes,
+  type RuleTarget,
 } from "./evaluate.ts";
 import {
   type MutantResult,
@@ -25,7 +27,12 @@ import {
 } from "./lab-copies.ts";
 import { learnerReport } from "./learner-report.ts";
 import { checkExerciseRegions } from "./region-check.ts";
-import { type TypecheckResult, typecheckPackage, typecheckPristineStarter } from "./typecheck.ts";
+import { scanTestFolder, type TestFolderScan } from "./test-files.ts";
+import {
+  type TypecheckResult,
+  typecheckPristineStarter,
+  typecheckSolutionAndMutants,
+} from "./typecheck.ts";
 
 /**
  * Per-test timeout of a mutation gate's run. Lab tests take milliseconds on the solution,
@@ -40,24 +47,42 @@ export interface VerifyOptions {
   readonly run?: RunOptions;
 }
 
+/** The runner labels of one lab's targets, by role: no label is rebuilt or parsed. */
+interface LabTargets {
+  readonly solution: string;
+  readonly shuffled: string;
+  readonly starter: string;
+  readonly learner: string | undefined;
+  /** Gate label by mutation name (only mutations that could be applied). */
+  readonly gates: ReadonlyMap<string, string>;
+}
+
 /** A lab ready to run: manifest valid, copies written, targets planned. */
 interface PlannedLab {
   readonly lab: LabLocation;
   readonly manifest: LessonManifest;
-  readonly early: CheckLine[];
+  readonly regions: CheckLine;
+  readonly testFolder: TestFolderScan;
   readonly pristine: PristineStarter;
   readonly mutants: ReadonlyMap<string, MutantResult>;
-  readonly learnerEdited: boolean;
-  /** Chinese notice when the lab's tests/ differ from HEAD: the learner's count is then moot. */
+  /** Chinese notice when the lab's tests/ differ from HEAD: it leads the verdict. */
   readonly testsNotice: string | undefined;
+  readonly labels: LabTargets;
   readonly targets: RunTarget[];
 }
 
+/** What the type checks said about one lab. */
+interface LabTypes {
+  readonly starter: TypecheckResult;
+  readonly solution: TypecheckResult;
+  readonly mutants: ReadonlyMap<string, TypecheckResult>;
+}
+
 /**
- * Verifies labs: manifest, solution (in order and shuffled), pristine starter, exercise
- * regions, types, mutation gates, capstone tests and references; then the learner's own
- * starter, reported apart. All labs' test targets share one runner call, and the type and
- * capstone checks run beside it.
+ * Verifies labs: manifest, lab test rules, solution (in order and shuffled), pristine
+ * starter, exercise regions, types, mutation gates, capstone tests and references; then
+ * the learner's own starter, reported apart. All labs' test targets share one runner call,
+ * and the type and capstone checks run beside it.
  */
 export async function verifyLessons(
   repoRoot: string,
@@ -65,7 +90,7 @@ export async function verifyLessons(
   options: VerifyOptions = {},
 ): Promise<LabVerdict[]> {
   const seed = options.seed ?? Math.floor(Math.random() * 100_000);
-  const planned = await Promise.all(labs.map((lab) => planLab(lab, seed)));
+  const planned = await Promise.all(labs.map((lab) => planLab(repoRoot, lab, seed)));
   const ready = planned.filter((entry): entry is PlannedLab => !("verdict" in entry));
   const [reports, types, capstone] = await Promise.all([
     runLabTargets(
@@ -88,19 +113,19 @@ export async function verifyLessons(
 }
 
 async function planLab(
+  repoRoot: string,
   lab: LabLocation,
   seed: number,
 ): Promise<PlannedLab | { verdict: LabVerdict }> {
   const stop = (checks: CheckLine[], title?: string): { verdict: LabVerdict } => ({
-    verdict: { id: lab.id, slug: lab.slug, title, checks, learner: [] },
+    verdict: { id: lab.id, slug: lab.slug, title, notice: [], checks, learner: [] },
   });
   const loaded = await loadManifest(lab.dir);
   if (!loaded.ok) {
-    const file = path.relative(path.dirname(path.dirname(lab.dir)), loaded.file);
+    const file = toPosixPath(path.relative(repoRoot, loaded.file));
     return stop([failed(`清单无效：${file}：${loaded.problems.join("；")}`)]);
   }
   const manifest = loaded.manifest;
-  const early: CheckLine[] = [];
   if (manifest.id !== lab.id || manifest.slug !== lab.slug) {
     return stop(
       [
@@ -111,10 +136,13 @@ async function planLab(
       manifest.title,
     );
   }
-  early.push(passed("清单有效（lesson.json）"));
-  const missing = await missingParts(lab.dir);
+  const testFolder = await scanTestFolder(lab.dir);
+  const missing = await missingParts(lab.dir, testFolder);
   if (missing.length > 0) {
-    return stop([...early, failed(`实验不完整，缺少：${missing.join("、")}`)], manifest.title);
+    return stop(
+      [passed("清单有效（lesson.json）"), failed(`实验不完整，缺少：${missing.join("、")}`)],
+      manifest.title,
+    );
   }
   const starterDir = path.join(lab.dir, "starter");
   const solutionDir = path.join(lab.dir, "solution");
@@ -123,112 +151,156 @@ async function planLab(
     readSourceTree(solutionDir),
     readSourceTree(starterDir),
   ]);
-  const regions = checkExerciseRegions(lab.id, pristine.files, solutionFiles);
-  early.push(
-    regions.ok
-      ? passed(`starter 与 solution 只在 ${regions.regions} 个练习区域内不同`)
-      : failed(`练习区域：${regions.problem}`),
-  );
+  const regionResult = checkExerciseRegions(lab.id, pristine.files, solutionFiles);
+  const regions = regionResult.ok
+    ? passed(`starter 与 solution 只在 ${regionResult.regions} 个练习区域内不同`)
+    : failed(`练习区域：${regionResult.problems.join("；")}`);
   const mutants = new Map<string, MutantResult>();
   for (const mutation of manifest.mutations) {
     mutants.set(mutation.name, await prepareMutant(solutionDir, solutionFiles, mutation));
   }
   const learnerEdited = !sameFiles(workingStarter, pristine.files);
+  const labName = toPosixPath(path.relative(repoRoot, lab.dir));
   const testsNotice = describeIntegrity(
-    {
-      name: toPosixPath(path.relative(path.dirname(path.dirname(lab.dir)), lab.dir)),
-    },
+    { name: labName },
     await checkTestsIntegrity({ testsDir: path.join(lab.dir, "tests") }),
   );
   const base = { labDir: lab.dir };
+  const labels: LabTargets = {
+    solution: `${lab.id}:solution`,
+    shuffled: `${lab.id}:solution-shuffled`,
+    starter: `${lab.id}:starter`,
+    learner: learnerEdited ? `${lab.id}:learner` : undefined,
+    gates: new Map(
+      [...mutants]
+        .filter(([, mutant]) => mutant.ok)
+        .map(([name]) => [name, `${lab.id}:gate:${name}`]),
+    ),
+  };
   const targets: RunTarget[] = [
-    { ...base, label: `${lab.id}:solution`, packageDir: solutionDir },
-    { ...base, label: `${lab.id}:solution-shuffled`, packageDir: solutionDir, shuffleSeed: seed },
-    { ...base, label: `${lab.id}:starter`, packageDir: starterDir, srcDir: pristine.srcDir },
+    { ...base, label: labels.solution, packageDir: solutionDir },
+    { ...base, label: labels.shuffled, packageDir: solutionDir, shuffleSeed: seed },
+    { ...base, label: labels.starter, packageDir: starterDir, srcDir: pristine.srcDir },
   ];
-  if (learnerEdited) targets.push({ ...base, label: `${lab.id}:learner`, packageDir: starterDir });
-  for (const [name, mutant] of mutants) {
-    if (mutant.ok) {
+  if (labels.learner !== undefined) {
+    targets.push({ ...base, label: labels.learner, packageDir: starterDir });
+  }
+  for (const [name, label] of labels.gates) {
+    const mutant = mutants.get(name);
+    if (mutant?.ok) {
       targets.push({
         ...base,
-        label: `${lab.id}:gate:${name}`,
+        label,
         packageDir: solutionDir,
         srcDir: mutant.srcDir,
         testTimeoutMs: GATE_TEST_TIMEOUT_MS,
       });
     }
   }
-  return { lab, manifest, early, pristine, mutants, learnerEdited, testsNotice, targets };
+  return {
+    lab,
+    manifest,
+    regions,
+    testFolder,
+    pristine,
+    mutants,
+    testsNotice,
+    labels,
+    targets,
+  };
 }
 
-async function typecheckAll(
-  labs: readonly PlannedLab[],
-): Promise<Map<string, { starter: TypecheckResult; solution: TypecheckResult }>> {
-  const results = new Map<string, { starter: TypecheckResult; solution: TypecheckResult }>();
-  for (const entry of labs) {
-    const [starter, solution] = await Promise.all([
-      typecheckPristineStarter(entry.lab.dir, entry.pristine.srcDir),
-      typecheckPackage(entry.lab.dir, path.join(entry.lab.dir, "solution")),
-    ]);
-    results.set(entry.lab.id, { starter, solution });
-  }
+/** Labs typechecked at once: each lab's two native `tsc` runs use several threads already. */
+const TYPECHECK_LABS_AT_ONCE = 2;
+
+async function typecheckAll(labs: readonly PlannedLab[]): Promise<Map<string, LabTypes>> {
+  const results = new Map<string, LabTypes>();
+  const queue = [...labs];
+  const worker = async (): Promise<void> => {
+    for (let entry = queue.shift(); entry !== undefined; entry = queue.shift()) {
+      const mutantDirs = new Map<string, string>();
+      for (const [name, mutant] of entry.mutants) {
+        if (mutant.ok) mutantDirs.set(name, mutant.srcDir);
+      }
+      const [starter, checked] = await Promise.all([
+        typecheckPristineStarter(entry.lab.dir, entry.pristine.srcDir),
+        typecheckSolutionAndMutants(entry.lab.dir, mutantDirs),
+      ]);
+      results.set(entry.lab.id, { starter, ...checked });
+    }
+  };
+  await Promise.all(Array.from({ length: TYPECHECK_LABS_AT_ONCE }, worker));
   return results;
 }
 
 function evaluateLab(
   entry: PlannedLab,
   reports: ReadonlyMap<string, TargetReport>,
-  types: ReadonlyMap<string, { starter: TypecheckResult; solution: TypecheckResult }>,
+  types: ReadonlyMap<string, LabTypes>,
   capstone: ReadonlyMap<string, CapstoneFileResult>,
   seed: number,
 ): LabVerdict {
-  const { lab, manifest } = entry;
-  const report = (suffix: string): TargetReport =>
-    reports.get(`${lab.id}:${suffix}`) ?? { label: suffix, tests: [], loadErrors: [] };
-  const solution = report("solution");
+  const { lab, manifest, labels } = entry;
+  const report = (label: string): TargetReport =>
+    reports.get(label) ?? { label, tests: [], loadErrors: [] };
+  const solution = report(labels.solution);
+  const starter = report(labels.starter);
   const knownTests = new Set(solution.tests.map((test) => test.name));
-  const checks: CheckLine[] = [entry.early[0] ?? passed("清单有效（lesson.json）")];
-  checks.push(checkSolution(solution));
-  checks.push(checkSolution(report("solution-shuffled"), seed));
-  checks.push(checkStarter(manifest, report("starter"), entry.pristine.committed));
-  checks.push(...entry.early.slice(1));
+  const ruleTargets: RuleTarget[] = [
+    { name: "解答", report: solution },
+    { name: "解答乱序", report: report(labels.shuffled) },
+    { name: "初始 starter", report: starter },
+    ...[...labels.gates].map(([name, label]) => ({
+      name: `变异门 ${name}`,
+      report: report(label),
+    })),
+  ];
+  const checks: CheckLine[] = [
+    passed("清单有效（lesson.json）"),
+    checkTestRules(entry.testFolder.problems, solution, ruleTargets),
+    checkSolution(solution),
+    checkSolution(report(labels.shuffled), seed),
+    checkStarter(manifest, starter, entry.pristine.committed),
+    entry.regions,
+  ];
   const typeResult = types.get(lab.id);
   if (typeResult !== undefined) checks.push(checkTypes(typeResult.starter, typeResult.solution));
   for (const mutation of manifest.mutations) {
     const mutant = entry.mutants.get(mutation.name);
+    const label = labels.gates.get(mutation.name);
     if (mutant !== undefined && !mutant.ok) {
       checks.push(failed(`变异门 ${mutation.name}（${mutation.description}）：${mutant.problem}`));
-    } else checks.push(checkGate(mutation, report(`gate:${mutation.name}`), knownTests));
+    } else if (label !== undefined) {
+      checks.push(
+        checkGate(mutation, report(label), knownTests, typeResult?.mutants.get(mutation.name)),
+      );
+    }
   }
   checks.push(checkCapstone(manifest, capstone));
   checks.push(checkReferences(manifest, knownTests, capstone));
   const learner = learnerReport(
     manifest,
-    entry.learnerEdited ? report("learner") : report("starter"),
-    entry.learnerEdited,
+    labels.learner === undefined ? starter : report(labels.learner),
+    labels.learner !== undefined,
   );
-  if (entry.testsNotice !== undefined) learner.push(...entry.testsNotice.split("\n"));
-  return { id: lab.id, slug: lab.slug, title: manifest.title, checks, learner };
+  const notice =
+    entry.testsNotice === undefined
+      ? []
+      : [
+          ...entry.testsNotice.split("\n"),
+          "  以下检查用的是改动后的测试：若失败，先恢复测试再看结论。",
+        ];
+  return { id: lab.id, slug: lab.slug, title: manifest.title, notice, checks, learner };
 }
 
-async function missingParts(labDir: string): Promise<string[]> {
-  const missing: string[] = [];
-  for (const part of ["starter/src/index.ts", "solution/src/index.ts"]) {
-    try {
-      await access(path.join(labDir, part));
-    } catch {
-      missing.push(part);
-    }
-  }
-  let tests: string[] = [];
-  try {
-    tests = (await readdir(path.join(labDir, "tests"), { recursive: true })).filter((file) =>
-      file.endsWith(".test.ts"),
-    );
-  } catch {
-    tests = [];
-  }
-  if (tests.length === 0) missing.push("tests/*.test.ts");
+async function missingParts(labDir: string, tests: TestFolderScan): Promise<string[]> {
+  const present = new Set(
+    await glob(["starter/src/index.ts", "solution/src/index.ts"], { cwd: labDir }),
+  );
+  const missing = ["starter/src/index.ts", "solution/src/index.ts"].filter(
+    (part) => !present.has(part),
+  );
+  if (tests.testFiles.length === 0) missing.push("tests/*.test.ts");
   return missing;
 }
 

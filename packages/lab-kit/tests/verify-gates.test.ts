@@ -1,0 +1,127 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import type { LabVerdict } from "../src/verify/check-line.ts";
+import { buildVerifyRepo, type Edit, verdictsOf, verifyAll } from "./verify-fixture.ts";
+
+const FIND = "for (const value of values) sum += value;";
+const GATE = "变异门 skip-first（漏掉第一个数）";
+
+/** The sound lab's one mutation, with another `find`/`replace` and optional `expect`. */
+function mutation(find: string, replacement: string, expected?: "timeout"): Edit {
+  return {
+    file: "lesson.json",
+    edit: (text) => {
+      const manifest = JSON.parse(text) as {
+        mutations: { find: string; replace: string; expect?: string }[];
+      };
+      const [gate] = manifest.mutations;
+      if (gate === undefined) throw new Error("fixture lab has no mutation");
+      gate.find = find;
+      gate.replace = replacement;
+      if (expected !== undefined) gate.expect = expected;
+      return `${JSON.stringify(manifest, null, 2)}\n`;
+    },
+  };
+}
+
+let verdicts: LabVerdict[];
+const failures = (id: string) => verdictsOf(verdicts).failures(id);
+const checks = (id: string) =>
+  verdictsOf(verdicts)
+    .verdict(id)
+    .checks.map((check) => check.text);
+
+beforeAll(async () => {
+  const built = await buildVerifyRepo("verify-gates", [
+    {
+      folder: "10-load-only",
+      edits: [
+        mutation("/** A name with a hash in front. */", 'throw new Error("变异后一加载就失败");'),
+      ],
+    },
+    {
+      folder: "11-type-error",
+      edits: [mutation(FIND, "for (const value of values.slice(1)) sum += value.length;")],
+    },
+    {
+      folder: "12-throws",
+      edits: [
+        mutation(
+          FIND,
+          `${FIND}\n  if (values.length > 2) throw new TypeError("变异：抛出而不是返回");`,
+        ),
+      ],
+    },
+    {
+      folder: "13-slow-but-correct",
+      edits: [
+        mutation(
+          FIND,
+          `const until = Date.now() + 10_000;\n  while (Date.now() < until) sum += 0;\n  ${FIND}`,
+        ),
+      ],
+    },
+    {
+      folder: "14-hang-declared",
+      edits: [mutation(FIND, "while (values.length > 0) sum += 0;", "timeout")],
+    },
+    {
+      folder: "15-timeout-declared-but-asserts",
+      edits: [mutation(FIND, "for (const value of values.slice(1)) sum += value;", "timeout")],
+    },
+    {
+      folder: "16-hangs-while-importing",
+      edits: [mutation("/** A name with a hash in front. */", "while (Date.now() > 0) {}")],
+    },
+  ]);
+  verdicts = await verifyAll(built.repo, { run: { hangGraceMs: 1_000, importTimeoutMs: 4_000 } });
+  return built.cleanup;
+}, 240_000);
+
+describe("verify:lesson counts a gate as caught only when its tests fail the declared way", () => {
+  it("does not count a mutant that only fails to load", () => {
+    expect(failures("10")).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${GATE}：变异后无法加载 tests/lab\\.test\\.ts（加载错误：变异后一加载就失败.*），这不算抓住变异$`,
+        ),
+      ),
+    ]);
+  });
+
+  it("rejects a mutant that does not typecheck, naming the first error", () => {
+    expect(failures("11")).toEqual([
+      `${GATE}：变异后的代码有 1 个类型错误，首个：solution/src/index.ts:5 TS2339 Property 'length' does not exist on type 'number'.`,
+    ]);
+  });
+
+  it("does not count a test that fails by a thrown error", () => {
+    expect(failures("12")).toEqual([
+      `${GATE}："total > adds every value"（抛出错误：TypeError: 变异：抛出而不是返回） 应以断言失败，而不是抛出错误`,
+    ]);
+  });
+
+  it("does not count a correct mutant that is merely slower than the gate timeout", () => {
+    expect(failures("13")).toEqual([
+      `${GATE}："total > adds every value"（超时：测试超过 500 ms 仍未返回，且阻塞了事件循环（同步死循环？），已强制终止） 应以断言失败，而不是超时；若这个变异本就让测试挂起，在清单中给这个变异门写 "expect": "timeout"`,
+    ]);
+  });
+
+  it('counts a hang as caught when the gate says "expect": "timeout"', () => {
+    expect(failures("14")).toEqual([]);
+    expect(checks("14")).toContain(`${GATE}：声明的 1 个测试全部超时，如清单所声明`);
+  });
+
+  it('rejects an assertion failure when the gate says "expect": "timeout"', () => {
+    expect(failures("15")).toEqual([
+      expect.stringMatching(
+        new RegExp(`^${GATE}："total > adds every value"（断言失败：.*） 应超时，而不是断言失败$`),
+      ),
+    ]);
+  });
+
+  it("reports a mutant that hangs while importing as not loading, without waiting for the idle limit", () => {
+    expect(failures("16")).toEqual([
+      `${GATE}：变异后无法加载 tests/lab.test.ts（加载错误：加载测试文件时卡住了（模块顶层的同步死循环？），已强制终止），这不算抓住变异`,
+    ]);
+  });
+});

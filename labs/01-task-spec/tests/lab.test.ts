@@ -53,6 +53,10 @@ describe("parseTask", () => {
 
 describe("parseTaskText", () => {
   it("turns text that is not JSON into a problem instead of throwing", () => {
+    expect(
+      () => parseTaskText('{ "goal": "修复测试", }'),
+      "不是 JSON 的文本不应抛出异常",
+    ).not.toThrow();
     const result = parseTaskText('{ "goal": "修复测试", }');
 
     expect(result.ok, "不是 JSON 的文本应得到问题列表，而不是成功").toBe(false);

@@ -60,7 +60,9 @@ describe("createScriptedProvider", () => {
     const error = await rejectionOf(
       provider.complete({ task: "读取 README", observations: [] }, controller.signal),
     );
-    const next = await provider.complete({ task: "读取 README", observations: [] });
+    const next = await provider
+      .complete({ task: "读取 README", observations: [] })
+      .catch((thrown: unknown) => thrown);
 
     expect({ error, next, recorded: provider.requests.length }).toMatchObject({
       error: { name: "AbortError" },

@@ -240,7 +240,6 @@ function toOutcome(
       failure: { kind: "timeout", message: hungMessage(target.testTimeoutMs) },
     };
   }
-  const testsDir = path.join(target.labDir, "tests");
   const modifier = test.modifier === undefined ? {} : { modifier: test.modifier };
   if (test.state === "failed") {
     return {

@@ -75,7 +75,7 @@ beforeAll(async () => {
   ]);
   verdicts = await verifyAll(built.repo, { run: { hangGraceMs: 1_000, importTimeoutMs: 4_000 } });
   return built.cleanup;
-}, 240_000);
+}, 600_000);
 
 describe("verify:lesson counts a gate as caught only when its tests fail the declared way", () => {
   it("does not count a mutant that only fails to load", () => {

@@ -81,7 +81,7 @@ beforeAll(async () => {
   repo = built.repo;
   verdicts = await verifyAll(repo);
   return built.cleanup;
-}, 180_000);
+}, 600_000);
 
 describe("verifyLessons", () => {
   it("finds a sound lab sound, one line per check", () => {
@@ -184,5 +184,5 @@ describe("runVerifyCli", () => {
     });
     expect(code).toBe(1);
     expect(out).toContain("第 04 课");
-  }, 60_000);
+  }, 300_000);
 });

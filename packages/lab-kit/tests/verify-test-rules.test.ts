@@ -6,6 +6,19 @@ const TESTS = "tests/lab.test.ts";
 const ADDS = 'it("adds every value", () => {';
 const ZERO = '  it("returns zero for no values", () => {\n    expect(total([])).toBe(0);\n  });';
 
+// Tests that pass only in the order they are written: a real shuffle must break them.
+const ORDER_TESTS = `
+let step = 0;
+describe("order", () => {
+  for (const expected of [1, 2, 3, 4]) {
+    it(\`runs step \${expected}\`, () => {
+      step += 1;
+      expect(step, \`第 \${expected} 步\`).toBe(expected);
+    });
+  }
+});
+`;
+
 /** Appends text to a file of the lab. */
 function append(file: string, text: string): Edit {
   return { file, edit: (before) => `${before}${text}` };
@@ -18,11 +31,11 @@ const failures = (id: string) => verdictsOf(verdicts).failures(id);
 function expectOnlyFailure(id: string, message: string): void {
   const found = failures(id);
   expect(found, `lab ${id}: ${found.join(" | ")}`).toContainEqual(
-    expect.stringMatching(new RegExp(`^${escape(message)}(；另有 \\d+ 处问题)?$`)),
+    expect.stringMatching(new RegExp(`^${escapeRegExp(message)}(；另有 \\d+ 处问题)?$`)),
   );
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
@@ -30,24 +43,7 @@ beforeAll(async () => {
   const built = await buildVerifyRepo("verify-test-rules", [
     {
       folder: "10-order-dependent",
-      edits: [
-        append(
-          TESTS,
-          [
-            "",
-            "let step = 0;",
-            'describe("order", () => {',
-            "  for (const expected of [1, 2, 3, 4]) {",
-            "    it(`runs step ${expected}`, () => {",
-            "      step += 1;",
-            "      expect(step, `第 ${expected} 步`).toBe(expected);",
-            "    });",
-            "  }",
-            "});",
-            "",
-          ].join("\n"),
-        ),
-      ],
+      edits: [append(TESTS, ORDER_TESTS)],
     },
     { folder: "11-skip-written", edits: [replace(TESTS, ADDS, ADDS.replace("it(", "it.skip("))] },
     {
@@ -142,7 +138,7 @@ beforeAll(async () => {
   ]);
   verdicts = await verifyAll(built.repo);
   return built.cleanup;
-}, 240_000);
+}, 600_000);
 
 describe("verify:lesson rejects lab tests that cannot prove the lesson", () => {
   it("really shuffles: tests that depend on their order pass in order and fail shuffled", () => {

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { toPosixPath } from "./posix-path.ts";
 import type { FailureKind } from "./runner-types.ts";
 
 /** An error as the vitest child process serializes it. */
@@ -38,7 +39,7 @@ export function classifyFailure(
   if (first.name === "AssertionError") {
     const origin = firstOwnFrame(first.stack);
     if (origin === undefined || isInside(testsDir, origin)) return { kind: "assertion", message };
-    const shown = path.relative(labDir, origin).split(path.sep).join("/");
+    const shown = toPosixPath(path.relative(labDir, origin));
     return { kind: "error", message: `${message}（由被测代码 ${shown} 抛出，不是测试里的断言）` };
   }
   return { kind: "error", message };

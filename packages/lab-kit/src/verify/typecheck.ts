@@ -58,7 +58,7 @@ export async function typecheckSolutionAndMutants(
   const root = path.join(solutionDir, COPIES_DIR);
   const config = path.join(root, "tsconfig.json");
   await mkdir(root, { recursive: true });
-  const relative = (target: string) => path.relative(root, target).split(path.sep).join("/");
+  const relative = (target: string) => toPosixPath(path.relative(root, target));
   await writeFile(
     config,
     `${JSON.stringify(

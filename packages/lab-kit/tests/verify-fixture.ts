@@ -65,10 +65,14 @@ async function writeVariant(repo: string, variant: Variant): Promise<void> {
 export async function buildVerifyRepo(
   name: string,
   variants: readonly Variant[],
+  options: { readonly withSound?: boolean } = {},
 ): Promise<{ repo: string; cleanup: () => Promise<void> }> {
   const { root, dir: repo } = await copyFixture("verify-repo");
   await writeFile(path.join(repo, ".gitignore"), "node_modules\n.lab-kit/\n");
   for (const variant of variants) await writeVariant(repo, variant);
+  if (options.withSound === false) {
+    await rm(path.join(repo, "labs", SOUND), { recursive: true, force: true });
+  }
   const git = (...args: string[]) => run("git", args, { cwd: repo });
   await git("init", "-q");
   await git("add", ".");

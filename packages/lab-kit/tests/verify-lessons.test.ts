@@ -68,7 +68,10 @@ const VARIANTS: Variant[] = [
   { folder: "07-learner-done", after: SOLVED_LATER },
   {
     folder: "08-unknown-capstone-proof",
-    edits: [replace("lesson.json", '"capstone:adds every value"', '"capstone:adds nothing"')],
+    edits: [
+      replace("lesson.json", '"capstone:adds every value"', '"capstone:adds nothing"'),
+      replace("README.md", "`capstone:adds every value`", "`capstone:adds nothing`"),
+    ],
   },
   {
     folder: "09-tests-tampered",
@@ -96,7 +99,8 @@ describe("verifyLessons", () => {
       "类型检查：初始 starter 与解答都没有类型错误",
       "变异门 skip-first（漏掉第一个数）：声明的 1 个测试全部断言失败",
       "总项目测试通过：packages/capstone/tests/sum.test.ts（1 个测试）",
-      "提示与 Rubric 引用的测试和变异门都存在",
+      "提示与 Rubric 引用的测试和变异门都存在，提示都挂在 starter 失败的测试上",
+      "README 验收 Rubric 与 lesson.json 的 rubric 一致",
     ]);
   });
 

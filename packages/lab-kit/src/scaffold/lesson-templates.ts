@@ -156,7 +156,7 @@ const README_SECTIONS = [
   ["知识检查", ""],
   [
     "验收 Rubric",
-    "每一行对应一个测试或变异门（写成表格）。示例：返回输入的两倍，由 `lessonAnswer > doubles its input` 与 `gate:add-instead-of-double` 证明。",
+    "每一行对应 lesson.json 的一条 rubric；“证明”列写测试全名与 `gate:变异门`（verify:lesson 会核对）。\n\n| 维度 | 通过标准       | 证明                                                               |\n| ---- | -------------- | ------------------------------------------------------------------ |\n| 示例 | 返回输入的两倍 | `lessonAnswer > doubles its input`、`gate:add-instead-of-double` |",
   ],
   ["总项目增量", "包、文件、测试、命令。"],
   ["下一课衔接", ""],

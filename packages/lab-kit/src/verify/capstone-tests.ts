@@ -1,10 +1,11 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { pathExists } from "../path-exists.ts";
+import { workspacePackages } from "./capstone-link.ts";
 
 /** What the capstone package's own test run said about one test file. */
 export interface CapstoneFileResult {
@@ -57,7 +58,7 @@ export async function runCapstoneTests(
   const packageDirs = await workspacePackages(repoRoot);
   await Promise.all(
     [...byPackage].map(async ([packageName, files]) => {
-      const packageDir = packageDirs.get(packageName);
+      const packageDir = packageDirs.get(packageName)?.dir;
       const present: string[] = [];
       for (const file of files) {
         if (packageDir === undefined) {
@@ -83,21 +84,25 @@ async function runVitest(
   const tempDir = await mkdtemp(path.join(os.tmpdir(), "lab-kit-capstone-"));
   const output = path.join(tempDir, "report.json");
   const relative = files.map((file) => path.relative(packageDir, path.join(repoRoot, file)));
-  const stderr = await new Promise<string>((resolve) => {
-    execFile(
-      process.execPath,
-      [VITEST, "run", "--reporter=json", `--outputFile=${output}`, ...relative],
-      { cwd: packageDir, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } },
-      (_error, _stdout, text) => resolve(text),
-    );
-  });
+  let stderr: string;
   let report: z.infer<typeof jsonReport> | undefined;
   try {
-    report = jsonReport.parse(JSON.parse(await readFile(output, "utf8")));
-  } catch {
-    report = undefined;
+    stderr = await new Promise<string>((resolve) => {
+      execFile(
+        process.execPath,
+        [VITEST, "run", "--reporter=json", `--outputFile=${output}`, ...relative],
+        { cwd: packageDir, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } },
+        (_error, _stdout, text) => resolve(text),
+      );
+    });
+    try {
+      report = jsonReport.parse(JSON.parse(await readFile(output, "utf8")));
+    } catch {
+      report = undefined;
+    }
+  } finally {
+    await rm(tempDir, { recursive: true, force: true });
   }
-  await rm(tempDir, { recursive: true, force: true });
   return files.map((file) => {
     const absolute = path.join(repoRoot, file);
     const entry = report?.testResults.find((result) => path.resolve(result.name) === absolute);
@@ -118,30 +123,6 @@ async function runVitest(
     );
     return { file, passed, testNames, problems };
   });
-}
-
-/** Workspace packages under `packages/`, by name. */
-async function workspacePackages(repoRoot: string): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  const packagesDir = path.join(repoRoot, "packages");
-  let names: string[] = [];
-  try {
-    names = await readdir(packagesDir);
-  } catch {
-    return found;
-  }
-  for (const name of names) {
-    const dir = path.join(packagesDir, name);
-    try {
-      const manifest = JSON.parse(await readFile(path.join(dir, "package.json"), "utf8")) as {
-        name?: unknown;
-      };
-      if (typeof manifest.name === "string") found.set(manifest.name, dir);
-    } catch {
-      // not a package
-    }
-  }
-  return found;
 }
 
 function missing(file: string, problem: string): CapstoneFileResult {

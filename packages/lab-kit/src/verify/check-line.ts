@@ -16,6 +16,8 @@ export interface LabVerdict {
   readonly notice: readonly string[];
   readonly checks: readonly CheckLine[];
   readonly learner: readonly string[];
+  /** True when the checks are a stored verdict: nothing they depend on changed since. */
+  readonly cached?: boolean;
 }
 
 export function passed(text: string): CheckLine {
@@ -67,6 +69,13 @@ export function formatVerdict(verdict: LabVerdict): string {
   for (const line of verdict.notice) lines.push(pc.yellow(`  ${line}`));
   for (const check of verdict.checks) {
     lines.push(check.ok ? `  ${pc.green("✓")} ${check.text}` : `  ${pc.red("✗")} ${check.text}`);
+  }
+  if (verdict.cached === true) {
+    lines.push(
+      pc.dim(
+        "  （以上检查结果来自缓存：本课、总项目与 lab-kit 的文件自上次验证后都没有变化；--no-cache 重新验证）",
+      ),
+    );
   }
   lines.push(
     isSound(verdict)

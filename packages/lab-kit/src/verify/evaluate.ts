@@ -188,10 +188,14 @@ export function checkTestRules(
   return passed(`测试规则：${declared} 个测试都有断言、只导入允许的模块，并在每个对象上全部运行`);
 }
 
-/** The capstone tests the manifest names pass. */
+/**
+ * The capstone increment is real: its files exist, each capstone test file imports one of
+ * them, and the capstone tests pass.
+ */
 export function checkCapstone(
   manifest: LessonManifest,
   results: ReadonlyMap<string, CapstoneFileResult>,
+  linkProblems: readonly string[],
 ): CheckLine {
   const problems: string[] = [];
   let count = 0;
@@ -205,6 +209,7 @@ export function checkCapstone(
     for (const problem of result.problems) problems.push(`${file}：${problem}`);
     if (result.problems.length === 0 && result.passed === 0) problems.push(`${file}：没有测试`);
   }
+  problems.push(...linkProblems);
   const first = problems[0];
   if (first !== undefined)
     return failed(`总项目测试（${manifest.capstone.package}）：${first}${more(problems)}`);
@@ -229,9 +234,15 @@ export function checkReferences(
   );
   const gates = new Set(manifest.mutations.map((mutation) => mutation.name));
   const problems: string[] = [];
+  const failing = new Set(manifest.starter.failing);
   manifest.hints.forEach((hint, index) => {
-    if (hint.test !== undefined && !knownTests.has(hint.test)) {
+    if (hint.test === undefined) return;
+    if (!knownTests.has(hint.test)) {
       problems.push(`hints.${index}.test 指向不存在的测试 "${hint.test}"`);
+    } else if (!failing.has(hint.test)) {
+      problems.push(
+        `hints.${index}.test "${hint.test}" 不在 starter.failing 中：学习者不会在这个测试上失败，永远看不到这条提示`,
+      );
     }
   });
   manifest.rubric.forEach((row, index) => {
@@ -246,5 +257,5 @@ export function checkReferences(
   });
   const first = problems[0];
   if (first !== undefined) return failed(`引用检查：${first}${more(problems)}`);
-  return passed("提示与 Rubric 引用的测试和变异门都存在");
+  return passed("提示与 Rubric 引用的测试和变异门都存在，提示都挂在 starter 失败的测试上");
 }

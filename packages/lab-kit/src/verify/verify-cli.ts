@@ -5,14 +5,23 @@ import { formatSummary, formatVerdict, isSound } from "./check-line.ts";
 import { type VerifyOptions, verifyLessons } from "./verify-lessons.ts";
 
 type ParsedArgs =
-  | { readonly ok: true; readonly labs: LabLocation[]; readonly seed: number | undefined }
+  | {
+      readonly ok: true;
+      readonly labs: LabLocation[];
+      readonly seed: number | undefined;
+      readonly cache: boolean;
+    }
   | { readonly ok: false; readonly problem: string };
 
 function parseArgs(args: readonly string[], labs: readonly LabLocation[]): ParsedArgs {
   // pnpm may pass a literal `--` through (`pnpm --filter … verify:lesson -- 05`).
   const result = parseArgsOrExplain({
     args: args.filter((arg) => arg !== "--"),
-    options: { all: { type: "boolean" }, seed: { type: "string" } },
+    options: {
+      all: { type: "boolean" },
+      seed: { type: "string" },
+      "no-cache": { type: "boolean" },
+    },
     allowPositionals: true,
     strict: true,
   });
@@ -26,20 +35,21 @@ function parseArgs(args: readonly string[], labs: readonly LabLocation[]): Parse
   const wanted: LabLocation[] = [];
   for (const arg of positionals) {
     const id = normalizeLessonId(arg);
-    const lab = labs.find((candidate) => candidate.id === id);
-    if (lab === undefined) return { ok: false, problem: `没有第 ${arg} 课。` };
-    if (!wanted.includes(lab)) wanted.push(lab);
+    // Every folder with this number: two of them are a manifest error, not a choice.
+    const found = labs.filter((candidate) => candidate.id === id);
+    if (found.length === 0) return { ok: false, problem: `没有第 ${arg} 课。` };
+    for (const lab of found) if (!wanted.includes(lab)) wanted.push(lab);
   }
   const all = values.all === true;
   const selected = all ? [...labs] : wanted;
   if (selected.length === 0) {
     return { ok: false, problem: all ? "还没有任何课可以验证。" : "请给出课号，或用 --all。" };
   }
-  return { ok: true, labs: selected, seed };
+  return { ok: true, labs: selected, seed, cache: values["no-cache"] !== true };
 }
 
 /**
- * `verify:lesson NN… | --all [--seed N]`. Returns the exit code: 0 every lab sound,
+ * `verify:lesson NN… | --all [--seed N] [--no-cache]`. Returns the exit code: 0 every lab sound,
  * 1 a check failed, 2 bad usage (the message lists the lessons that exist).
  */
 export async function runVerifyCli(
@@ -53,11 +63,12 @@ export async function runVerifyCli(
   if (!parsed.ok) {
     const list = labs.map((lab) => `  ${lab.id}  ${lab.slug}`).join("\n") || "  （还没有任何课）";
     output.err(
-      `${parsed.problem}\n用法：pnpm verify:lesson <课号> | --all [--seed <数字>]\n现有的课：\n${list}\n`,
+      `${parsed.problem}\n用法：pnpm verify:lesson <课号> | --all [--seed <数字>] [--no-cache]\n现有的课：\n${list}\n`,
     );
     return EXIT_CODES.usage;
   }
   const verdicts = await verifyLessons(repoRoot, parsed.labs, {
+    cache: parsed.cache,
     ...options,
     ...(parsed.seed === undefined ? {} : { seed: parsed.seed }),
   });

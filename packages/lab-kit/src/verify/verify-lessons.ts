@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { glob } from "tinyglobby";
 import type { LabLocation } from "../labs.ts";
@@ -6,8 +7,9 @@ import { type LessonManifest, loadManifest } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
 import { type RunOptions, runLabTargets } from "../runner.ts";
 import type { RunTarget, TargetReport } from "../runner-types.ts";
+import { capstoneLinkProblems, workspacePackages } from "./capstone-link.ts";
 import { type CapstoneFileResult, runCapstoneTests } from "./capstone-tests.ts";
-import { type CheckLine, failed, type LabVerdict, passed } from "./check-line.ts";
+import { type CheckLine, failed, isSound, type LabVerdict, passed } from "./check-line.ts";
 import {
   checkCapstone,
   checkGate,
@@ -26,6 +28,7 @@ import {
   readSourceTree,
 } from "./lab-copies.ts";
 import { learnerReport } from "./learner-report.ts";
+import { checkReadmeRubric } from "./readme-rubric.ts";
 import { checkExerciseRegions } from "./region-check.ts";
 import { scanTestFolder, type TestFolderScan } from "./test-files.ts";
 import {
@@ -33,6 +36,13 @@ import {
   typecheckPristineStarter,
   typecheckSolutionAndMutants,
 } from "./typecheck.ts";
+import {
+  type CachedVerdict,
+  readCachedVerdict,
+  sharedKey,
+  verdictKey,
+  writeCachedVerdict,
+} from "./verdict-cache.ts";
 
 /**
  * Per-test timeout of a mutation gate's run. Lab tests take milliseconds on the solution,
@@ -45,6 +55,11 @@ export interface VerifyOptions {
   /** Seed of the shuffled solution run; random when absent (and shown in the report). */
   readonly seed?: number;
   readonly run?: RunOptions;
+  /**
+   * Reuse the verdict of a lab that was sound last time, when nothing it depends on has
+   * changed since (see `verdict-cache.ts`); store new sound verdicts. Off by default.
+   */
+  readonly cache?: boolean;
 }
 
 /** The runner labels of one lab's targets, by role: no label is rebuilt or parsed. */
@@ -62,6 +77,8 @@ interface PlannedLab {
   readonly lab: LabLocation;
   readonly manifest: LessonManifest;
   readonly regions: CheckLine;
+  /** The lab's README.md, when it has one. */
+  readonly readme: string | undefined;
   readonly testFolder: TestFolderScan;
   readonly pristine: PristineStarter;
   readonly mutants: ReadonlyMap<string, MutantResult>;
@@ -90,26 +107,140 @@ export async function verifyLessons(
   options: VerifyOptions = {},
 ): Promise<LabVerdict[]> {
   const seed = options.seed ?? Math.floor(Math.random() * 100_000);
-  const planned = await Promise.all(labs.map((lab) => planLab(repoRoot, lab, seed)));
+  const planned = await Promise.all(
+    labs.map((lab) => {
+      const twins = labs.filter((other) => other.id === lab.id);
+      return twins.length > 1
+        ? duplicateNumber(repoRoot, lab, twins)
+        : planLab(repoRoot, lab, seed);
+    }),
+  );
   const ready = planned.filter((entry): entry is PlannedLab => !("verdict" in entry));
-  const [reports, types, capstone] = await Promise.all([
-    runLabTargets(
-      ready.flatMap((entry) => entry.targets),
-      options.run,
-    ),
-    typecheckAll(ready),
+  const cached = new Map<PlannedLab, { key: string; hit: CachedVerdict | undefined }>();
+  if (options.cache === true) {
+    const shared = await sharedKey(repoRoot, options.seed);
+    for (const entry of ready) {
+      const key = await verdictKey(repoRoot, shared, entry.lab, entry.pristine.files);
+      cached.set(entry, { key, hit: await readCachedVerdict(repoRoot, entry.lab, key) });
+    }
+  }
+  // A lab whose verdict is cached runs only the learner's own edited starter, if any.
+  const fresh = ready.filter((entry) => cached.get(entry)?.hit === undefined);
+  const targets = ready.flatMap((entry) =>
+    cached.get(entry)?.hit === undefined
+      ? entry.targets
+      : entry.targets.filter((target) => target.label === entry.labels.learner),
+  );
+  const packages = await workspacePackages(repoRoot);
+  const [reports, types, capstone, links] = await Promise.all([
+    runLabTargets(targets, options.run),
+    typecheckAll(fresh),
     runCapstoneTests(
       repoRoot,
-      ready.map((entry) => ({
+      fresh.map((entry) => ({
         packageName: entry.manifest.capstone.package,
         files: entry.manifest.capstone.tests,
       })),
     ),
+    Promise.all(
+      ready.map((entry) => capstoneLinkProblems(repoRoot, entry.manifest.capstone, packages)),
+    ),
   ]);
+  const linkProblems = new Map(ready.map((entry, index) => [entry.lab.dir, links[index] ?? []]));
   const byLabel = new Map(reports.map((report) => [report.label, report]));
-  return planned.map((entry) =>
-    "verdict" in entry ? entry.verdict : evaluateLab(entry, byLabel, types, capstone, seed),
-  );
+  const verdicts: LabVerdict[] = [];
+  for (const entry of planned) {
+    if ("verdict" in entry) {
+      verdicts.push(entry.verdict);
+      continue;
+    }
+    const cache = cached.get(entry);
+    if (cache?.hit !== undefined) {
+      verdicts.push(fromCache(entry, cache.hit, byLabel));
+      continue;
+    }
+    const verdict = evaluateLab(
+      entry,
+      byLabel,
+      types,
+      capstone,
+      linkProblems.get(entry.lab.dir) ?? [],
+      seed,
+    );
+    verdicts.push(verdict);
+    if (cache !== undefined && isSound(verdict)) {
+      const starter = byLabel.get(entry.labels.starter);
+      await writeCachedVerdict(repoRoot, entry.lab, {
+        key: cache.key,
+        ...(verdict.title === undefined ? {} : { title: verdict.title }),
+        checks: verdict.checks.map((check) => ({ ok: true as const, text: check.text })),
+        untouchedLearner:
+          starter === undefined ? [] : learnerReport(entry.manifest, starter, false),
+      });
+    }
+  }
+  return verdicts;
+}
+
+/** A sound verdict from the cache, with today's notice and learner report. */
+function fromCache(
+  entry: PlannedLab,
+  hit: CachedVerdict,
+  reports: ReadonlyMap<string, TargetReport>,
+): LabVerdict {
+  const learnerLabel = entry.labels.learner;
+  const learner =
+    learnerLabel === undefined
+      ? hit.untouchedLearner
+      : learnerReport(
+          entry.manifest,
+          reports.get(learnerLabel) ?? { label: learnerLabel, tests: [], loadErrors: [] },
+          true,
+        );
+  return {
+    id: entry.lab.id,
+    slug: entry.lab.slug,
+    title: hit.title,
+    notice: noticeLines(entry),
+    checks: hit.checks,
+    learner,
+    cached: true,
+  };
+}
+
+function noticeLines(entry: PlannedLab): string[] {
+  return entry.testsNotice === undefined
+    ? []
+    : [
+        ...entry.testsNotice.split("\n"),
+        "  以下检查用的是改动后的测试：若失败，先恢复测试再看结论。",
+      ];
+}
+
+/**
+ * Two folders with one lesson number: which one `verify:lesson NN` and the learner tools
+ * mean is ambiguous, so neither is verified.
+ */
+function duplicateNumber(
+  repoRoot: string,
+  lab: LabLocation,
+  twins: readonly LabLocation[],
+): { verdict: LabVerdict } {
+  const folders = twins.map((twin) => path.relative(repoRoot, twin.dir).split(path.sep).join("/"));
+  return {
+    verdict: {
+      id: lab.id,
+      slug: lab.slug,
+      title: undefined,
+      notice: [],
+      checks: [
+        failed(
+          `清单无效：第 ${lab.id} 课有 ${twins.length} 个文件夹（${folders.join("、")}），课号必须唯一`,
+        ),
+      ],
+      learner: [],
+    },
+  };
 }
 
 async function planLab(
@@ -197,10 +328,12 @@ async function planLab(
       });
     }
   }
+  const readme = await readFile(path.join(lab.dir, "README.md"), "utf8").catch(() => undefined);
   return {
     lab,
     manifest,
     regions,
+    readme,
     testFolder,
     pristine,
     mutants,
@@ -238,6 +371,7 @@ function evaluateLab(
   reports: ReadonlyMap<string, TargetReport>,
   types: ReadonlyMap<string, LabTypes>,
   capstone: ReadonlyMap<string, CapstoneFileResult>,
+  capstoneLinks: readonly string[],
   seed: number,
 ): LabVerdict {
   const { lab, manifest, labels } = entry;
@@ -276,20 +410,18 @@ function evaluateLab(
       );
     }
   }
-  checks.push(checkCapstone(manifest, capstone));
+  checks.push(checkCapstone(manifest, capstone, capstoneLinks));
   checks.push(checkReferences(manifest, knownTests, capstone));
+  const capstoneTests = new Set(
+    manifest.capstone.tests.flatMap((file) => capstone.get(file)?.testNames ?? []),
+  );
+  checks.push(checkReadmeRubric(entry.readme, manifest, knownTests, capstoneTests));
   const learner = learnerReport(
     manifest,
     labels.learner === undefined ? starter : report(labels.learner),
     labels.learner !== undefined,
   );
-  const notice =
-    entry.testsNotice === undefined
-      ? []
-      : [
-          ...entry.testsNotice.split("\n"),
-          "  以下检查用的是改动后的测试：若失败，先恢复测试再看结论。",
-        ];
+  const notice = noticeLines(entry);
   return { id: lab.id, slug: lab.slug, title: manifest.title, notice, checks, learner };
 }
 

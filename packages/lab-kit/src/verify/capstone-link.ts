@@ -1,0 +1,134 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { glob } from "tinyglobby";
+import { pathExists } from "../path-exists.ts";
+
+/** `import … from "x"`, `export … from "x"`, `import "x"`, `import("x")`. */
+const SPECIFIER =
+  /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\sfrom\s*)?["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g;
+/** `export … from "x"` only: the edges an entry point passes on. */
+const RE_EXPORT = /(?:^|[\s;])export\s+(?:type\s+)?[^'"`;]*?\sfrom\s*["']([^"']+)["']/g;
+
+/** The workspace packages, by name, with their folder and `exports` map. */
+export interface WorkspacePackage {
+  readonly dir: string;
+  readonly exports: Readonly<Record<string, string>>;
+}
+
+/** Every workspace package under `packages/`, by name. */
+export async function workspacePackages(repoRoot: string): Promise<Map<string, WorkspacePackage>> {
+  const found = new Map<string, WorkspacePackage>();
+  const manifests = await glob("packages/*/package.json", { cwd: repoRoot });
+  for (const manifestFile of manifests.sort()) {
+    try {
+      const manifest = JSON.parse(await readFile(path.join(repoRoot, manifestFile), "utf8")) as {
+        name?: unknown;
+        exports?: unknown;
+      };
+      if (typeof manifest.name !== "string") continue;
+      const exports: Record<string, string> = {};
+      if (typeof manifest.exports === "string") exports["."] = manifest.exports;
+      else if (manifest.exports !== null && typeof manifest.exports === "object") {
+        for (const [key, value] of Object.entries(manifest.exports)) {
+          if (typeof value === "string") exports[key] = value;
+        }
+      }
+      found.set(manifest.name, { dir: path.join(repoRoot, path.dirname(manifestFile)), exports });
+    } catch {
+      // not a package
+    }
+  }
+  return found;
+}
+
+function specifiers(text: string, pattern: RegExp): string[] {
+  return [...text.matchAll(pattern)].map((match) => match[1] ?? match[2] ?? "").filter(Boolean);
+}
+
+/** The file a specifier names, or undefined when it is not a workspace source file. */
+async function resolveSpecifier(
+  specifier: string,
+  importer: string,
+  packages: ReadonlyMap<string, WorkspacePackage>,
+): Promise<string | undefined> {
+  let base: string | undefined;
+  if (specifier.startsWith(".")) base = path.resolve(path.dirname(importer), specifier);
+  else {
+    for (const [name, entry] of packages) {
+      if (specifier !== name && !specifier.startsWith(`${name}/`)) continue;
+      const subpath = `.${specifier.slice(name.length)}`;
+      const target = entry.exports[subpath];
+      if (target !== undefined) base = path.join(entry.dir, target);
+    }
+  }
+  if (base === undefined) return undefined;
+  for (const candidate of [base, `${base}.ts`, path.join(base, "index.ts")]) {
+    if (/\.[cm]?[jt]sx?$/.test(candidate) && (await pathExists(candidate))) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * True when `testFile` imports one of `targets`: directly, or through an entry point
+ * (a package's `exports`, an index) whose `export … from` chain reaches it. Plain imports
+ * inside the package are not followed: a test of one module does not prove another.
+ */
+export async function importsAnyOf(
+  testFile: string,
+  targets: ReadonlySet<string>,
+  packages: ReadonlyMap<string, WorkspacePackage>,
+): Promise<boolean> {
+  const seen = new Set<string>();
+  const queue: string[] = [];
+  const text = await readFile(testFile, "utf8");
+  for (const specifier of specifiers(text, SPECIFIER)) {
+    const resolved = await resolveSpecifier(specifier, testFile, packages);
+    if (resolved !== undefined) queue.push(resolved);
+  }
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    if (targets.has(file)) return true;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    let source: string;
+    try {
+      source = await readFile(file, "utf8");
+    } catch {
+      continue;
+    }
+    for (const specifier of specifiers(source, RE_EXPORT)) {
+      const resolved = await resolveSpecifier(specifier, file, packages);
+      if (resolved !== undefined) queue.push(resolved);
+    }
+  }
+  return false;
+}
+
+/**
+ * Problems with the link between a lesson and its capstone increment: every file in
+ * `capstone.files` exists, and every test file in `capstone.tests` imports at least one of
+ * them (directly, or through the package entry or an index that re-exports it).
+ */
+export async function capstoneLinkProblems(
+  repoRoot: string,
+  capstone: { readonly files: readonly string[]; readonly tests: readonly string[] },
+  packages: ReadonlyMap<string, WorkspacePackage>,
+): Promise<string[]> {
+  const problems: string[] = [];
+  const targets = new Set<string>();
+  for (const file of capstone.files) {
+    const absolute = path.join(repoRoot, file);
+    if (await pathExists(absolute)) targets.add(absolute);
+    else problems.push(`capstone.files 中的 ${file} 不存在`);
+  }
+  if (targets.size === 0) return problems;
+  for (const test of capstone.tests) {
+    const absolute = path.join(repoRoot, test);
+    if (!(await pathExists(absolute))) continue;
+    if (!(await importsAnyOf(absolute, targets, packages))) {
+      problems.push(
+        `${test} 没有导入 capstone.files 中的任何模块（直接导入，或经包入口转出）：它证明不了这一课的增量`,
+      );
+    }
+  }
+  return problems;
+}

@@ -1,7 +1,9 @@
 /**
- * `pnpm bench:verify`: wall time of `verify:lesson 05` against a bare `vitest run` of the
- * same lab's solution tests, measured alternately in the same run; prints the medians and
- * their ratio (target: at most 3x). Usage: `pnpm bench:verify [runs] [lesson]`.
+ * `pnpm bench:verify`: wall time of `verify:lesson 05 --no-cache` against a bare `vitest run`
+ * of the same lab's solution tests, measured alternately in the same run; prints the medians
+ * and their ratio (target: at most 3x), the same verify answered from the verdict cache, and
+ * `verify:lesson --all` per lab, without and with the cache.
+ * Usage: `pnpm bench:verify [runs] [lesson]`.
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -27,6 +29,19 @@ function time(command: string, commandArgs: readonly string[], cwd: string): Pro
   });
 }
 
+/** Wall time of `verify:lesson --all`, whatever its verdict (a lab may be mid-edit). */
+function timeAll(tsx: string, script: string, extra: readonly string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(tsx, [script, "--all", "--seed", "1", ...extra], {
+      cwd: repoRoot,
+      stdio: "ignore",
+    });
+    child.on("error", reject);
+    child.on("exit", () => resolve(performance.now() - started));
+  });
+}
+
 async function main(): Promise<void> {
   const lab = (await listLabs(repoRoot)).find((entry) => entry.id === lessonId);
   if (lab === undefined || !Number.isInteger(runs) || runs < 1) {
@@ -37,8 +52,9 @@ async function main(): Promise<void> {
   const solution = path.join(lab.dir, "solution");
   // The lab's own `test` script: vitest run with the one lab config.
   const vitest = path.join(solution, "node_modules", ".bin", "lab-test");
-  const verify = () =>
-    time(tsx, [path.join("scripts", "verify-lesson.ts"), lab.id, "--seed", "1"], repoRoot);
+  const script = path.join("scripts", "verify-lesson.ts");
+  const verify = () => time(tsx, [script, lab.id, "--seed", "1", "--no-cache"], repoRoot);
+  const cached = () => time(tsx, [script, lab.id, "--seed", "1"], repoRoot);
   const bare = () => time(vitest, [], solution);
   // One warm-up of each so both read from a warm file cache.
   await verify();
@@ -49,15 +65,26 @@ async function main(): Promise<void> {
     verifyTimes.push(await verify());
     bareTimes.push(await bare());
   }
+  // The verdict cache: one run stores the verdict, the runs after it are answered from it.
+  await cached();
+  const cachedTimes: number[] = [];
+  for (let run = 0; run < runs; run++) cachedTimes.push(await cached());
+  const labCount = (await listLabs(repoRoot)).length;
+  const allCold = await timeAll(tsx, script, ["--no-cache"]);
+  const allCached = await timeAll(tsx, script, []);
   const verifyMs = median(verifyTimes);
   const bareMs = median(bareTimes);
   const ratio = verifyMs / bareMs;
   const ms = (value: number) => `${Math.round(value)} ms`;
+  const perLab = (value: number) => `${ms(value)}，每课 ${ms(value / labCount)}`;
   process.stdout.write(
     [
-      `verify:lesson ${lab.id}：中位数 ${ms(verifyMs)}（${verifyTimes.map(ms).join(", ")}）`,
+      `verify:lesson ${lab.id} --no-cache：中位数 ${ms(verifyMs)}（${verifyTimes.map(ms).join(", ")}）`,
       `vitest run（${lab.id} solution）：中位数 ${ms(bareMs)}（${bareTimes.map(ms).join(", ")}）`,
       `比值 ${ratio.toFixed(2)}x（目标 ≤ ${TARGET_RATIO}x）${ratio <= TARGET_RATIO ? "" : "：超出目标"}`,
+      `verify:lesson ${lab.id}（结论来自缓存）：中位数 ${ms(median(cachedTimes))}（${cachedTimes.map(ms).join(", ")}）`,
+      `verify:lesson --all --no-cache（${labCount} 课）：${perLab(allCold)}`,
+      `verify:lesson --all（结论来自缓存，${labCount} 课）：${perLab(allCached)}`,
       "",
     ].join("\n"),
   );

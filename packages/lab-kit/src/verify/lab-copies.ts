@@ -1,5 +1,6 @@
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { glob } from "tinyglobby";
 import { readCommittedTree } from "../git.ts";
 import type { Mutation } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
@@ -76,20 +77,9 @@ export async function prepareMutant(
 /** Every file under `<packageDir>/src`, keyed `src/…` with `/` separators. */
 export async function readSourceTree(packageDir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
-  const srcDir = path.join(packageDir, "src");
-  let entries: string[];
-  try {
-    entries = await readdir(srcDir, { recursive: true });
-  } catch {
-    return files;
-  }
+  const entries = await glob("src/**", { cwd: packageDir, dot: true, followSymbolicLinks: false });
   for (const entry of entries.sort()) {
-    const absolute = path.join(srcDir, entry);
-    try {
-      files.set(`src/${toPosixPath(entry)}`, await readFile(absolute, "utf8"));
-    } catch {
-      // a directory: its files are listed on their own
-    }
+    files.set(entry, await readFile(path.join(packageDir, entry), "utf8"));
   }
   return files;
 }

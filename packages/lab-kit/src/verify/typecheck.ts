@@ -64,6 +64,10 @@ export async function typecheckSolutionAndMutants(
     `${JSON.stringify(
       {
         extends: relative(path.join(solutionDir, "tsconfig.json")),
+        // Stated here: an inherited `${configDir}` would mean this generated folder.
+        compilerOptions: {
+          paths: { "@lab": [relative(path.join(solutionDir, "src", "index.ts"))] },
+        },
         include: [
           relative(path.join(solutionDir, "src")),
           relative(path.join(labDir, "tests")),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errorMessage } from "./errors.ts";
+import { formatValueIssues, toValueIssues } from "./issues.ts";
 
 /** The model speaks to the user (or thinks aloud); no side effect. */
 export const MessageActionSchema = z.strictObject({
@@ -82,12 +83,7 @@ function parseCopy(data: unknown): ActionParseResult {
   const parsed = ActionSchema.safeParse(data);
   // The copy, not zod's output: zod's records assign keys, which drops `__proto__`.
   if (parsed.success) return { ok: true, action: data as Action };
-  const details = parsed.error.issues
-    .map(
-      (issue) =>
-        `${issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)"}: ${issue.message}`,
-    )
-    .join("；");
+  const details = formatValueIssues(toValueIssues(parsed.error.issues), "；");
   return { ok: false, reason: `${String(type)} 动作无效：${details}` };
 }
 

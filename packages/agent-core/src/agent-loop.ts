@@ -1,6 +1,7 @@
 import { type AbortRace, createAbortRace } from "./abortable.ts";
 import { type Action, type MessageAction, parseAction, type ToolCallAction } from "./action.ts";
 import { errorMessage, InvalidTaskError, isAbortError } from "./errors.ts";
+import { formatValueIssues } from "./issues.ts";
 import { createLoopGuard, type Limits, type LoopGuard, parseLimits } from "./loop-guard.ts";
 import { createHistory, deepFreeze, type History, type Message } from "./messages.ts";
 import {
@@ -133,7 +134,7 @@ export async function runAgent(
 ): Promise<RunResult> {
   const parsedTask = parseTask(typeof task === "string" ? { goal: task } : task);
   if (!parsedTask.ok) {
-    const details = parsedTask.issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ");
+    const details = formatValueIssues(parsedTask.issues, "; ");
     throw new InvalidTaskError(`invalid task: ${details}`);
   }
   const clock = options.clock ?? (() => performance.now());

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type Action, fingerprintAction } from "./action.ts";
 import { InvalidLimitsError } from "./errors.ts";
+import { formatValueIssues, toValueIssues } from "./issues.ts";
 import type { TokenUsage } from "./provider.ts";
 
 /**
@@ -92,9 +93,7 @@ const CONTINUE: GuardVerdict = Object.freeze({ stop: false });
 export function parseLimits(limits: unknown): Limits {
   const parsed = LimitsSchema.safeParse(limits);
   if (parsed.success) return parsed.data;
-  const details = parsed.error.issues
-    .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
-    .join("; ");
+  const details = formatValueIssues(toValueIssues(parsed.error.issues), "; ");
   throw new InvalidLimitsError(`invalid limits: ${details}`, { cause: parsed.error });
 }
 

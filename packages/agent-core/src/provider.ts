@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errorMessage } from "./errors.ts";
+import { formatValueIssues, toValueIssues } from "./issues.ts";
 import type { Message } from "./messages.ts";
 import type { Task } from "./task.ts";
 
@@ -83,9 +84,7 @@ export function parseModelResponse(value: unknown): ModelResponseParseResult {
     return { ok: false, reason: `Provider 返回的值无法读取：${errorMessage(error)}` };
   }
   if (parsed.success) return { ok: true, response: parsed.data };
-  const details = parsed.error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(root)"}: ${issue.message}`)
-    .join("；");
+  const details = formatValueIssues(toValueIssues(parsed.error.issues), "；");
   return { ok: false, reason: `Provider 返回的结构无效：${details}` };
 }
 

@@ -1,4 +1,10 @@
-import { isAbortError, type Redactor, serializeObservation } from "@coding-agent/agent-core";
+import {
+  formatValueIssues,
+  isAbortError,
+  type Redactor,
+  serializeObservation,
+  toValueIssues,
+} from "@coding-agent/agent-core";
 import type { z } from "zod";
 import { ProviderError } from "./errors.ts";
 
@@ -64,10 +70,7 @@ export async function postJson<Schema extends z.ZodType>(
   }
   const parsed = post.schema.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues
-      .slice(0, 5)
-      .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
-      .join("；");
+    const issues = formatValueIssues(toValueIssues(parsed.error.issues.slice(0, 5)), "；");
     throw new ProviderError(
       `${vendor} 的响应不符合文档中的结构（HTTP ${status}）：${issues}。响应摘录：${excerpt}`,
       { status, excerpt },

@@ -218,6 +218,12 @@ describe("createOpenAICompatibleProvider", () => {
       expect(result.reason).toContain("choices");
     });
 
+    it("names a wrong field inside a list by its index, as every zod message does", async () => {
+      const server = await serve([{ status: 200, body: { choices: [{ message: 5 }] } }]);
+      const result = await run(server);
+      expect(result.reason).toContain("不符合文档中的结构（HTTP 200）：choices[0].message: ");
+    });
+
     it("bounds the body excerpt and masks the key inside it", async () => {
       const body = { error: { message: `echo ${KEY} ${"x".repeat(50_000)}` } };
       const server = await serve([{ status: 400, body }]);

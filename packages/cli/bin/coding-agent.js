@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (no build step): tsx compiles them on load.
-import { register } from "tsx/esm/api";
-
-register();
-await import("../src/main.ts");
+// `coding-agent` as published: plain Node runs the built JavaScript, nothing compiles at start-up.
+import "../dist/main.js";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.ts";
 import { EXIT_USAGE, exitCodeFor } from "../src/exit-codes.ts";
 
-const BIN = fileURLToPath(new URL("../bin/coding-agent.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin/coding-agent-dev.js", import.meta.url));
 
 async function cli(argv: string[], signal = new AbortController().signal) {
   const out: string[] = [];

@@ -10,6 +10,7 @@
 import { isBuiltin } from "node:module";
 import path from "node:path";
 import { createVitest } from "vitest/node";
+import { SOURCE_SSR_CONDITIONS } from "../../../source-condition.js";
 import { LAB_ALIAS, LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
 
 /** @param {import("./runner-protocol.ts").ChildMessage} message */
@@ -134,6 +135,8 @@ function projectFor(target) {
     resolve: {
       alias: [{ find: LAB_ALIAS, replacement: path.join(target.srcDir, "index.ts") }],
     },
+    // @coding-agent/* resolve to their src/, never to a build.
+    ssr: { resolve: { conditions: [...SOURCE_SSR_CONDITIONS] } },
     test: {
       name: target.label,
       root: target.packageDir,

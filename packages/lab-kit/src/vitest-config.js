@@ -2,6 +2,7 @@
 // TypeScript transform, so what a config imports from the workspace must be JS.
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import { SOURCE_SSR_CONDITIONS } from "../../../source-condition.js";
 
 import { LAB_ALIAS, LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
 
@@ -22,6 +23,8 @@ export function defineLabConfig(packageDir, options = {}) {
     resolve: {
       alias: [{ find: LAB_ALIAS, replacement: path.join(srcDir, "index.ts") }],
     },
+    // @coding-agent/* resolve to their src/, never to a build.
+    ssr: { resolve: { conditions: [...SOURCE_SSR_CONDITIONS] } },
     test: {
       dir: path.dirname(packageDir),
       include: ["tests/**/*.test.ts"],

@@ -35,7 +35,10 @@ describe("learner commands from any folder", () => {
   it("has each delegated command as a root script", async () => {
     const root = await readPackage(repoRoot);
     for (const name of Object.keys(ROOT_COMMANDS)) {
-      expect(root.scripts?.[name], name).toMatch(/^tsx scripts\//);
+      // The tools import capstone entries (cli/parse-args): tsx must resolve them to sources.
+      expect(root.scripts?.[name], name).toMatch(
+        /^tsx --conditions=@coding-agent\/source scripts\//,
+      );
     }
   });
 

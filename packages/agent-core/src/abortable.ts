@@ -64,36 +64,54 @@ export interface AbortRace {
 
 /** Creates the race of one run; without a signal it is `settle` with nothing to race. */
 export function createAbortRace(signal: AbortSignal | undefined): AbortRace {
-  if (signal === undefined) return { settle: (call) => settle(call, undefined), dispose() {} };
-  let pending: ((outcome: Settled<never>) => void) | undefined;
-  const onAbort = () => {
-    const resolve = pending;
-    pending = undefined;
+  return signal === undefined ? UNRACED : new SignalRace(signal);
+}
+
+const UNRACED: AbortRace = Object.freeze({
+  settle: <T>(call: () => T | PromiseLike<T>) => settle(call, undefined),
+  dispose() {},
+});
+
+/**
+ * A class, and no named closure per call: each step allocates only the promise and
+ * its two callbacks (a named closure costs a `defineProperty` under `keepNames`).
+ */
+class SignalRace implements AbortRace {
+  /** Resolves the call being raced; the listener resolves it with `aborted`. */
+  private pending: ((outcome: Settled<never>) => void) | undefined;
+  private readonly onAbort = (): void => {
+    const resolve = this.pending;
+    this.pending = undefined;
     resolve?.(ABORTED);
   };
-  signal.addEventListener("abort", onAbort, { once: true });
-  return {
-    settle<T>(call: () => T | PromiseLike<T>): Promise<Settled<T>> {
-      if (signal.aborted) return Promise.resolve(ABORTED);
-      return new Promise<Settled<T>>((resolve) => {
-        pending = resolve;
-        const done = (outcome: Settled<T>) => {
-          if (pending === resolve) pending = undefined;
-          resolve(outcome);
-        };
-        try {
-          Promise.resolve(call()).then(
-            (value) => done(toValue(value)),
-            (error: unknown) => done(toError(error)),
-          );
-        } catch (error) {
-          done(toError(error));
-        }
-      });
-    },
-    dispose() {
-      pending = undefined;
-      signal.removeEventListener("abort", onAbort);
-    },
-  };
+
+  constructor(private readonly signal: AbortSignal) {
+    signal.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  settle<T>(call: () => T | PromiseLike<T>): Promise<Settled<T>> {
+    if (this.signal.aborted) return Promise.resolve(ABORTED);
+    return new Promise<Settled<T>>((resolve) => {
+      // Set before the call: a call that aborts the signal itself is raced too.
+      this.pending = resolve;
+      try {
+        Promise.resolve(call()).then(
+          (value) => this.finish(resolve, toValue(value)),
+          (error: unknown) => this.finish(resolve, toError(error)),
+        );
+      } catch (error) {
+        this.finish(resolve, toError(error));
+      }
+    });
+  }
+
+  dispose(): void {
+    this.pending = undefined;
+    this.signal.removeEventListener("abort", this.onAbort);
+  }
+
+  private finish<T>(resolve: (outcome: Settled<T>) => void, outcome: Settled<T>): void {
+    if (this.pending === resolve) this.pending = undefined;
+    resolve(outcome);
+  }
 }

@@ -142,18 +142,17 @@ function copyPlainData(value: unknown, ancestors: object[]): unknown {
  * the same fingerprint; a different tool, input or text gives a different one.
  */
 export function fingerprintAction(action: Action): string {
+  // Written out in sorted key order: the same text as `canonicalJson` of the object,
+  // without building and sorting it on every step.
   switch (action.type) {
     case "message":
-      return canonicalJson({ type: action.type, content: action.content });
+      return `{"content":${JSON.stringify(action.content)},"type":"message"}`;
     case "tool_call":
-      return canonicalJson({
-        type: action.type,
-        tool: action.tool,
-        input: action.input,
-        ...(action.inputError === undefined ? {} : { inputError: action.inputError }),
-      });
+      return `{"input":${canonicalJson(action.input)}${
+        action.inputError === undefined ? "" : `,"inputError":${JSON.stringify(action.inputError)}`
+      },"tool":${JSON.stringify(action.tool)},"type":"tool_call"}`;
     case "finish":
-      return canonicalJson({ type: action.type, summary: action.summary });
+      return `{"summary":${JSON.stringify(action.summary)},"type":"finish"}`;
     default: {
       const unreachable: never = action;
       throw new TypeError(`unhandled action ${JSON.stringify(unreachable)}`);
@@ -164,14 +163,23 @@ export function fingerprintAction(action: Action): string {
 /** JSON of a JSON value with object keys sorted at every depth. */
 export function canonicalJson(value: z.core.util.JSONType): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const keys = Object.keys(value).sort();
-  const parts: string[] = [];
-  for (const key of keys) {
-    const item = value[key];
-    if (item !== undefined) parts.push(`${JSON.stringify(key)}:${canonicalJson(item)}`);
+  let out: string;
+  if (Array.isArray(value)) {
+    out = "[";
+    for (let index = 0; index < value.length; index += 1) {
+      if (index > 0) out += ",";
+      out += canonicalJson(value[index] as z.core.util.JSONType);
+    }
+    return `${out}]`;
   }
-  return `{${parts.join(",")}}`;
+  out = "{";
+  for (const key of Object.keys(value).sort()) {
+    const item = value[key];
+    if (item === undefined) continue;
+    if (out.length > 1) out += ",";
+    out += `${JSON.stringify(key)}:${canonicalJson(item)}`;
+  }
+  return `${out}}`;
 }
 
 function describe(value: unknown): string {

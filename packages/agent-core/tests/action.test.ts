@@ -125,6 +125,31 @@ describe("fingerprintAction", () => {
   });
 });
 
+describe("fingerprintAction's text", () => {
+  it.each([
+    { type: "message", content: 'a "quoted" 文本' },
+    { type: "finish", summary: "done\n" },
+    { type: "tool_call", tool: "t", input: { b: [1, { d: null, c: "x" }], a: true } },
+    { type: "tool_call", tool: "t", input: {}, inputError: "not JSON" },
+  ] as const)("is canonicalJson of the action without its callId ($type)", (action) => {
+    const withId = { ...action, ...(action.type === "tool_call" ? { callId: "c9" } : {}) };
+    expect(fingerprintAction(valid(withId))).toBe(canonicalJson(action as never));
+  });
+
+  it("separates array items, so [1,23] and [12,3] differ", () => {
+    const call = (items: number[]) => valid({ type: "tool_call", tool: "t", input: { items } });
+    expect(fingerprintAction(call([1, 23]))).not.toBe(fingerprintAction(call([12, 3])));
+    expect(canonicalJson([1, 23])).toBe("[1,23]");
+  });
+
+  it("keeps null inside an input", () => {
+    const action = valid({ type: "tool_call", tool: "t", input: { a: null, b: [null] } });
+    expect(fingerprintAction(action)).toBe(
+      '{"input":{"a":null,"b":[null]},"tool":"t","type":"tool_call"}',
+    );
+  });
+});
+
 describe("canonicalJson", () => {
   it("sorts keys at every depth and keeps arrays in order", () => {
     expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[{"c":2,"d":1}]}');

@@ -265,114 +265,153 @@ function unthunk(reply: unknown): unknown {
 
 const STATUSES = ["completed", "failed", "budget_exceeded", "cancelled", "blocked"];
 const settings = { numRuns: 200 };
+/** A timeout only so that a hang fails: these runs take seconds on a loaded machine. */
+const HANG_GUARD_MS = 120_000;
 /** Enough runs that each hostile value meets each kind of step many times. */
 const manyRuns = { numRuns: 2_000 };
 
 describe("runAgent over random scripts", () => {
-  it("always resolves, with one of the five statuses", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        const { result } = await runScenario(s);
-        expect(STATUSES).toContain(result.status);
-      }),
-      manyRuns,
-    );
-    // A timeout only so that a hang fails: 2,000 runs take a few seconds on a loaded machine.
-  }, 120_000);
+  it(
+    "always resolves, with one of the five statuses",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          const { result } = await runScenario(s);
+          expect(STATUSES).toContain(result.status);
+        }),
+        manyRuns,
+      );
+    },
+    HANG_GUARD_MS,
+  );
 
-  it("never calls the provider more than maxSteps times", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        const { providerCalls } = await runScenario(s);
-        expect(providerCalls).toBeLessThanOrEqual(s.limits.maxSteps);
-      }),
-      settings,
-    );
-  });
+  it(
+    "never calls the provider more than maxSteps times",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          const { providerCalls } = await runScenario(s);
+          expect(providerCalls).toBeLessThanOrEqual(s.limits.maxSteps);
+        }),
+        settings,
+      );
+    },
+    HANG_GUARD_MS,
+  );
 
-  it("counts as steps exactly the provider calls that returned a valid reply", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        const { result, validReplies } = await runScenario(s);
-        expect(result.steps).toBe(validReplies);
-      }),
-      settings,
-    );
-  });
+  it(
+    "counts as steps exactly the provider calls that returned a valid reply",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          const { result, validReplies } = await runScenario(s);
+          expect(result.steps).toBe(validReplies);
+        }),
+        settings,
+      );
+    },
+    HANG_GUARD_MS,
+  );
 
-  it("never calls the provider once the signal has fired", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        const { callsAfterAbort, providerCalls } = await runScenario(s);
-        expect(callsAfterAbort).toBe(0);
-        if (s.preAborted) expect(providerCalls).toBe(0);
-      }),
-      settings,
-    );
-  });
+  it(
+    "never calls the provider once the signal has fired",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          const { callsAfterAbort, providerCalls } = await runScenario(s);
+          expect(callsAfterAbort).toBe(0);
+          if (s.preAborted) expect(providerCalls).toBe(0);
+        }),
+        settings,
+      );
+    },
+    HANG_GUARD_MS,
+  );
 
-  it("counts every tool that ran, and never more than maxToolCalls", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        const { result, toolRuns } = await runScenario(s);
-        expect(result.toolCalls).toBe(toolRuns);
-        if (s.limits.maxToolCalls !== undefined)
-          expect(toolRuns).toBeLessThanOrEqual(s.limits.maxToolCalls);
-      }),
-      settings,
-    );
-  });
+  it(
+    "counts every tool that ran, and never more than maxToolCalls",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          const { result, toolRuns } = await runScenario(s);
+          expect(result.toolCalls).toBe(toolRuns);
+          if (s.limits.maxToolCalls !== undefined)
+            expect(toolRuns).toBeLessThanOrEqual(s.limits.maxToolCalls);
+        }),
+        settings,
+      );
+    },
+    HANG_GUARD_MS,
+  );
 
-  it("ends every trace with exactly one run_finished, in strictly increasing seq order", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        const { result, events } = await runScenario(s);
-        expect(events.filter((event) => event.type === "run_finished")).toHaveLength(1);
-        expect(events.at(-1)).toMatchObject({ type: "run_finished", status: result.status });
-        expect(
-          events.every((event, index) => index === 0 || event.seq > (events[index - 1]?.seq ?? 0)),
-        ).toBe(true);
-      }),
-      settings,
-    );
-  });
+  it(
+    "ends every trace with exactly one run_finished, in strictly increasing seq order",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          const { result, events } = await runScenario(s);
+          expect(events.filter((event) => event.type === "run_finished")).toHaveLength(1);
+          expect(events.at(-1)).toMatchObject({ type: "run_finished", status: result.status });
+          expect(
+            events.every(
+              (event, index) => index === 0 || event.seq > (events[index - 1]?.seq ?? 0),
+            ),
+          ).toBe(true);
+        }),
+        settings,
+      );
+    },
+    HANG_GUARD_MS,
+  );
 
-  it("pairs every started model call and tool with its completion", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        const { events } = await runScenario(s);
-        const count = (type: TraceEvent["type"]) =>
-          events.filter((event) => event.type === type).length;
-        expect(count("model_completed")).toBe(count("model_started"));
-        expect(count("tool_completed")).toBe(count("tool_started"));
-      }),
-      settings,
-    );
-  });
+  it(
+    "pairs every started model call and tool with its completion",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          const { events } = await runScenario(s);
+          const count = (type: TraceEvent["type"]) =>
+            events.filter((event) => event.type === type).length;
+          expect(count("model_completed")).toBe(count("model_started"));
+          expect(count("tool_completed")).toBe(count("tool_started"));
+        }),
+        settings,
+      );
+    },
+    HANG_GUARD_MS,
+  );
 
-  it("pairs every recorded tool call with a tool result of the same callId", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        const { result } = await runScenario(s);
-        const calls = result.messages.flatMap((m) =>
-          m.role === "assistant" && m.type === "tool_call" ? [m.callId] : [],
-        );
-        const results = result.messages.flatMap((m) => (m.role === "tool" ? [m.callId] : []));
-        expect(results).toEqual(calls);
-        expect(new Set(calls).size).toBe(calls.length);
-      }),
-      settings,
-    );
-  });
+  it(
+    "pairs every recorded tool call with a tool result of the same callId",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          const { result } = await runScenario(s);
+          const calls = result.messages.flatMap((m) =>
+            m.role === "assistant" && m.type === "tool_call" ? [m.callId] : [],
+          );
+          const results = result.messages.flatMap((m) => (m.role === "tool" ? [m.callId] : []));
+          expect(results).toEqual(calls);
+          expect(new Set(calls).size).toBe(calls.length);
+        }),
+        settings,
+      );
+    },
+    HANG_GUARD_MS,
+  );
 
-  it("never lets a secret out, through the result, the history or the trace", async () => {
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        const { result, events } = await runScenario(s);
-        const everything = JSON.stringify({ ...result, messages: [...result.messages], events });
-        expect(everything).not.toContain(SECRET.slice(-16));
-      }),
-      settings,
-    );
-  });
+  it(
+    "never lets a secret out, through the result, the history or the trace",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          const { result, events } = await runScenario(s);
+          const everything = JSON.stringify({ ...result, messages: [...result.messages], events });
+          expect(everything).not.toContain(SECRET.slice(-16));
+        }),
+        settings,
+      );
+    },
+    HANG_GUARD_MS,
+  );
 });

@@ -6,6 +6,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: [...SOURCE_SSR_CONDITIONS] } },
   test: {
     include: ["tests/**/*.test.ts"],
-    testTimeout: 10_000,
+    // A hang guard only: on a loaded machine the 5 MB and property cases take seconds.
+    testTimeout: 60_000,
   },
 });

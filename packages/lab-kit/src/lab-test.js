@@ -54,6 +54,14 @@ export async function runLabTests(packageDir, args, options = {}) {
     hungFile,
     reporters: options.reporters ?? [],
   };
+  // Ended from outside (a closed terminal, a test harness): `finally` would not run, so
+  // remove the temp folder here; the "exit" listener of runChild ends the child.
+  const onSignal = (/** @type {NodeJS.Signals} */ signal) => {
+    rmSync(tempDir, { recursive: true, force: true });
+    process.exit(128 + (os.constants.signals[signal] ?? 0));
+  };
+  process.once("SIGTERM", onSignal);
+  process.once("SIGHUP", onSignal);
   try {
     for (;;) {
       const attempt = await runChild(job, deadline, () => {
@@ -75,6 +83,8 @@ export async function runLabTests(packageDir, args, options = {}) {
       );
     }
   } finally {
+    process.removeListener("SIGTERM", onSignal);
+    process.removeListener("SIGHUP", onSignal);
     rmSync(tempDir, { recursive: true, force: true });
   }
 }

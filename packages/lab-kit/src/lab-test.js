@@ -60,8 +60,9 @@ export async function runLabTests(packageDir, args, options = {}) {
     rmSync(tempDir, { recursive: true, force: true });
     process.exit(128 + (os.constants.signals[signal] ?? 0));
   };
-  process.once("SIGTERM", onSignal);
-  process.once("SIGHUP", onSignal);
+  // `on`, not `once`: a second signal while exiting must not fall back to the default death.
+  process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
   try {
     for (;;) {
       const attempt = await runChild(job, deadline, () => {

@@ -46,7 +46,10 @@ function runBin(cwd: string, args: readonly string[], until?: RegExp): Promise<B
     let stderr = "";
     child.stdout?.on("data", (chunk: Buffer) => {
       stdout += chunk.toString("utf8");
-      if (until?.test(stripVTControlCharacters(stdout))) child.kill("SIGTERM");
+      if (until?.test(stripVTControlCharacters(stdout)) && child.signalCode === null) {
+        until = undefined;
+        child.kill("SIGTERM");
+      }
     });
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");

@@ -1,7 +1,8 @@
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
-import { join } from "node:path";
+import { tmpdir } from "node:os";
+import { join, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRunCommand } from "../src/run-command.ts";
 import { buildBwrapArgv } from "../src/sandbox/bwrap.ts";
@@ -99,8 +100,13 @@ describe("run_command inside bubblewrap", () => {
 
   beforeAll(async () => {
     // Not under /tmp: inside the sandbox /tmp is private, so a write to a place outside
-    // the workspace there would fail for a reason other than the read-only root.
-    layout = await createTempLayout(join(import.meta.dirname, "..", "node_modules", ".cache"));
+    // the workspace there would fail for a reason other than the read-only root. The
+    // repository itself may be a clone under /tmp (as in CI); then /var/tmp is used.
+    const cacheDir = join(import.meta.dirname, "..", "node_modules", ".cache");
+    const underTmp = (realpathSync(import.meta.dirname) + sep).startsWith(
+      `${realpathSync(tmpdir())}${sep}`,
+    );
+    layout = await createTempLayout(underTmp ? "/var/tmp" : cacheDir);
     choice = await bwrapForTests(layout.workspace);
     server = createServer((socket) => {
       connections++;

@@ -10,8 +10,14 @@
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { type Message, type RunOptions, runAgent, type ToolSet } from "../src/index.ts";
-import { createScriptedProvider, type ScriptedTurn } from "../src/testing/index.ts";
+import {
+  type Message,
+  type ModelResponse,
+  type Provider,
+  type RunOptions,
+  runAgent,
+  type ToolSet,
+} from "../src/index.ts";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -23,8 +29,8 @@ const TOTAL_STEPS = Number(process.env.BENCH_TOTAL_STEPS ?? 100_000);
 const echo: ToolSet = { echo: { execute: async (input) => input.text } };
 const signal = new AbortController().signal;
 
-function script(steps: number): ScriptedTurn[] {
-  const turns: ScriptedTurn[] = [];
+function script(steps: number): ModelResponse[] {
+  const turns: ModelResponse[] = [];
   for (let i = 1; i < steps; i += 1) {
     turns.push({ action: { type: "tool_call", tool: "echo", input: { text: `m${i}` } } });
   }
@@ -32,13 +38,33 @@ function script(steps: number): ScriptedTurn[] {
   return turns;
 }
 
-type Loop = (turns: ScriptedTurn[], steps: number) => Promise<unknown>;
+/**
+ * A zero-latency model that replays replies and honours the signal, as a network
+ * provider does. Both loops use it. Not the testing package's scripted provider: that
+ * one records a deep snapshot of every request, which for the naive loop's mutable
+ * history is a copy of the whole history per step (quadratic: the 10,000-step naive
+ * runs then exhausted the heap), work a real provider does not do.
+ */
+function replay(turns: readonly ModelResponse[]): Provider {
+  let next = 0;
+  return {
+    complete: async (_request, signal) => {
+      signal.throwIfAborted();
+      const turn = turns[next];
+      if (turn === undefined) throw new Error("script exhausted");
+      next += 1;
+      return turn;
+    },
+  };
+}
+
+type Loop = (turns: ModelResponse[], steps: number) => Promise<unknown>;
 
 function guarded(options: RunOptions): Loop {
   return async (turns, steps) => {
     const result = await runAgent(
       "bench",
-      createScriptedProvider(turns),
+      replay(turns),
       echo,
       { maxSteps: steps, maxRepeatedActions: 2, maxToolCalls: steps },
       signal,
@@ -52,7 +78,7 @@ function guarded(options: RunOptions): Loop {
 
 /** The loop without guard, validation, redaction, bounds, trace or immutability. */
 const naive: Loop = async (turns, steps) => {
-  const provider = createScriptedProvider(turns);
+  const provider = replay(turns);
   const task = { goal: "bench" };
   const messages: Message[] = [{ role: "user", content: "bench" }];
   let count = 0;

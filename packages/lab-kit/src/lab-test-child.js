@@ -1,7 +1,8 @@
 // The vitest side of a learner's own lab test run (lab-test.js), in a child process so the
 // supervisor can end it when a test blocks its worker. Output is vitest's own: stdio is the
 // terminal's. The job comes in the LAB_KIT_TEST_JOB environment variable (JSON); with IPC,
-// the child tells the supervisor `{ type: "run-end" }` after each run (watch mode reruns).
+// the child tells the supervisor when a file starts and ends loading and `{ type: "run-end" }`
+// after each run (watch mode reruns).
 // Plain JavaScript on purpose: it starts on Node 20 without a TypeScript loader.
 import path from "node:path";
 import { parseCLI, startVitest } from "vitest/node";
@@ -37,7 +38,16 @@ const vitest = await startVitest(
     reporters: [
       ...(reporter ?? ["default"]),
       ...(job.reporters ?? []),
-      { onTestRunEnd: () => process.send?.({ type: "run-end" }) },
+      {
+        // Loading a file: the supervisor ends a load that never finishes (a top-level loop).
+        onTestModuleQueued: (testModule) =>
+          process.send?.({ type: "module-queued", file: testModule.moduleId }),
+        onTestModuleCollected: (testModule) =>
+          process.send?.({ type: "module-collected", file: testModule.moduleId }),
+        onTestModuleEnd: (testModule) =>
+          process.send?.({ type: "module-collected", file: testModule.moduleId }),
+        onTestRunEnd: () => process.send?.({ type: "run-end" }),
+      },
     ],
   },
   {

@@ -6,3 +6,9 @@ export declare const LAB_TEST_TIMEOUT_MS: number;
 export declare const LAB_HANG_GRACE_MS: number;
 /** The failure a learner sees for a test that blocked its worker (超时（同步死循环？）). */
 export declare const LAB_HANG_MESSAGE: string;
+/** How long a test file may take to load before it counts as blocked at its top level. */
+export declare const LAB_IMPORT_TIMEOUT_MS: number;
+/** The failure of a test that blocked its worker, for a given test timeout. */
+export declare function blockedTestMessage(timeoutMs: number): string;
+/** The failure of a test file that never finished loading (a top-level endless loop). */
+export declare const IMPORT_HANG_MESSAGE: string;

@@ -18,5 +18,27 @@ export const LAB_TEST_TIMEOUT_MS = 2_000;
  */
 export const LAB_HANG_GRACE_MS = 2_000;
 
-/** The failure a learner sees for a test that blocked its worker; glossary: 超时（同步死循环？）. */
-export const LAB_HANG_MESSAGE = `超时（同步死循环？）：测试超过 ${LAB_TEST_TIMEOUT_MS} ms 仍未返回，且阻塞了事件循环，已强制终止。检查循环的退出条件。`;
+/**
+ * How long a test file may take to load (its imports evaluated, its tests collected)
+ * before it counts as blocked by a synchronous loop at a module's top level. Loading is
+ * far slower than a test on a busy machine (vite transforms every file on first use).
+ */
+export const LAB_IMPORT_TIMEOUT_MS = 10_000;
+
+/**
+ * The failure of a test that blocked its worker, for a given test timeout; glossary:
+ * 超时（同步死循环？）. One text for the learner's run and for `verify:lesson`.
+ *
+ * @param {number} timeoutMs
+ * @returns {string}
+ */
+export function blockedTestMessage(timeoutMs) {
+  return `超时（同步死循环？）：测试超过 ${timeoutMs} ms 仍未返回，且阻塞了事件循环，已强制终止。检查循环的退出条件。`;
+}
+
+/** The failure a learner sees for a test that blocked its worker. */
+export const LAB_HANG_MESSAGE = blockedTestMessage(LAB_TEST_TIMEOUT_MS);
+
+/** The failure of a test file that never finished loading. One text for both runs too. */
+export const IMPORT_HANG_MESSAGE =
+  "加载测试文件时卡住了（模块顶层的同步死循环？），已强制终止。检查被导入的源文件里、函数之外的循环。";

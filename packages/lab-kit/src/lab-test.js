@@ -8,12 +8,18 @@
 // records each test's start and end synchronously; when a test has run past the timeout
 // and a grace period, this process ends the child, says which test blocked, and runs again
 // with that test failing at once (LAB_HANG_MESSAGE), so the other tests still run and
-// vitest's summary counts it as failed.
+// vitest's summary counts it as failed. A file that never finishes loading (a loop at a
+// module's top level, before any test starts) ends the run with IMPORT_HANG_MESSAGE.
 import { fork } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { LAB_HANG_GRACE_MS, LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
+import {
+  IMPORT_HANG_MESSAGE,
+  LAB_HANG_GRACE_MS,
+  LAB_IMPORT_TIMEOUT_MS,
+  LAB_TEST_TIMEOUT_MS,
+} from "./lab-test-settings.js";
 
 const CHILD = path.join(import.meta.dirname, "lab-test-child.js");
 const POLL_MS = 100;
@@ -24,6 +30,7 @@ const MAX_HUNG_TESTS = 8;
  * @typedef {object} LabTestOptions
  * @property {[string, unknown][]} [reporters] extra vitest reporters (module path, options)
  * @property {number} [hangGraceMs] time past the test timeout before a test counts as blocking
+ * @property {number} [importTimeoutMs] time a test file may take to load
  * @property {NodeJS.WritableStream} [stderr] where the watchdog's notices go
  */
 
@@ -40,6 +47,7 @@ const MAX_HUNG_TESTS = 8;
 export async function runLabTests(packageDir, args, options = {}) {
   const stderr = options.stderr ?? process.stderr;
   const deadline = LAB_TEST_TIMEOUT_MS + (options.hangGraceMs ?? LAB_HANG_GRACE_MS);
+  const importDeadline = options.importTimeoutMs ?? LAB_IMPORT_TIMEOUT_MS;
   const tempDir = mkdtempSync(path.join(os.tmpdir(), "lab-test-"));
   const progressFile = path.join(tempDir, "progress.ndjson");
   const hungFile = path.join(tempDir, "hung.json");
@@ -65,11 +73,19 @@ export async function runLabTests(packageDir, args, options = {}) {
   process.on("SIGHUP", onSignal);
   try {
     for (;;) {
-      const attempt = await runChild(job, deadline, () => {
+      const attempt = await runChild(job, { test: deadline, load: importDeadline }, () => {
         hung = [];
         writeFileSync(hungFile, "[]");
       });
       if (attempt.kind === "exited") return attempt.code;
+      if (attempt.kind === "load-hung") {
+        // No rerun: every test of the file needs the module that never finishes loading.
+        const file = path.relative(packageDir, attempt.file);
+        stderr.write(
+          `\n测试文件 ${file} 超过 ${importDeadline} ms 仍未加载完：${IMPORT_HANG_MESSAGE}\n`,
+        );
+        return 1;
+      }
       hung.push(attempt.key);
       writeFileSync(hungFile, JSON.stringify(hung));
       const [, name] = JSON.parse(attempt.key);
@@ -91,15 +107,16 @@ export async function runLabTests(packageDir, args, options = {}) {
 }
 
 /**
- * Runs one child until it exits, or until a test has been running past `deadline` ms
- * (then the child is killed and that test's key returned).
+ * Runs one child until it exits, or until a test has been running past its deadline (then
+ * the child is killed and that test's key returned), or a file has been loading past its
+ * own (then the child is killed and the file returned).
  *
  * @param {object} job what the child runs (see lab-test-child.js)
- * @param {number} deadline ms a test may run before it counts as blocking
+ * @param {{ test: number, load: number }} deadlines ms a test may run, a file may load
  * @param {() => void} onRunEnd called when vitest finishes a run (watch mode reruns)
- * @returns {Promise<{ kind: "exited", code: number } | { kind: "hung", key: string }>}
+ * @returns {Promise<{ kind: "exited", code: number } | { kind: "hung", key: string } | { kind: "load-hung", file: string }>}
  */
-function runChild(job, deadline, onRunEnd) {
+function runChild(job, deadlines, onRunEnd) {
   return new Promise((resolve) => {
     const child = fork(CHILD, [], {
       stdio: ["inherit", "inherit", "inherit", "ipc"],
@@ -109,6 +126,8 @@ function runChild(job, deadline, onRunEnd) {
     const progress = openSync(job.progressFile, "r");
     /** @type {Map<string, number>} running tests and when they started */
     const running = new Map();
+    /** @type {Map<string, number>} files loading and when they were queued */
+    const loading = new Map();
     let offset = readAll(progress, 0).length;
     let pending = "";
     let settled = false;
@@ -125,12 +144,24 @@ function runChild(job, deadline, onRunEnd) {
     // Ctrl-C reaches the child directly (same process group); this process waits for it.
     const ignore = () => undefined;
     process.on("SIGINT", ignore);
-    child.on("message", (message) => {
-      if (/** @type {{ type?: string }} */ (message).type === "run-end") {
+    child.on("message", (raw) => {
+      const message = /** @type {{ type?: string, file?: string }} */ (raw);
+      if (message.type === "module-queued" && message.file) loading.set(message.file, Date.now());
+      if (message.type === "module-collected" && message.file) loading.delete(message.file);
+      if (message.type === "run-end") {
         running.clear();
+        loading.clear();
         onRunEnd();
       }
     });
+    /** Ends the child, then settles with `value` (the hang it was ended for). */
+    const end = (/** @type {Parameters<typeof resolve>[0]} */ value) => {
+      clearInterval(timer);
+      child.removeAllListeners("exit");
+      process.removeListener("SIGINT", ignore);
+      child.once("exit", () => finish(value));
+      kill();
+    };
     child.on("exit", (code, signal) => {
       process.removeListener("SIGINT", ignore);
       finish({ kind: "exited", code: code ?? (signal === "SIGINT" ? 130 : 1) });
@@ -148,12 +179,10 @@ function runChild(job, deadline, onRunEnd) {
       }
       const now = Date.now();
       for (const [key, startedAt] of running) {
-        if (now - startedAt < deadline) continue;
-        child.removeAllListeners("exit");
-        process.removeListener("SIGINT", ignore);
-        child.once("exit", () => finish({ kind: "hung", key }));
-        kill();
-        return;
+        if (now - startedAt >= deadlines.test) return end({ kind: "hung", key });
+      }
+      for (const [file, queuedAt] of loading) {
+        if (now - queuedAt >= deadlines.load) return end({ kind: "load-hung", file });
       }
     }, POLL_MS);
   });

@@ -2,7 +2,12 @@ import os from "node:os";
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { InvalidRunTargetError } from "./errors.ts";
-import { LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
+import {
+  blockedTestMessage,
+  IMPORT_HANG_MESSAGE,
+  LAB_IMPORT_TIMEOUT_MS,
+  LAB_TEST_TIMEOUT_MS,
+} from "./lab-test-settings.js";
 import { toPosixPath } from "./posix-path.ts";
 import { classifyFailure, type SerializedTestError, shortMessage } from "./runner-classify.ts";
 import { type RoundResult, runRound } from "./runner-process.ts";
@@ -136,7 +141,7 @@ async function runBatch(
       root: commonAncestor(pending.flatMap((target) => [target.labDir, target.packageDir])),
       seed,
       hangGraceMs: options.hangGraceMs ?? 3_000,
-      importTimeoutMs: options.importTimeoutMs ?? 10_000,
+      importTimeoutMs: options.importTimeoutMs ?? LAB_IMPORT_TIMEOUT_MS,
       idleMs: options.idleMs ?? 30_000,
       maxWorkers: options.maxWorkers ?? Math.max(2, os.availableParallelism()),
     });
@@ -181,10 +186,6 @@ function isComplete(result: RoundResult, label: string, past: TargetHistory): bo
   return planned.every((file) => done.has(file));
 }
 
-function hungMessage(timeoutMs: number): string {
-  return `测试超过 ${timeoutMs} ms 仍未返回，且阻塞了事件循环（同步死循环？），已强制终止`;
-}
-
 function buildReport(
   target: ChildTarget,
   result: RoundResult,
@@ -203,7 +204,7 @@ function buildReport(
     for (const test of module.tests) tests.push(toOutcome(test, file, module, hungSet, target));
   }
   for (const file of past.hungImports) {
-    loadErrors.push({ file: relativeFile(target.labDir, file), message: IMPORT_HUNG_MESSAGE });
+    loadErrors.push({ file: relativeFile(target.labDir, file), message: IMPORT_HANG_MESSAGE });
   }
   if (incomplete !== undefined) {
     const done = new Set([...past.modules.map((module) => module.file), ...past.hungImports]);
@@ -223,8 +224,6 @@ function buildReport(
   return { label: target.label, tests, loadErrors, forbiddenImports };
 }
 
-const IMPORT_HUNG_MESSAGE = "加载测试文件时卡住了（模块顶层的同步死循环？），已强制终止";
-
 function toOutcome(
   test: ModuleReport["tests"][number],
   file: string,
@@ -237,7 +236,7 @@ function toOutcome(
       name: test.name,
       file,
       state: "failed",
-      failure: { kind: "timeout", message: hungMessage(target.testTimeoutMs) },
+      failure: { kind: "timeout", message: blockedTestMessage(target.testTimeoutMs) },
     };
   }
   const modifier = test.modifier === undefined ? {} : { modifier: test.modifier };

@@ -3,7 +3,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LAB_HANG_MESSAGE } from "../src/lab-test-settings.js";
+import { IMPORT_HANG_MESSAGE, LAB_HANG_MESSAGE } from "../src/lab-test-settings.js";
 import { copyFixture } from "./fixture-repo.ts";
 
 // Timeouts below only turn a hang into a failure: each case starts real vitest processes,
@@ -110,6 +110,18 @@ describe("lab-test, a lab's own test run", () => {
     expect(run.output).toMatch(/Tests {2}1 failed \| 4 passed \(5\)/);
     expect(run.code).toBe(1);
   }, 180_000);
+
+  it("ends a run whose source loops forever at its top level (before any test) with 1, naming the test file", async () => {
+    const dir = await labPackage("top-level-loop", {});
+    const source = path.join(dir, "src", "index.ts");
+    await writeFile(source, `${await readFile(source, "utf8")}\nfor (;;) {}\n`);
+    const run = await runBin(dir, []);
+    expect(run.stderr).toContain(
+      `测试文件 ${path.join("..", "tests", "lab.test.ts")} 超过 10000 ms 仍未加载完`,
+    );
+    expect(run.stderr).toContain(IMPORT_HANG_MESSAGE);
+    expect(run.code).toBe(1);
+  }, 240_000);
 
   it("in watch mode (vitest's own flag, after pnpm's --) reports a blocking test the same way and keeps watching", async () => {
     const run = await runBin(

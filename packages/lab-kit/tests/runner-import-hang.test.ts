@@ -1,6 +1,7 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
+import { IMPORT_HANG_MESSAGE } from "../src/lab-test-settings.js";
 import { runLabTargets } from "../src/runner.ts";
 import { copyFixture } from "./fixture-repo.ts";
 
@@ -25,7 +26,7 @@ it("reports sources that hang while being imported as a load error by the import
     expect(stuck?.loadErrors).toEqual([
       {
         file: "tests/lab.test.ts",
-        message: "加载测试文件时卡住了（模块顶层的同步死循环？），已强制终止",
+        message: IMPORT_HANG_MESSAGE,
       },
     ]);
   } finally {

@@ -102,7 +102,7 @@ describe("verify:lesson counts a gate as caught only when its tests fail the dec
 
   it("does not count a correct mutant that is merely slower than the gate timeout", () => {
     expect(failures("13")).toEqual([
-      `${GATE}："total > adds every value"（超时：测试超过 500 ms 仍未返回，且阻塞了事件循环（同步死循环？），已强制终止） 应以断言失败，而不是超时；若这个变异本就让测试挂起，在清单中给这个变异门写 "expect": "timeout"`,
+      `${GATE}："total > adds every value"（超时（同步死循环？）：测试超过 500 ms 仍未返回，且阻塞了事件循环，已强制终止。检查循环的退出条件。） 应以断言失败，而不是超时；若这个变异本就让测试挂起，在清单中给这个变异门写 "expect": "timeout"`,
     ]);
   });
 
@@ -121,7 +121,7 @@ describe("verify:lesson counts a gate as caught only when its tests fail the dec
 
   it("reports a mutant that hangs while importing as not loading, without waiting for the idle limit", () => {
     expect(failures("16")).toEqual([
-      `${GATE}：变异后无法加载 tests/lab.test.ts（加载错误：加载测试文件时卡住了（模块顶层的同步死循环？），已强制终止），这不算抓住变异`,
+      `${GATE}：变异后无法加载 tests/lab.test.ts（加载错误：加载测试文件时卡住了（模块顶层的同步死循环？），已强制终止。检查被导入的源文件里、函数之外的循环。），这不算抓住变异`,
     ]);
   });
 });

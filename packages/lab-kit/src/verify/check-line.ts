@@ -59,7 +59,10 @@ export function describeFailure(test: TestOutcome): string {
   if (failure === undefined) return `"${test.name}"`;
   // Copies verify writes (`starter/.lab-kit/pristine/src`) are named as the files they copy.
   const message = failure.message.replace(/\.lab-kit\/(?:pristine|mutants\/[^/]+)\//g, "");
-  return `"${test.name}"（${kindLabel(failure.kind)}：${message}）`;
+  const label = kindLabel(failure.kind);
+  // A message that already starts with its kind (超时（同步死循环？）：…) is not labelled twice.
+  const text = message.startsWith(label) ? message : `${label}：${message}`;
+  return `"${test.name}"（${text}）`;
 }
 
 /** The text of a whole verdict, colored unless NO_COLOR is set (picocolors decides). */

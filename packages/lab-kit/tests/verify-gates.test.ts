@@ -69,6 +69,15 @@ beforeAll(async () => {
       edits: [mutation(FIND, "for (const value of values.slice(1)) sum += value;", "timeout")],
     },
     {
+      folder: "17-slow-then-wrong",
+      edits: [
+        mutation(
+          FIND,
+          "const until = Date.now() + 800;\n  while (Date.now() < until) sum += 0;\n  for (const value of values.slice(1)) sum += value;",
+        ),
+      ],
+    },
+    {
       folder: "16-hangs-while-importing",
       edits: [mutation("/** A name with a hash in front. */", "while (Date.now() > 0) {}")],
     },
@@ -102,8 +111,13 @@ describe("verify:lesson counts a gate as caught only when its tests fail the dec
 
   it("does not count a correct mutant that is merely slower than the gate timeout", () => {
     expect(failures("13")).toEqual([
-      `${GATE}："total > adds every value"（超时（同步死循环？）：测试超过 500 ms 仍未返回，且阻塞了事件循环，已强制终止。检查循环的退出条件。） 应以断言失败，而不是超时；若这个变异本就让测试挂起，在清单中给这个变异门写 "expect": "timeout"`,
+      `${GATE}："total > adds every value"（超时（同步死循环？）：测试超过 2000 ms 仍未返回，且阻塞了事件循环，已强制终止。检查循环的退出条件。） 应以断言失败，而不是超时；若这个变异本就让测试挂起，在清单中给这个变异门写 "expect": "timeout"`,
     ]);
+  });
+
+  it("judges a mutant slower than the gate timeout by a second run at the lab's own timeout: a slow wrong result is caught by assertion", () => {
+    expect(failures("17")).toEqual([]);
+    expect(checks("17")).toContain(`${GATE}：声明的 1 个测试全部断言失败`);
   });
 
   it('counts a hang as caught when the gate says "expect": "timeout"', () => {

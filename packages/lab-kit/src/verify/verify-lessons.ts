@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { glob } from "tinyglobby";
+import { LAB_TEST_TIMEOUT_MS } from "../lab-test-settings.js";
 import type { LabLocation } from "../labs.ts";
 import { checkTestsIntegrity, describeIntegrity } from "../learner/tampering.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
@@ -46,8 +47,11 @@ import {
 
 /**
  * Per-test timeout of a mutation gate's run. Lab tests take milliseconds on the solution,
- * so a mutant still running after this long is broken (usually an endless loop); waiting
- * the lab's full timeout would only make every verify slower.
+ * so a mutant still running after this long is usually broken (an endless loop); waiting
+ * the lab's full timeout would only make every verify slower. A gate whose named tests
+ * time out here although it expects assertion failures runs once more at the lab's own
+ * timeout (`rerunTimedOutGates`): a test with a real process or timer may just be slow on
+ * a loaded machine.
  */
 export const GATE_TEST_TIMEOUT_MS = 500;
 
@@ -132,7 +136,7 @@ export async function verifyLessons(
       : entry.targets.filter((target) => target.label === entry.labels.learner),
   );
   const packages = await workspacePackages(repoRoot);
-  const [reports, types, capstone, links] = await Promise.all([
+  const [firstReports, types, capstone, links] = await Promise.all([
     runLabTargets(targets, options.run),
     typecheckAll(fresh),
     runCapstoneTests(
@@ -146,6 +150,7 @@ export async function verifyLessons(
       ready.map((entry) => capstoneLinkProblems(repoRoot, entry.manifest.capstone, packages)),
     ),
   ]);
+  const reports = await rerunTimedOutGates(fresh, firstReports, options.run);
   const linkProblems = new Map(ready.map((entry, index) => [entry.lab.dir, links[index] ?? []]));
   const byLabel = new Map(reports.map((report) => [report.label, report]));
   const verdicts: LabVerdict[] = [];
@@ -180,6 +185,37 @@ export async function verifyLessons(
     }
   }
   return verdicts;
+}
+
+/**
+ * Runs again, at the lab's own test timeout, each gate that expects assertion failures
+ * but saw one of its named tests time out at the short gate timeout; their new reports
+ * replace the first ones. A mutant that really hangs still times out (and is reported
+ * so); one that was only slow is judged by how its tests fail.
+ */
+async function rerunTimedOutGates(
+  entries: readonly PlannedLab[],
+  reports: readonly TargetReport[],
+  run: RunOptions | undefined,
+): Promise<TargetReport[]> {
+  const byLabel = new Map(reports.map((report) => [report.label, report]));
+  const again: RunTarget[] = [];
+  for (const entry of entries) {
+    for (const mutation of entry.manifest.mutations) {
+      if ((mutation.expect ?? "assertion") !== "assertion") continue;
+      const label = entry.labels.gates.get(mutation.name);
+      const report = label === undefined ? undefined : byLabel.get(label);
+      const target = entry.targets.find((candidate) => candidate.label === label);
+      const timedOut = report?.tests.some(
+        (test) => mutation.breaks.includes(test.name) && test.failure?.kind === "timeout",
+      );
+      if (timedOut === true && target !== undefined)
+        again.push({ ...target, testTimeoutMs: LAB_TEST_TIMEOUT_MS });
+    }
+  }
+  if (again.length === 0) return [...reports];
+  const rerun = new Map((await runLabTargets(again, run)).map((report) => [report.label, report]));
+  return reports.map((report) => rerun.get(report.label) ?? report);
 }
 
 /** A sound verdict from the cache, with today's notice and learner report. */

@@ -12,7 +12,7 @@ import { LAB_HANG_MESSAGE } from "./lab-test-settings.js";
 const progressFile = inject("labTestProgressFile");
 const hungFile = inject("labTestHungFile");
 
-/** @param {{ task: { name: string, fullTestName?: string, file?: { filepath: string } } }} context */
+/** @param {{ task: { name: string, fullTestName?: string, timeout?: number, file?: { filepath: string } } }} context */
 function keyOf(context) {
   return JSON.stringify([
     context.task.file?.filepath ?? "",
@@ -39,7 +39,11 @@ beforeEach((context) => {
     throw error;
   }
   if (progressFile)
-    appendFileSync(progressFile, `${JSON.stringify({ event: "start", key, at: Date.now() })}\n`);
+    appendFileSync(
+      progressFile,
+      // The test's own timeout: a test given a longer one may run that long without blocking.
+      `${JSON.stringify({ event: "start", key, at: Date.now(), timeout: context.task.timeout })}\n`,
+    );
 });
 
 afterEach((context) => {

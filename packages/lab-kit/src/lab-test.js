@@ -46,7 +46,7 @@ const MAX_HUNG_TESTS = 8;
  */
 export async function runLabTests(packageDir, args, options = {}) {
   const stderr = options.stderr ?? process.stderr;
-  const deadline = LAB_TEST_TIMEOUT_MS + (options.hangGraceMs ?? LAB_HANG_GRACE_MS);
+  const grace = options.hangGraceMs ?? LAB_HANG_GRACE_MS;
   const importDeadline = options.importTimeoutMs ?? LAB_IMPORT_TIMEOUT_MS;
   const tempDir = mkdtempSync(path.join(os.tmpdir(), "lab-test-"));
   const progressFile = path.join(tempDir, "progress.ndjson");
@@ -73,7 +73,7 @@ export async function runLabTests(packageDir, args, options = {}) {
   process.on("SIGHUP", onSignal);
   try {
     for (;;) {
-      const attempt = await runChild(job, { test: deadline, load: importDeadline }, () => {
+      const attempt = await runChild(job, { grace, load: importDeadline }, () => {
         hung = [];
         writeFileSync(hungFile, "[]");
       });
@@ -107,12 +107,12 @@ export async function runLabTests(packageDir, args, options = {}) {
 }
 
 /**
- * Runs one child until it exits, or until a test has been running past its deadline (then
- * the child is killed and that test's key returned), or a file has been loading past its
- * own (then the child is killed and the file returned).
+ * Runs one child until it exits, or until a test has been running past its own timeout and
+ * the grace period (then the child is killed and that test's key returned), or a file has
+ * been loading past its deadline (then the child is killed and the file returned).
  *
  * @param {object} job what the child runs (see lab-test-child.js)
- * @param {{ test: number, load: number }} deadlines ms a test may run, a file may load
+ * @param {{ grace: number, load: number }} deadlines ms past its timeout a test may run, ms a file may load
  * @param {() => void} onRunEnd called when vitest finishes a run (watch mode reruns)
  * @returns {Promise<{ kind: "exited", code: number } | { kind: "hung", key: string } | { kind: "load-hung", file: string }>}
  */
@@ -124,7 +124,7 @@ function runChild(job, deadlines, onRunEnd) {
       execArgv: [],
     });
     const progress = openSync(job.progressFile, "r");
-    /** @type {Map<string, number>} running tests and when they started */
+    /** @type {Map<string, number>} running tests and when they count as blocking */
     const running = new Map();
     /** @type {Map<string, number>} files loading and when they were queued */
     const loading = new Map();
@@ -173,13 +173,16 @@ function runChild(job, deadlines, onRunEnd) {
       pending = lines.pop() ?? "";
       for (const line of lines) {
         if (line === "") continue;
-        const entry = /** @type {{ event: string, key: string, at: number }} */ (JSON.parse(line));
-        if (entry.event === "start") running.set(entry.key, entry.at);
+        const entry = /** @type {{ event: string, key: string, at: number, timeout?: number }} */ (
+          JSON.parse(line)
+        );
+        const timeout = Math.max(entry.timeout ?? 0, LAB_TEST_TIMEOUT_MS);
+        if (entry.event === "start") running.set(entry.key, entry.at + timeout + deadlines.grace);
         else running.delete(entry.key);
       }
       const now = Date.now();
-      for (const [key, startedAt] of running) {
-        if (now - startedAt >= deadlines.test) return end({ kind: "hung", key });
+      for (const [key, blockedAt] of running) {
+        if (now >= blockedAt) return end({ kind: "hung", key });
       }
       for (const [file, queuedAt] of loading) {
         if (now - queuedAt >= deadlines.load) return end({ kind: "load-hung", file });

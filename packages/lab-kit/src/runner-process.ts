@@ -120,9 +120,12 @@ export async function runRound(
           case "module-collected":
             importing.delete(JSON.stringify([message.project, message.file]));
             break;
-          case "test-start":
-            runningTests.set(JSON.stringify([message.project, message.name]), Date.now());
+          case "test-start": {
+            // A test given a longer timeout than its target's may run that long unblocked.
+            const own = Math.max(0, (message.timeout ?? 0) - (timeouts.get(message.project) ?? 0));
+            runningTests.set(JSON.stringify([message.project, message.name]), Date.now() + own);
             break;
+          }
           case "test-end":
             runningTests.delete(JSON.stringify([message.project, message.name]));
             break;

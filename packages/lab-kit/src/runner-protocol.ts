@@ -46,7 +46,13 @@ export const childMessageSchema = z.discriminatedUnion("type", [
   /** The file finished importing: its tests are known. */
   z.object({ type: z.literal("module-collected"), project: z.string(), file: z.string() }),
   /** A test is about to run (sent from its worker before the test body starts). */
-  z.object({ type: z.literal("test-start"), project: z.string(), name: z.string() }),
+  /** `timeout`: the test's own, when it set one longer than its target's. */
+  z.object({
+    type: z.literal("test-start"),
+    project: z.string(),
+    name: z.string(),
+    timeout: z.number().optional(),
+  }),
   z.object({ type: z.literal("test-end"), project: z.string(), name: z.string() }),
   /** A test file finished: its tests with their states and errors. */
   z.object({ type: z.literal("module"), ...moduleReport.shape }),

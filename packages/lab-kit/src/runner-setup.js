@@ -12,9 +12,14 @@ const channel = channelName ? new BroadcastChannel(channelName) : undefined;
 // Never keep a worker alive just for this channel.
 if (channel && "unref" in channel) channel.unref();
 
-/** @param {"test-start" | "test-end"} type @param {string} name */
-function record(type, name) {
-  channel?.postMessage({ type, project: label, name });
+/** @param {"test-start" | "test-end"} type @param {string} name @param {number} [timeout] */
+function record(type, name, timeout) {
+  channel?.postMessage({
+    type,
+    project: label,
+    name,
+    ...(timeout === undefined ? {} : { timeout }),
+  });
 }
 
 beforeEach((context) => {
@@ -23,7 +28,7 @@ beforeEach((context) => {
     context.skip();
     return;
   }
-  record("test-start", name);
+  record("test-start", name, context.task.timeout);
 });
 
 afterEach((context) => {

@@ -111,6 +111,23 @@ describe("lab-test, a lab's own test run", () => {
     expect(run.code).toBe(1);
   }, 180_000);
 
+  it("leaves a test that has its own longer timeout running past the default, without taking it for a blocked one", async () => {
+    const copy = await copyFixture("runner-lab");
+    try {
+      const tests = path.join(copy.dir, "tests", "lab.test.ts");
+      await writeFile(
+        tests,
+        'import { expect, it } from "vitest";\n\nit("waits on a slow process", async () => {\n  await new Promise((resolve) => setTimeout(resolve, 5_000));\n  expect(1).toBe(1);\n}, 20_000);\n',
+      );
+      const run = await runBin(path.join(copy.dir, "good"), []);
+      expect(run.stderr).not.toContain("同步死循环");
+      expect(run.output).toMatch(/Tests {2}1 passed \(1\)/);
+      expect(run.code).toBe(0);
+    } finally {
+      await rm(copy.root, { recursive: true, force: true });
+    }
+  }, 240_000);
+
   it("ends a run whose source loops forever at its top level (before any test) with 1, naming the test file", async () => {
     const dir = await labPackage("top-level-loop", {});
     const source = path.join(dir, "src", "index.ts");

@@ -89,8 +89,10 @@ export function buildChildEnv(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of new Set(allowlist)) {
-    const value = parent[name];
-    if (value === undefined || SECRET_ENV_NAME.test(name)) continue;
+    // Own variables only: `constructor` or `toString` would otherwise read a function off
+    // the prototype (process.env has them too) and hand the child its source text.
+    const value = Object.hasOwn(parent, name) ? parent[name] : undefined;
+    if (typeof value !== "string" || SECRET_ENV_NAME.test(name)) continue;
     env[name] = value;
   }
   return env;

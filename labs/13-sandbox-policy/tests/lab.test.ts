@@ -109,7 +109,7 @@ describe("the policy around a real child process", () => {
       allowEnv: ["GITHUB_TOKEN"],
     });
 
-  it("`env` run as a child shows none of the parent's secrets", async () => {
+  it("env run as a child shows none of the parent's secrets", async () => {
     const program = await policy().resolveProgram("env");
     if (!program.ok) throw new Error(program.reason);
     const result = await runProcess({

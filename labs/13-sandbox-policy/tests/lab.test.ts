@@ -109,16 +109,22 @@ describe("the policy around a real child process", () => {
       allowEnv: ["GITHUB_TOKEN"],
     });
 
-  it("env run as a child shows none of the parent's secrets", async () => {
-    const program = await policy().resolveProgram("env");
+  /** Runs an allowed program as the policy says: its absolute path, its cwd, its env. */
+  const runAllowed = async (name: string) => {
+    const { cwd, env, resolveProgram } = policy();
+    const program = await resolveProgram(name);
     if (!program.ok) throw new Error(program.reason);
-    const result = await runProcess({
+    return runProcess({
       argv: [program.path],
-      cwd: policy().cwd,
-      env: policy().env,
+      cwd,
+      env,
       timeoutMs: 10_000,
       maxOutputBytes: 100_000,
     });
+  };
+
+  it("env run as a child shows none of the parent's secrets", async () => {
+    const result = await runAllowed("env");
     expect(result.exitCode).toBe(0);
     expect(result.stdout, "子进程应当看得到白名单上的变量").toContain("LANG=zh_CN.UTF-8");
     const leaked = SECRETS.filter((secret) => result.stdout.includes(secret));
@@ -144,15 +150,7 @@ describe("the policy around a real child process", () => {
   });
 
   it("runs every command in the workspace root", async () => {
-    const program = await policy().resolveProgram("pwd");
-    if (!program.ok) throw new Error(program.reason);
-    const result = await runProcess({
-      argv: [program.path],
-      cwd: policy().cwd,
-      env: policy().env,
-      timeoutMs: 10_000,
-      maxOutputBytes: 10_000,
-    });
+    const result = await runAllowed("pwd");
     expect(result.stdout.trim()).toBe(workspace);
   });
 });

@@ -99,11 +99,14 @@ describe("createSandboxPolicy: environment", () => {
   it.each([
     ["a plain object", { PATH: "/usr/bin" }],
     ["process.env", process.env],
-  ])("never takes a name inherited from the prototype of %s (constructor, toString)", (_name, parent) => {
-    const env = buildChildEnv(parent, ["constructor", "toString", "hasOwnProperty", "__proto__"]);
-    expect(Object.keys(env)).toEqual([]);
-    expect(Object.getPrototypeOf(env)).toBe(Object.prototype);
-  });
+  ])(
+    "never takes a name inherited from the prototype of %s (constructor, toString)",
+    (_name, parent) => {
+      const env = buildChildEnv(parent, ["constructor", "toString", "hasOwnProperty", "__proto__"]);
+      expect(Object.keys(env)).toEqual([]);
+      expect(Object.getPrototypeOf(env)).toBe(Object.prototype);
+    },
+  );
 
   it("`env` run as a child shows none of the parent's secrets", async () => {
     const policy = createSandboxPolicy({

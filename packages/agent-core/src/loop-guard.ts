@@ -99,101 +99,121 @@ export function parseLimits(limits: unknown): Limits {
 
 /** Creates a guard for one run; the duration clock starts now. */
 export function createLoopGuard(limits: Limits, options: LoopGuardOptions = {}): LoopGuard {
-  const checked = parseLimits(limits);
-  const clock = options.clock ?? (() => performance.now());
-  const startedAt = clock();
-  let steps = 0;
-  let toolCalls = 0;
-  let toolErrors = 0;
-  const maxToolErrors = checked.maxToolErrors ?? DEFAULT_MAX_TOOL_ERRORS;
-  let inputTokens = 0;
-  let outputTokens = 0;
-  let lastFingerprint: string | undefined;
-  let repeats = 0;
+  return new Guard(parseLimits(limits), options.clock ?? (() => performance.now()));
+}
 
-  const stop = (code: BudgetCode, reason: string): GuardVerdict => ({ stop: true, code, reason });
+const stop = (code: BudgetCode, reason: string): GuardVerdict => ({ stop: true, code, reason });
 
-  return {
-    beforeModelCall() {
-      // Checked before the call: maxSteps: 2 allows exactly two model calls.
-      if (steps >= checked.maxSteps) {
-        return stop("max_steps", `已达到最大步数 ${checked.maxSteps}`);
-      }
-      const tokens = inputTokens + outputTokens;
-      if (checked.maxTokens !== undefined && tokens >= checked.maxTokens) {
-        return stop("max_tokens", `已用 ${tokens} 个 token，达到预算 ${checked.maxTokens}`);
-      }
-      const elapsed = clock() - startedAt;
-      if (checked.maxDurationMs !== undefined && elapsed >= checked.maxDurationMs) {
-        return stop(
-          "max_duration",
-          `已运行 ${Math.round(elapsed)} ms，达到时间预算 ${checked.maxDurationMs} ms`,
-        );
-      }
-      return CONTINUE;
-    },
-    recordUsage(usage) {
-      if (usage === undefined) return;
-      inputTokens += usage.inputTokens;
-      outputTokens += usage.outputTokens;
-    },
-    recordAction(action) {
-      // A step counts when a valid reply arrives; the repeat check runs right after,
-      // so the repeated action itself is counted (maxRepeatedActions: 1 stops at steps: 2).
-      steps += 1;
-      if (checked.maxRepeatedActions === undefined) return CONTINUE;
-      const fingerprint = isActionList(action)
-        ? `[${action.map(fingerprintAction).join(",")}]`
-        : fingerprintAction(action);
-      repeats = fingerprint === lastFingerprint ? repeats + 1 : 1;
-      lastFingerprint = fingerprint;
-      if (repeats > checked.maxRepeatedActions) {
-        const what = isActionList(action)
-          ? `同一组 ${action.length} 个动作`
-          : `同一个 ${action.type} 动作`;
-        return stop(
-          "repeated_action",
-          `${what}连续出现 ${repeats} 次，超过上限 ${checked.maxRepeatedActions}`,
-        );
-      }
-      return CONTINUE;
-    },
-    beforeToolCall() {
-      if (checked.maxToolCalls !== undefined && toolCalls >= checked.maxToolCalls) {
-        return stop(
-          "max_tool_calls",
-          `已执行 ${toolCalls} 次工具调用，达到上限 ${checked.maxToolCalls}`,
-        );
-      }
-      return CONTINUE;
-    },
-    recordToolCall() {
-      toolCalls += 1;
-    },
-    recordToolResult(ok) {
-      // Only errors in a row count: a model that recovers between mistakes is working.
-      toolErrors = ok ? 0 : toolErrors + 1;
-      if (toolErrors >= maxToolErrors) {
-        return stop(
-          "max_tool_errors",
-          `工具连续 ${toolErrors} 次返回错误，达到上限 ${maxToolErrors}`,
-        );
-      }
-      return CONTINUE;
-    },
-    get steps() {
-      return steps;
-    },
-    counters() {
-      return {
-        steps,
-        toolCalls,
-        toolErrors,
-        usage: { inputTokens, outputTokens },
-        elapsedMs: clock() - startedAt,
-      };
-    },
-  };
+/**
+ * The guard's state. A class, not an object literal of closures: a literal with a getter
+ * (`steps`) is built by V8's slow path, several microseconds on every run.
+ */
+class Guard implements LoopGuard {
+  readonly #limits: Limits;
+  readonly #clock: () => number;
+  readonly #startedAt: number;
+  readonly #maxToolErrors: number;
+  #steps = 0;
+  #toolCalls = 0;
+  #toolErrors = 0;
+  #inputTokens = 0;
+  #outputTokens = 0;
+  #lastFingerprint: string | undefined = undefined;
+  #repeats = 0;
+
+  constructor(limits: Limits, clock: () => number) {
+    this.#limits = limits;
+    this.#clock = clock;
+    this.#startedAt = clock();
+    this.#maxToolErrors = limits.maxToolErrors ?? DEFAULT_MAX_TOOL_ERRORS;
+  }
+
+  beforeModelCall(): GuardVerdict {
+    const limits = this.#limits;
+    // Checked before the call: maxSteps: 2 allows exactly two model calls.
+    if (this.#steps >= limits.maxSteps) {
+      return stop("max_steps", `已达到最大步数 ${limits.maxSteps}`);
+    }
+    const tokens = this.#inputTokens + this.#outputTokens;
+    if (limits.maxTokens !== undefined && tokens >= limits.maxTokens) {
+      return stop("max_tokens", `已用 ${tokens} 个 token，达到预算 ${limits.maxTokens}`);
+    }
+    const elapsed = this.#clock() - this.#startedAt;
+    if (limits.maxDurationMs !== undefined && elapsed >= limits.maxDurationMs) {
+      return stop(
+        "max_duration",
+        `已运行 ${Math.round(elapsed)} ms，达到时间预算 ${limits.maxDurationMs} ms`,
+      );
+    }
+    return CONTINUE;
+  }
+
+  recordUsage(usage: TokenUsage | undefined): void {
+    if (usage === undefined) return;
+    this.#inputTokens += usage.inputTokens;
+    this.#outputTokens += usage.outputTokens;
+  }
+
+  recordAction(action: Action | readonly Action[]): GuardVerdict {
+    // A step counts when a valid reply arrives; the repeat check runs right after,
+    // so the repeated action itself is counted (maxRepeatedActions: 1 stops at steps: 2).
+    this.#steps += 1;
+    const maxRepeated = this.#limits.maxRepeatedActions;
+    if (maxRepeated === undefined) return CONTINUE;
+    const fingerprint = isActionList(action)
+      ? `[${action.map(fingerprintAction).join(",")}]`
+      : fingerprintAction(action);
+    this.#repeats = fingerprint === this.#lastFingerprint ? this.#repeats + 1 : 1;
+    this.#lastFingerprint = fingerprint;
+    if (this.#repeats > maxRepeated) {
+      const what = isActionList(action)
+        ? `同一组 ${action.length} 个动作`
+        : `同一个 ${action.type} 动作`;
+      return stop(
+        "repeated_action",
+        `${what}连续出现 ${this.#repeats} 次，超过上限 ${maxRepeated}`,
+      );
+    }
+    return CONTINUE;
+  }
+
+  beforeToolCall(): GuardVerdict {
+    const max = this.#limits.maxToolCalls;
+    if (max !== undefined && this.#toolCalls >= max) {
+      return stop("max_tool_calls", `已执行 ${this.#toolCalls} 次工具调用，达到上限 ${max}`);
+    }
+    return CONTINUE;
+  }
+
+  recordToolCall(): void {
+    this.#toolCalls += 1;
+  }
+
+  recordToolResult(ok: boolean): GuardVerdict {
+    // Only errors in a row count: a model that recovers between mistakes is working.
+    this.#toolErrors = ok ? 0 : this.#toolErrors + 1;
+    if (this.#toolErrors >= this.#maxToolErrors) {
+      return stop(
+        "max_tool_errors",
+        `工具连续 ${this.#toolErrors} 次返回错误，达到上限 ${this.#maxToolErrors}`,
+      );
+    }
+    return CONTINUE;
+  }
+
+  get steps(): number {
+    return this.#steps;
+  }
+
+  counters(): GuardCounters {
+    return {
+      steps: this.#steps,
+      toolCalls: this.#toolCalls,
+      toolErrors: this.#toolErrors,
+      usage: { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens },
+      elapsedMs: this.#clock() - this.#startedAt,
+    };
+  }
 }
 
 function isActionList(action: Action | readonly Action[]): action is readonly Action[] {

@@ -95,18 +95,24 @@ const HISTORY_VIEW = Symbol("agent-core.history-view");
 
 /** Creates an empty history. */
 export function createHistory(): History {
-  const entries: Message[] = [];
-  return {
-    append(message) {
-      entries.push(deepFreeze(message));
-    },
-    view() {
-      return new Proxy(entries, new ViewHandler(entries.length)) as readonly Message[];
-    },
-    get length() {
-      return entries.length;
-    },
-  };
+  return new AppendOnlyHistory();
+}
+
+/** A class, not a literal: a literal with a getter (`length`) is slow to build each run. */
+class AppendOnlyHistory implements History {
+  readonly #entries: Message[] = [];
+
+  append(message: Message): void {
+    this.#entries.push(deepFreeze(message));
+  }
+
+  view(): readonly Message[] {
+    return new Proxy(this.#entries, new ViewHandler(this.#entries.length)) as readonly Message[];
+  }
+
+  get length(): number {
+    return this.#entries.length;
+  }
 }
 
 /** True if `value` is a view made by a `History`: immutable, safe to keep by reference. */

@@ -127,7 +127,9 @@ const traced = guarded({ trace: () => {} });
 async function microsPerStep(loop: Loop, steps: number): Promise<{ cpu: number; wall: number }> {
   const turns = script(steps);
   const runs = Math.max(3, Math.round(TOTAL_STEPS / steps));
-  for (let i = 0; i < Math.min(runs, 20); i += 1) await loop(turns, steps); // warm-up
+  // Warm-up of about 20,000 steps whatever the size: 20 runs of 10 steps leave the JIT cold.
+  const warmUp = Math.min(runs, Math.max(2, Math.round(20_000 / steps)));
+  for (let i = 0; i < warmUp; i += 1) await loop(turns, steps);
   gc();
   const start = process.hrtime.bigint();
   const cpuStart = process.cpuUsage();

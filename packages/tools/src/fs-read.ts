@@ -208,6 +208,10 @@ export async function findFiles(
   };
 }
 
+/**
+ * Compared without case: on a case-insensitive filesystem (macOS, Windows) `.GIT/` and
+ * `Node_Modules/` are the very same folders, and the glob's ignore list is case-sensitive.
+ */
 function isExcluded(part: string): boolean {
-  return (EXCLUDED_DIRS as readonly string[]).includes(part);
+  return (EXCLUDED_DIRS as readonly string[]).includes(part.toLowerCase());
 }

@@ -53,5 +53,16 @@ export {
   type SandboxMode,
 } from "./sandbox/sandbox-mode.ts";
 export { SearchInputSchema, type SearchResult, searchWorkspace } from "./search.ts";
-export { createWorkspace, isInside, type Workspace, type WorkspacePath } from "./workspace.ts";
-export { createWorkspaceTools, type WorkspaceToolsOptions } from "./workspace-tools.ts";
+export {
+  createWorkspace,
+  isInside,
+  locateRealPath,
+  type RealLocation,
+  type Workspace,
+  type WorkspacePath,
+} from "./workspace.ts";
+export {
+  createReadTools,
+  createWorkspaceTools,
+  type WorkspaceToolsOptions,
+} from "./workspace-tools.ts";

@@ -12,7 +12,7 @@ import { createRunCommand, RunCommandInputSchema } from "./run-command.ts";
 import { createSandboxPolicy } from "./sandbox/policy.ts";
 import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
 import { SearchInputSchema, searchWorkspace } from "./search.ts";
-import { createWorkspace } from "./workspace.ts";
+import { createWorkspace, type Workspace } from "./workspace.ts";
 
 /** Everything the four week-3 tools need for one run. */
 export interface WorkspaceToolsOptions {
@@ -53,6 +53,25 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
       : { approvalTimeoutMs: options.approvalTimeoutMs }),
   });
   return {
+    ...createReadTools(workspace, limits),
+    run_command: defineTool({
+      description:
+        "在工作区运行程序（不经过 shell）：{ argv, timeoutMs? } → { exitCode, signal, stdout, stderr, truncated, timedOut }",
+      inputSchema: RunCommandInputSchema,
+      execute: (input, signal) => runCommand(input, signal),
+    }),
+  };
+}
+
+/**
+ * `read_file`, `list_files` and `search` (design §6) over one workspace: every path they
+ * take goes through `workspace.resolve`, the one wall between the model and the machine.
+ */
+export function createReadTools(
+  workspace: Workspace,
+  limits: ReadLimits = DEFAULT_READ_LIMITS,
+): ToolSet {
+  return {
     read_file: defineTool({
       description:
         "读取工作区内的文本文件：{ path, startLine?, endLine? } → { content, hash, totalLines, truncated }",
@@ -70,12 +89,6 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
         '在工作区文件中按纯文本查找：{ pattern, path?, glob? } → { matches: ["path:line:text"], truncated }',
       inputSchema: SearchInputSchema,
       execute: (input) => searchWorkspace(workspace, input, limits),
-    }),
-    run_command: defineTool({
-      description:
-        "在工作区运行程序（不经过 shell）：{ argv, timeoutMs? } → { exitCode, signal, stdout, stderr, truncated, timedOut }",
-      inputSchema: RunCommandInputSchema,
-      execute: (input, signal) => runCommand(input, signal),
     }),
   };
 }

@@ -6,7 +6,7 @@ import { type ToolErrorResult, toolError } from "@coding-agent/agent-core";
 /** A path the tools may touch: its real absolute path and its path relative to the root. */
 export interface WorkspacePath {
   readonly ok: true;
-  /** Real absolute path (symlinks resolved), or the lexical path when it does not exist. */
+  /** Real absolute path (symlinks resolved), also for a path that does not exist yet. */
   readonly absolute: string;
   /** Relative to the workspace root, with `/` separators; `.` for the root itself. */
   readonly relative: string;
@@ -45,51 +45,70 @@ export function createWorkspace(dir: string): Workspace {
       if (/^[A-Za-z]:/.test(normalized)) return outside;
       const lexical = path.resolve(root, normalized);
       if (!contains(lexical)) return outside;
-      const real = await realPathOf(root, lexical);
-      if (real.kind === "outside" || (real.kind === "real" && !contains(real.path))) return outside;
-      const absolute = real.kind === "real" ? real.path : lexical;
+      const real = await locateRealPath(lexical);
+      if (real === undefined || !contains(real.path)) return outside;
       return {
         ok: true,
-        absolute,
-        relative: toRelative(root, absolute),
-        exists: real.kind === "real",
+        absolute: real.path,
+        relative: toRelative(root, real.path),
+        exists: real.exists,
       };
     },
   };
 }
 
-type RealPath =
-  | { readonly kind: "real"; readonly path: string }
-  | { readonly kind: "missing" }
-  | { readonly kind: "outside" };
+/** Where a path really leads, and whether something is there. */
+export interface RealLocation {
+  /** The real absolute path: every symlink on the way resolved, a missing tail kept as written. */
+  readonly path: string;
+  readonly exists: boolean;
+}
+
+/** Symlinks followed for one path before giving up, as the kernel's own ELOOP limit. */
+const MAX_SYMLINK_HOPS = 40;
 
 /**
- * The real path of `lexical`. When it does not exist, the deepest part that does
- * (and a dangling symlink's target) must still be inside, so that `not_found`
- * never reports on a place outside the workspace.
+ * The real place an absolute path leads to. For a path that exists, its `realpath`.
+ * For one that does not (yet), the real path of its deepest existing part joined with
+ * the rest, following dangling symlinks hop by hop: `a -> b -> ../outside/new.txt`
+ * leads outside even though nothing is there, and a write (week 4) would land there.
+ * Undefined when it cannot be known (a symlink loop, more than 40 hops, an unreadable
+ * link): a caller must refuse such a path.
  */
-async function realPathOf(root: string, lexical: string): Promise<RealPath> {
+export async function locateRealPath(absolute: string): Promise<RealLocation | undefined> {
+  return locateFrom(absolute, new Set());
+}
+
+/** `locateRealPath`, remembering the dangling links already followed: one seen twice is a loop. */
+async function locateFrom(
+  absolute: string,
+  followed: Set<string>,
+): Promise<RealLocation | undefined> {
   try {
-    return { kind: "real", path: await realpath(lexical) };
+    return { path: await realpath(absolute), exists: true };
   } catch {
-    // The path, or a part of it, does not exist (or is a symlink loop): look at what does.
+    // The path, or a part of it, does not exist (or is a loop): look at what does.
   }
-  let current = lexical;
-  while (isInside(root, current)) {
+  let current = absolute;
+  while (true) {
     const stats = await lstat(current).catch(() => undefined);
     if (stats !== undefined) {
-      const real = await realpath(current).catch(() => undefined);
-      if (real !== undefined)
-        return isInside(root, real) ? { kind: "missing" } : { kind: "outside" };
-      // A dangling symlink (or a loop): judge where it points.
+      const rest = path.relative(current, absolute);
+      if (!stats.isSymbolicLink()) {
+        const real = await realpath(current).catch(() => undefined);
+        return real === undefined ? undefined : { path: path.join(real, rest), exists: false };
+      }
+      // A dangling symlink (or a loop): continue from where it points.
+      if (followed.has(current) || followed.size >= MAX_SYMLINK_HOPS) return undefined;
+      followed.add(current);
       const target = await danglingTarget(current);
-      return target !== undefined && isInside(root, target)
-        ? { kind: "missing" }
-        : { kind: "outside" };
+      if (target === undefined) return undefined;
+      return locateFrom(path.join(target, rest), followed);
     }
-    current = path.dirname(current);
+    const parent = path.dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
   }
-  return { kind: "outside" };
 }
 
 /** Where a dangling symlink points, resolved from its real parent folder. */

@@ -33,6 +33,10 @@ const ESCAPES: ReadonlyArray<readonly [name: string, path: (l: TempLayout) => st
   ["a symlinked parent folder", () => "dir-out/secret.txt"],
   ["a missing file under a symlinked parent folder", () => "dir-out/not-there.txt"],
   ["a dangling symlink pointing outside", () => "dangling-out"],
+  ["a chain of symlinks whose last link dangles outside", () => "chain-1"],
+  ["a file under a chain of symlinks that dangles outside", () => "chain-1/x.txt"],
+  ["a symlink into a sibling folder sharing the workspace's name as prefix", () => "link-sibling"],
+  ["a symlink loop (where it leads cannot be known)", () => "loop-a"],
   ["a NUL byte", () => "notes.txt\0../outside/secret.txt"],
   ["Windows-style `..\\`", () => "..\\outside\\secret.txt"],
   ["Windows-style `..\\` after a folder", () => "src\\..\\..\\outside\\secret.txt"],
@@ -165,6 +169,15 @@ describe("read_file inside the workspace", () => {
     });
   });
 
+  it("resolves a missing file under a symlinked folder inside to its real place", async () => {
+    expect(await workspace.resolve("dir-in/new.ts")).toEqual({
+      ok: true,
+      absolute: join(layout.workspace, "src", "new.ts"),
+      relative: "src/new.ts",
+      exists: false,
+    });
+  });
+
   it("reports a binary file instead of dumping it", async () => {
     const result = await readWorkspaceFile(workspace, { path: "image.bin" });
     expect(result).toMatchObject({ content: "", binary: true, bytes: 6, truncated: false });
@@ -201,6 +214,13 @@ describe("list_files and search", () => {
     const result = await listWorkspaceFiles(workspace, {}, small);
     expect(result).toMatchObject({ truncated: true });
     expect(filesOf(result)).toHaveLength(2);
+  });
+
+  it("leaves out case variants of .git/ and node_modules/ (the same folders on macOS and Windows)", async () => {
+    const files = filesOf(await listWorkspaceFiles(workspace, {}));
+    expect(files.filter((file) => /(^|\/)(\.git|node_modules)\//i.test(file))).toEqual([]);
+    expect(filesOf(await listWorkspaceFiles(workspace, { path: ".GIT" }))).toEqual([]);
+    expect(filesOf(await listWorkspaceFiles(workspace, { path: "lib" }))).toEqual([]);
   });
 
   it("returns path:line:text matches, skipping .git/, node_modules/ and binary files", async () => {

@@ -15,7 +15,16 @@ beforeAll(async () => {
 });
 afterAll(() => layout.remove());
 
-const SYMLINKS = ["link-out", "dir-out", "dangling-out", "link-in", "dir-in"];
+const SYMLINKS = [
+  "link-out",
+  "dir-out",
+  "dangling-out",
+  "link-in",
+  "dir-in",
+  "link-sibling",
+  "chain-1",
+  "loop-a",
+];
 const ORDINARY = ["src", "deep", "notes.txt", "a.ts", "b.ts", "ws", "outside", "secret.txt", "x"];
 const segment = fc.constantFrom("..", ".", ...SYMLINKS, ...ORDINARY);
 const relativePath = fc

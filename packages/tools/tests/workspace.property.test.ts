@@ -41,7 +41,10 @@ function realPlace(absolute: string): string {
 const inside = (root: string, candidate: string) =>
   candidate === root || candidate.startsWith(`${root}${sep}`);
 
-describe("workspace.resolve (property)", () => {
+/** A timeout only so that a hang fails: hundreds of real filesystem walks take seconds on a loaded machine. */
+const HANG_GUARD_MS = 120_000;
+
+describe("workspace.resolve (property)", { timeout: HANG_GUARD_MS }, () => {
   it("never accepts a path built from .., ., symlinks and names that really leads outside", async () => {
     await fc.assert(
       fc.asyncProperty(relativePath, async (requested) => {

@@ -8,7 +8,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.ts";
 
-const BIN = fileURLToPath(new URL("../bin/coding-agent.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../bin/coding-agent-dev.js", import.meta.url));
 const OPENAI_KEY = `sk-proj-${"CliTest0".repeat(4)}`;
 const ANTHROPIC_KEY = `sk-ant-api03-${"CliTest0".repeat(4)}`;
 

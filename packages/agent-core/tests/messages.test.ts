@@ -82,6 +82,89 @@ describe("createHistory", () => {
     const history = createHistory();
     expect(isHistoryView(history.view())).toBe(true);
     expect(isHistoryView([])).toBe(false);
+    expect(isHistoryView(undefined)).toBe(false);
+    expect(isHistoryView(null)).toBe(false);
+    expect(isHistoryView("view")).toBe(false);
+  });
+
+  it("answers `in` for indexes below its length, array members and symbols, and nothing else", () => {
+    const history = createHistory();
+    history.append(user("a"));
+    history.append(user("b"));
+    const view = history.view();
+    expect(0 in view).toBe(true);
+    expect(1 in view).toBe(true);
+    expect(2 in view).toBe(false);
+    expect("-1" in view).toBe(false);
+    expect("1.5" in view).toBe(false);
+    expect("01" in view).toBe(false);
+    expect("length" in view).toBe(true);
+    expect("map" in view).toBe(true);
+    expect(Symbol.iterator in view).toBe(true);
+  });
+
+  it("reads only canonical indexes as entries", () => {
+    const history = createHistory();
+    history.append(user("a"));
+    history.append(user("b"));
+    const view = history.view() as unknown as Record<string, unknown>;
+    expect(view["1"]).toEqual(user("b"));
+    expect(view["01"]).toBeUndefined();
+    expect(view["1.0"]).toBeUndefined();
+    expect(view["-1"]).toBeUndefined();
+    expect(view[""]).toBeUndefined();
+  });
+
+  it("hides the first and the tenth entry appended after the view was taken", () => {
+    const history = createHistory();
+    const empty = history.view();
+    history.append(user("0"));
+    const one = history.view();
+    for (let index = 1; index < 12; index += 1) history.append(user(String(index)));
+    expect(empty[0]).toBeUndefined();
+    expect(0 in empty).toBe(false);
+    expect(one[9]).toBeUndefined();
+    expect(9 in one).toBe(false);
+    expect(one[0]).toEqual(user("0"));
+    expect(history.view()[9]).toEqual(user("9"));
+    expect(history.view()[11]).toEqual(user("11"));
+  });
+
+  it("describes its own keys as a fixed-length, read-only array would", () => {
+    const history = createHistory();
+    history.append(user("a"));
+    const early = history.view();
+    history.append(user("b"));
+    expect(Reflect.ownKeys(early)).toEqual(["0", "length"]);
+    expect(Object.getOwnPropertyDescriptor(early, "length")).toEqual({
+      value: 1,
+      writable: true,
+      enumerable: false,
+      configurable: false,
+    });
+    expect(Object.getOwnPropertyDescriptor(early, "0")).toEqual({
+      value: user("a"),
+      writable: false,
+      enumerable: true,
+      configurable: true,
+    });
+    expect(Object.getOwnPropertyDescriptor(early, "1")).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(early, Symbol.iterator)).toBeUndefined();
+  });
+
+  it.each([
+    ["set", (view: object) => Reflect.set(view, "0", user("x"))],
+    ["defineProperty", (view: object) => Reflect.defineProperty(view, "0", { value: user("x") })],
+    ["deleteProperty", (view: object) => Reflect.deleteProperty(view, "0")],
+    ["setPrototypeOf", (view: object) => Reflect.setPrototypeOf(view, null)],
+    ["preventExtensions", (view: object) => Reflect.preventExtensions(view)],
+  ])("throws from %s instead of answering false", (_name, change) => {
+    const history = createHistory();
+    history.append(user("a"));
+    const view = history.view();
+    expect(() => change(view)).toThrow(new TypeError("history views are read-only"));
+    expect([...view]).toEqual([user("a")]);
+    expect(Object.isExtensible(view)).toBe(true);
   });
 
   it("reports its length", () => {
@@ -96,5 +179,31 @@ describe("deepFreeze", () => {
     const value = { a: [{ b: 1 }] };
     expect(deepFreeze(value)).toBe(value);
     expect(Object.isFrozen(value.a[0])).toBe(true);
+  });
+
+  it("leaves primitives and null as they are", () => {
+    expect(deepFreeze(null)).toBeNull();
+    expect(deepFreeze("text")).toBe("text");
+    expect(deepFreeze(3)).toBe(3);
+  });
+
+  it("freezes plain data only: a function inside is not frozen", () => {
+    const callback = () => 1;
+    const value = deepFreeze({ callback });
+    expect(Object.isFrozen(value)).toBe(true);
+    expect(Object.isFrozen(callback)).toBe(false);
+  });
+
+  it("does not walk a subtree that is already frozen (appending frozen input stays O(1))", () => {
+    let reads = 0;
+    const frozen = Object.freeze({
+      get inner() {
+        reads += 1;
+        return { open: true };
+      },
+    });
+    const value = deepFreeze({ frozen });
+    expect(value.frozen).toBe(frozen);
+    expect(reads).toBe(0);
   });
 });

@@ -115,3 +115,54 @@ class SignalRace implements AbortRace {
     resolve(outcome);
   }
 }
+
+/** How a call raced against a timer ended: as `settle`'s outcomes, or the timer fired first. */
+export type TimedSettled<T> = Settled<T> | { readonly kind: "timeout" };
+
+/**
+ * Runs `call` with an `AbortSignal` of its own and resolves with the first of: the
+ * call ends (`value` / `error`), `timeoutMs` passes (`timeout`), `signal` fires
+ * (`aborted`). The call's signal is aborted when the timer fires (its reason a
+ * `TimeoutError` DOMException, as `AbortSignal.timeout` gives) or when `signal`
+ * fires (with `signal`'s reason), so a call that honours it stops working; one
+ * that ignores it is no longer waited for. Never rejects. Once it resolves the
+ * timer is cleared and the listener removed: nothing fires later, nothing keeps
+ * the process alive, and a long run does not collect listeners on `signal`.
+ */
+export function settleWithTimeout<T>(
+  call: (signal: AbortSignal) => T | PromiseLike<T>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<TimedSettled<T>> {
+  if (signal?.aborted === true) return Promise.resolve(ABORTED);
+  const controller = new AbortController();
+  return new Promise<TimedSettled<T>>((resolve) => {
+    let pending = true;
+    const done = (outcome: TimedSettled<T>) => {
+      if (!pending) return;
+      pending = false;
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(outcome);
+    };
+    const onAbort = () => {
+      controller.abort(signal?.reason);
+      done(ABORTED);
+    };
+    const timer = setTimeout(() => {
+      controller.abort(new DOMException(`调用超过 ${timeoutMs} ms`, "TimeoutError"));
+      done(TIMED_OUT);
+    }, timeoutMs);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      Promise.resolve(call(controller.signal)).then(
+        (value) => done(toValue(value)),
+        (error: unknown) => done(toError(error)),
+      );
+    } catch (error) {
+      done(toError(error));
+    }
+  });
+}
+
+const TIMED_OUT: TimedSettled<never> = Object.freeze({ kind: "timeout" });

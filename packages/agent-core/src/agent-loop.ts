@@ -1,4 +1,4 @@
-import { type AbortRace, createAbortRace } from "./abortable.ts";
+import { type AbortRace, createAbortRace, type Settled, settleWithTimeout } from "./abortable.ts";
 import { type Action, type MessageAction, parseAction, type ToolCallAction } from "./action.ts";
 import { errorMessage, InvalidTaskError, isAbortError } from "./errors.ts";
 import { formatValueIssues } from "./issues.ts";
@@ -79,6 +79,7 @@ export function statusOf(code: StopCode): RunStatus {
     case "max_tool_calls":
     case "max_tokens":
     case "max_duration":
+    case "model_timeout":
     case "max_tool_errors":
     case "repeated_action":
       return "budget_exceeded";
@@ -104,6 +105,8 @@ interface Run {
   readonly provider: Provider;
   readonly tools: ToolRegistry;
   readonly guard: LoopGuard;
+  /** The limits the guard enforces (the caller's, tightened by the task's budgets). */
+  readonly limits: Limits;
   readonly history: History;
   readonly tracer: Tracer;
   readonly redact: Redactor;
@@ -141,11 +144,13 @@ export async function runAgent(
   // Read per run, not per process: a key set or rotated since the last run is masked too.
   const redact = options.redact ?? redactorForEnvironment();
   const callerLimits = parseLimits(limits);
+  const runLimits = tightestLimits(callerLimits, parsedTask.task.budgets);
   const run: Run = {
     task: deepFreeze(redactTask(parsedTask.task, redact)),
     provider,
     tools: isToolRegistry(tools) ? tools : createToolRegistry(tools),
-    guard: createLoopGuard(tightestLimits(callerLimits, parsedTask.task.budgets), { clock }),
+    guard: createLoopGuard(runLimits, { clock }),
+    limits: runLimits,
     history: createHistory(),
     tracer: createTracer(options.trace, clock),
     redact,
@@ -228,11 +233,24 @@ async function askModel(run: Run): Promise<ModelReply> {
     tools: run.tools.descriptions,
   });
   run.tracer.emit({ type: "model_started", step });
-  const settled = await run.race.settle(() => run.provider.complete(request, run.callSignal));
+  const settled = await timedCall(
+    run,
+    (signal) => run.provider.complete(request, signal),
+    run.limits.modelTimeoutMs,
+  );
 
   // An abort during the call wins over whatever the provider did or will do.
   if (settled.kind === "aborted" || run.signal?.aborted)
     return modelFailed(run, step, "cancelled", "模型调用期间运行被取消");
+  if (settled.kind === "timeout") {
+    // Both end the run budget_exceeded: a per-call limit is a budget like the run's own.
+    if (settled.limit === "run") {
+      const reason = `模型调用期间用完时间预算 ${run.limits.maxDurationMs} ms，调用已中止`;
+      return modelFailed(run, step, "max_duration", reason);
+    }
+    const reason = `模型调用超过 ${run.limits.modelTimeoutMs} ms 未返回，已中止（modelTimeoutMs）`;
+    return modelFailed(run, step, "model_timeout", reason);
+  }
   if (settled.kind === "error") {
     if (isAbortError(settled.error)) return modelFailed(run, step, "cancelled", "模型调用被中止");
     return modelFailed(run, step, "provider_error", `模型调用失败：${errorText(settled.error)}`);
@@ -427,7 +445,22 @@ async function callTool(
     });
   }
   const validInput = checked.input;
-  const settled = await run.race.settle(() => tool.execute(validInput, run.callSignal));
+  const settled = await timedCall(
+    run,
+    (signal) => tool.execute(validInput, signal),
+    run.limits.toolTimeoutMs,
+  );
+
+  if (settled.kind === "timeout") {
+    if (settled.limit === "run") {
+      const reason = `工具 ${toolName} 执行期间用完时间预算 ${run.limits.maxDurationMs} ms，已中止`;
+      toolFailed(ref, { code: "max_duration", message: reason }, true);
+      return { code: "max_duration", reason };
+    }
+    // Like an error the tool returned: the model may try something quicker.
+    const message = `工具 ${toolName} 超过 ${run.limits.toolTimeoutMs} ms 未完成，已中止（toolTimeoutMs）`;
+    return toolErrored(ref, { code: "timeout", message });
+  }
 
   if (settled.kind === "aborted" || (settled.kind === "error" && isAbortError(settled.error))) {
     toolFailed(ref, { code: "cancelled", message: "工具执行期间运行被取消" }, true);
@@ -475,6 +508,33 @@ async function callTool(
   });
   run.guard.recordToolResult(true);
   return afterTool(run, toolName);
+}
+
+/** How a timed call ended: as `Settled`, or which time limit fired first. */
+type CallOutcome<T> = Settled<T> | { readonly kind: "timeout"; readonly limit: "call" | "run" };
+
+/**
+ * Runs one provider or tool call under the run's time limits: its own timeout
+ * (`modelTimeoutMs` / `toolTimeoutMs`) and what is left of `maxDurationMs`,
+ * whichever ends first, and the run's signal. A timed call gets a signal of its
+ * own, aborted when its time is up; without any time limit the call gets the
+ * run's signal and one listener serves the whole run (the fast path).
+ */
+function timedCall<T>(
+  run: Run,
+  call: (signal: AbortSignal) => T | PromiseLike<T>,
+  callMs: number | undefined,
+): Promise<CallOutcome<T>> {
+  const runMs = run.guard.remainingMs();
+  if (runMs === undefined && callMs === undefined) {
+    return run.race.settle(() => call(run.callSignal));
+  }
+  // On a tie the run's deadline is named: the run is over either way.
+  const runFirst = runMs !== undefined && (callMs === undefined || runMs <= callMs);
+  const ms = runFirst ? (runMs ?? 0) : (callMs ?? 0);
+  return settleWithTimeout(call, ms, run.signal).then((settled) =>
+    settled.kind === "timeout" ? { kind: "timeout", limit: runFirst ? "run" : "call" } : settled,
+  );
 }
 
 /**
@@ -592,11 +652,15 @@ function tightestLimits(limits: Limits, budgets: TaskBudgets | undefined): Limit
   const maxToolCalls = min(limits.maxToolCalls, budgets.maxToolCalls);
   const maxTokens = min(limits.maxTokens, budgets.maxTokens);
   const maxDurationMs = min(limits.maxDurationMs, budgets.maxDurationMs);
+  const modelTimeoutMs = min(limits.modelTimeoutMs, budgets.modelTimeoutMs);
+  const toolTimeoutMs = min(limits.toolTimeoutMs, budgets.toolTimeoutMs);
   const maxRepeatedActions = min(limits.maxRepeatedActions, budgets.maxRepeatedActions);
   const maxToolErrors = min(limits.maxToolErrors, budgets.maxToolErrors);
   if (maxToolCalls !== undefined) merged.maxToolCalls = maxToolCalls;
   if (maxTokens !== undefined) merged.maxTokens = maxTokens;
   if (maxDurationMs !== undefined) merged.maxDurationMs = maxDurationMs;
+  if (modelTimeoutMs !== undefined) merged.modelTimeoutMs = modelTimeoutMs;
+  if (toolTimeoutMs !== undefined) merged.toolTimeoutMs = toolTimeoutMs;
   if (maxRepeatedActions !== undefined) merged.maxRepeatedActions = maxRepeatedActions;
   if (maxToolErrors !== undefined) merged.maxToolErrors = maxToolErrors;
   return merged;

@@ -2,7 +2,7 @@
  * `@coding-agent/agent-core`: a small, correct agent runtime. The test fake model
  * lives in `@coding-agent/agent-core/testing`.
  */
-export { type Settled, settle } from "./abortable.ts";
+export { type Settled, settle, settleWithTimeout, type TimedSettled } from "./abortable.ts";
 export {
   type Action,
   type ActionParseResult,

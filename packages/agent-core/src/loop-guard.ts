@@ -15,8 +15,18 @@ export const LimitsSchema = z.strictObject({
   maxToolCalls: z.int().min(0).optional(),
   /** Input plus output tokens over the run. */
   maxTokens: z.int().min(0).optional(),
-  /** Wall time of the run, checked before each model call. */
+  /**
+   * Wall time of the run: checked before each model call and each tool, and a
+   * model or tool call still running when it runs out is aborted (`max_duration`).
+   */
   maxDurationMs: z.int().min(0).optional(),
+  /** Longest one model call may take; a slower one is aborted and ends the run (`model_timeout`). */
+  modelTimeoutMs: z.int().min(1).optional(),
+  /**
+   * Longest one tool call may take; a slower one is aborted and comes back to the
+   * model as a `timeout` error (counted by `maxToolErrors`), and the run goes on.
+   */
+  toolTimeoutMs: z.int().min(1).optional(),
   /** Consecutive identical actions allowed (by fingerprint); the next one stops the run. */
   maxRepeatedActions: z.int().min(1).optional(),
   /** Consecutive tool error results (`ok: false`) before the run stops; default 5. */
@@ -35,6 +45,7 @@ export type BudgetCode =
   | "max_tool_calls"
   | "max_tokens"
   | "max_duration"
+  | "model_timeout"
   | "max_tool_errors"
   | "repeated_action";
 
@@ -67,7 +78,7 @@ export interface LoopGuard {
    * several actions is one step and repeats only when the whole list repeats.
    */
   recordAction(action: Action | readonly Action[]): GuardVerdict;
-  /** Before a registered tool runs: the tool-call budget. */
+  /** Before a registered tool runs: the tool-call budget and duration. */
   beforeToolCall(): GuardVerdict;
   /** A tool is about to really run: counts it. */
   recordToolCall(): void;
@@ -76,6 +87,11 @@ export interface LoopGuard {
    * success resets it. Stops once `maxToolErrors` errors came in a row.
    */
   recordToolResult(ok: boolean): GuardVerdict;
+  /**
+   * Milliseconds left of `maxDurationMs` (0 once it has run out), or undefined
+   * without one: how long a call that starts now may run before the run's deadline.
+   */
+  remainingMs(): number | undefined;
   /** Steps counted so far (cheaper than `counters()`, which reads the clock). */
   readonly steps: number;
   counters(): GuardCounters;
@@ -138,14 +154,7 @@ class Guard implements LoopGuard {
     if (limits.maxTokens !== undefined && tokens >= limits.maxTokens) {
       return stop("max_tokens", `已用 ${tokens} 个 token，达到预算 ${limits.maxTokens}`);
     }
-    const elapsed = this.#clock() - this.#startedAt;
-    if (limits.maxDurationMs !== undefined && elapsed >= limits.maxDurationMs) {
-      return stop(
-        "max_duration",
-        `已运行 ${Math.round(elapsed)} ms，达到时间预算 ${limits.maxDurationMs} ms`,
-      );
-    }
-    return CONTINUE;
+    return this.#checkDuration();
   }
 
   recordUsage(usage: TokenUsage | undefined): void {
@@ -182,7 +191,8 @@ class Guard implements LoopGuard {
     if (max !== undefined && this.#toolCalls >= max) {
       return stop("max_tool_calls", `已执行 ${this.#toolCalls} 次工具调用，达到上限 ${max}`);
     }
-    return CONTINUE;
+    // A tool started after the deadline would only be aborted at once.
+    return this.#checkDuration();
   }
 
   recordToolCall(): void {
@@ -201,6 +211,12 @@ class Guard implements LoopGuard {
     return CONTINUE;
   }
 
+  remainingMs(): number | undefined {
+    const max = this.#limits.maxDurationMs;
+    if (max === undefined) return undefined;
+    return Math.max(0, max - (this.#clock() - this.#startedAt));
+  }
+
   get steps(): number {
     return this.#steps;
   }
@@ -213,6 +229,14 @@ class Guard implements LoopGuard {
       usage: { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens },
       elapsedMs: this.#clock() - this.#startedAt,
     };
+  }
+
+  #checkDuration(): GuardVerdict {
+    const max = this.#limits.maxDurationMs;
+    if (max === undefined) return CONTINUE;
+    const elapsed = this.#clock() - this.#startedAt;
+    if (elapsed < max) return CONTINUE;
+    return stop("max_duration", `已运行 ${Math.round(elapsed)} ms，达到时间预算 ${max} ms`);
   }
 }
 

@@ -10,6 +10,8 @@ export const TaskBudgetsSchema = z.strictObject({
   maxToolCalls: z.int().min(0).optional(),
   maxTokens: z.int().min(0).optional(),
   maxDurationMs: z.int().min(0).optional(),
+  modelTimeoutMs: z.int().min(1).optional(),
+  toolTimeoutMs: z.int().min(1).optional(),
   maxRepeatedActions: z.int().min(1).optional(),
   maxToolErrors: z.int().min(1).optional(),
 });

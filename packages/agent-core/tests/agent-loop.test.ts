@@ -853,6 +853,7 @@ describe("statusOf", () => {
     ["max_tool_errors", "budget_exceeded"],
     ["max_tokens", "budget_exceeded"],
     ["max_duration", "budget_exceeded"],
+    ["model_timeout", "budget_exceeded"],
     ["repeated_action", "budget_exceeded"],
     ["cancelled", "cancelled"],
     ["unknown_tool", "failed"],

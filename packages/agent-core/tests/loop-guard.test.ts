@@ -181,6 +181,26 @@ describe("createLoopGuard", () => {
       now = 1_050;
       expect(guard.beforeModelCall()).toMatchObject({ stop: true, code: "max_duration" });
     });
+
+    it("refuses a tool once the budget has run out: it would only be aborted at once", () => {
+      let now = 0;
+      const guard = createLoopGuard({ maxSteps: 10, maxDurationMs: 50 }, { clock: () => now });
+      now = 49;
+      expect(guard.beforeToolCall().stop).toBe(false);
+      now = 50;
+      expect(guard.beforeToolCall()).toMatchObject({ stop: true, code: "max_duration" });
+    });
+
+    it("tells how much time is left, never less than 0, and nothing without a budget", () => {
+      let now = 100;
+      const guard = createLoopGuard({ maxSteps: 10, maxDurationMs: 50 }, { clock: () => now });
+      expect(guard.remainingMs()).toBe(50);
+      now = 130;
+      expect(guard.remainingMs()).toBe(20);
+      now = 500;
+      expect(guard.remainingMs()).toBe(0);
+      expect(createLoopGuard({ maxSteps: 1 }).remainingMs()).toBeUndefined();
+    });
   });
 
   it("checks steps before tokens and duration, so the reason names the first budget hit", () => {
@@ -195,6 +215,8 @@ describe("createLoopGuard", () => {
     [{ maxSteps: 1.5 }],
     [{ maxSteps: 3, maxRepeatedActions: 0 }],
     [{ maxSteps: 3, maxStep: 3 }],
+    [{ maxSteps: 3, modelTimeoutMs: 0 }],
+    [{ maxSteps: 3, toolTimeoutMs: -1 }],
     [{}],
   ])("throws InvalidLimitsError for %j", (limits) => {
     expect(() => createLoopGuard(limits as never)).toThrow(InvalidLimitsError);

@@ -12,7 +12,15 @@ export const RUN_FLAGS = {
   "max-steps": { type: "string", help: "最多调用模型的次数（默认 20）" },
   "max-tool-calls": { type: "string", help: "最多执行工具的次数" },
   "max-tokens": { type: "string", help: "token 预算（输入加输出）" },
-  "max-duration-ms": { type: "string", help: "总时长预算，毫秒" },
+  "max-duration-ms": { type: "string", help: "总时长预算，毫秒（用完时正在进行的调用也会被中止）" },
+  "model-timeout-ms": {
+    type: "string",
+    help: "单次模型调用的超时，毫秒（超时则运行以超出预算结束）",
+  },
+  "tool-timeout-ms": {
+    type: "string",
+    help: "单次工具调用的超时，毫秒（超时作为 timeout 错误交给模型，运行继续）",
+  },
   "max-repeated-actions": { type: "string", help: "允许连续相同动作的次数（默认 3）" },
   "max-tool-errors": { type: "string", help: "工具连续返回错误的次数上限（默认 5，成功一次清零）" },
   provider: { type: "string", help: "模型后端：fake（默认，离线脚本）、openai、anthropic" },
@@ -64,6 +72,12 @@ const RunFlagsSchema = z.strictObject({
   "max-tool-calls": count("max-tool-calls").optional(),
   "max-tokens": count("max-tokens").optional(),
   "max-duration-ms": count("max-duration-ms").optional(),
+  "model-timeout-ms": count("model-timeout-ms")
+    .pipe(z.int().min(1, "--model-timeout-ms 至少为 1"))
+    .optional(),
+  "tool-timeout-ms": count("tool-timeout-ms")
+    .pipe(z.int().min(1, "--tool-timeout-ms 至少为 1"))
+    .optional(),
   "max-repeated-actions": count("max-repeated-actions")
     .pipe(z.int().min(1, "--max-repeated-actions 至少为 1"))
     .default(3),
@@ -94,6 +108,8 @@ export type CliCommand =
         maxToolCalls?: number;
         maxTokens?: number;
         maxDurationMs?: number;
+        modelTimeoutMs?: number;
+        toolTimeoutMs?: number;
         maxRepeatedActions: number;
         maxToolErrors?: number;
       };
@@ -182,6 +198,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         ...(f["max-tool-calls"] === undefined ? {} : { maxToolCalls: f["max-tool-calls"] }),
         ...(f["max-tokens"] === undefined ? {} : { maxTokens: f["max-tokens"] }),
         ...(f["max-duration-ms"] === undefined ? {} : { maxDurationMs: f["max-duration-ms"] }),
+        ...(f["model-timeout-ms"] === undefined ? {} : { modelTimeoutMs: f["model-timeout-ms"] }),
+        ...(f["tool-timeout-ms"] === undefined ? {} : { toolTimeoutMs: f["tool-timeout-ms"] }),
         ...(f["max-tool-errors"] === undefined ? {} : { maxToolErrors: f["max-tool-errors"] }),
       },
       ...(f.script === undefined ? {} : { scriptPath: f.script }),

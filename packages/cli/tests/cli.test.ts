@@ -115,6 +115,80 @@ describe("runCli", () => {
     expect(stderr).toContain("--max-tool-errors 至少为 1");
   });
 
+  describe("time limits (tiny real delays; outcomes only)", () => {
+    const sleep = (ms: number) => ({
+      action: { type: "tool_call", tool: "sleep", input: { ms } },
+    });
+    const finish = { action: { type: "finish", summary: "完成" } };
+
+    it("--tool-timeout-ms: a slow tool comes back to the model as a timeout error and the run completes", async () => {
+      const path = await scriptFile([sleep(60_000), finish]);
+      const { code, stdout } = await cli([
+        "run",
+        "任务",
+        "--script",
+        path,
+        "--tool-timeout-ms",
+        "20",
+        "--json",
+      ]);
+      expect(code).toBe(0);
+      const result = JSON.parse(stdout);
+      expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
+      expect(result.messages[2]).toMatchObject({
+        role: "tool",
+        tool: "sleep",
+        ok: false,
+        error: { code: "timeout" },
+      });
+    });
+
+    it("--model-timeout-ms: a slow model call ends the run budget_exceeded / model_timeout, exit 3", async () => {
+      const path = await scriptFile([{ ...finish, delayMs: 60_000 }]);
+      const { code, stdout } = await cli([
+        "run",
+        "任务",
+        "--script",
+        path,
+        "--model-timeout-ms",
+        "20",
+        "--json",
+      ]);
+      expect(code).toBe(3);
+      expect(JSON.parse(stdout)).toMatchObject({
+        status: "budget_exceeded",
+        code: "model_timeout",
+      });
+    });
+
+    it("--max-duration-ms: a call still running when the run's time is up is aborted, exit 3", async () => {
+      const path = await scriptFile([sleep(60_000), finish]);
+      const { code, stdout } = await cli([
+        "run",
+        "任务",
+        "--script",
+        path,
+        "--max-duration-ms",
+        "200",
+        "--json",
+      ]);
+      expect(code).toBe(3);
+      const result = JSON.parse(stdout);
+      expect(result).toMatchObject({ status: "budget_exceeded", code: "max_duration" });
+      expect(result.messages[2]).toMatchObject({ ok: false, error: { code: "max_duration" } });
+    });
+
+    it.each([
+      ["--model-timeout-ms", "0", "--model-timeout-ms 至少为 1"],
+      ["--tool-timeout-ms", "0", "--tool-timeout-ms 至少为 1"],
+      ["--tool-timeout-ms", "1.5", "--tool-timeout-ms 需要非负整数"],
+    ])("rejects %s %s as a usage error", async (flag, value, message) => {
+      const { code, stderr } = await cli(["run", "任务", flag, value]);
+      expect(code).toBe(2);
+      expect(stderr).toContain(message);
+    });
+  });
+
   it("exits 130 when the run is cancelled", async () => {
     const controller = new AbortController();
     controller.abort();

@@ -87,6 +87,21 @@ async function runToEnd(...args: Parameters<typeof runAgent>) {
   return pending;
 }
 
+/** Runs `actions` with one tool, `slow` (a `slowTool(toolMs)`), under `limits`. */
+async function runSlow(
+  toolMs: number,
+  limits: Limits,
+  actions: unknown[] = [call("slow"), finish],
+) {
+  const slow = slowTool(toolMs);
+  const provider = replies(...actions);
+  const result = await runToEnd("任务", provider, { slow: slow.tool }, limits);
+  return { result, slow, provider };
+}
+
+/** `n` calls of the slow tool, then finish. */
+const slowCalls = (n: number) => [...Array.from({ length: n }, () => call("slow")), finish];
+
 beforeEach(() => {
   vi.useFakeTimers();
 });
@@ -105,17 +120,7 @@ describe("maxDurationMs while a call is in flight", () => {
   });
 
   it("aborts a tool still running when the run's time is up and answers its call", async () => {
-    const slow = slowTool(60_000);
-    const provider = replies(call("slow"), finish);
-    const result = await runToEnd(
-      "任务",
-      provider,
-      { slow: slow.tool },
-      {
-        maxSteps: 5,
-        maxDurationMs: 1_000,
-      },
-    );
+    const { result, slow, provider } = await runSlow(60_000, { maxSteps: 5, maxDurationMs: 1_000 });
     expect(result).toMatchObject({ status: "budget_exceeded", code: "max_duration", toolCalls: 1 });
     expect(slow.signals[0]?.aborted).toBe(true);
     expect(slow.finished).toBe(0);
@@ -139,25 +144,17 @@ describe("maxDurationMs while a call is in flight", () => {
   });
 
   it("names the run's deadline, not the call's timeout, when the deadline comes first", async () => {
-    const slow = slowTool(60_000);
-    const result = await runToEnd(
-      "任务",
-      replies(call("slow"), finish),
-      { slow: slow.tool },
-      {
-        maxSteps: 5,
-        maxDurationMs: 300,
-        toolTimeoutMs: 5_000,
-      },
-    );
+    const { result } = await runSlow(60_000, {
+      maxSteps: 5,
+      maxDurationMs: 300,
+      toolTimeoutMs: 5_000,
+    });
     expect(result.code).toBe("max_duration");
   });
 
   it("stops a run of many short calls that each stay within their own timeout", async () => {
-    const slow = slowTool(40);
-    const script = [...Array.from({ length: 50 }, () => call("slow")), finish];
     const limits: Limits = { maxSteps: 100, toolTimeoutMs: 100, maxDurationMs: 500 };
-    const result = await runToEnd("任务", replies(...script), { slow: slow.tool }, limits);
+    const { result } = await runSlow(40, limits, slowCalls(50));
     expect(result).toMatchObject({ status: "budget_exceeded", code: "max_duration" });
     expect(toolMessages(result.messages).filter((m) => m.ok === false).length).toBeLessThanOrEqual(
       1,
@@ -166,16 +163,10 @@ describe("maxDurationMs while a call is in flight", () => {
   });
 
   it("without maxDurationMs, the same short calls all run and the run completes", async () => {
-    const slow = slowTool(40);
-    const script = [...Array.from({ length: 50 }, () => call("slow")), finish];
-    const result = await runToEnd(
-      "任务",
-      replies(...script),
-      { slow: slow.tool },
-      {
-        maxSteps: 100,
-        toolTimeoutMs: 100,
-      },
+    const { result, slow } = await runSlow(
+      40,
+      { maxSteps: 100, toolTimeoutMs: 100 },
+      slowCalls(50),
     );
     expect(result).toMatchObject({ status: "completed", toolCalls: 50 });
     expect(slow.finished).toBe(50);
@@ -212,17 +203,7 @@ describe("modelTimeoutMs", () => {
 
 describe("toolTimeoutMs", () => {
   it("aborts a slow tool and writes a timeout error back; the run goes on and completes", async () => {
-    const slow = slowTool(60_000);
-    const provider = replies(call("slow"), finish);
-    const result = await runToEnd(
-      "任务",
-      provider,
-      { slow: slow.tool },
-      {
-        maxSteps: 5,
-        toolTimeoutMs: 200,
-      },
-    );
+    const { result, slow, provider } = await runSlow(60_000, { maxSteps: 5, toolTimeoutMs: 200 });
     expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
     expect(slow.signals[0]?.aborted, "the tool's own signal must fire").toBe(true);
     expect(slow.signals[0]?.reason).toHaveProperty("name", "TimeoutError");
@@ -251,32 +232,16 @@ describe("toolTimeoutMs", () => {
   });
 
   it("counts timeouts as tool errors: maxToolErrors in a row end the run", async () => {
-    const slow = slowTool(60_000);
-    const provider = replies(call("slow"), call("slow"), finish);
-    const result = await runToEnd(
-      "任务",
-      provider,
-      { slow: slow.tool },
-      {
-        maxSteps: 5,
-        toolTimeoutMs: 100,
-        maxToolErrors: 2,
-      },
+    const { result } = await runSlow(
+      60_000,
+      { maxSteps: 5, toolTimeoutMs: 100, maxToolErrors: 2 },
+      [call("slow"), call("slow"), finish],
     );
     expect(result).toMatchObject({ status: "budget_exceeded", code: "max_tool_errors" });
   });
 
   it("lets a tool that answers in time through", async () => {
-    const slow = slowTool(50);
-    const result = await runToEnd(
-      "任务",
-      replies(call("slow"), finish),
-      { slow: slow.tool },
-      {
-        maxSteps: 5,
-        toolTimeoutMs: 200,
-      },
-    );
+    const { result } = await runSlow(50, { maxSteps: 5, toolTimeoutMs: 200 });
     expect(toolMessages(result.messages)[0]).toMatchObject({ ok: true, content: "done" });
   });
 });

@@ -120,18 +120,12 @@ describe("runCli", () => {
       action: { type: "tool_call", tool: "sleep", input: { ms } },
     });
     const finish = { action: { type: "finish", summary: "完成" } };
+    /** Runs `turns` as the fake model's script with `flags`, as JSON. */
+    const runScript = async (turns: unknown[], ...flags: string[]) =>
+      cli(["run", "任务", "--script", await scriptFile(turns), ...flags, "--json"]);
 
     it("--tool-timeout-ms: a slow tool comes back to the model as a timeout error and the run completes", async () => {
-      const path = await scriptFile([sleep(60_000), finish]);
-      const { code, stdout } = await cli([
-        "run",
-        "任务",
-        "--script",
-        path,
-        "--tool-timeout-ms",
-        "20",
-        "--json",
-      ]);
+      const { code, stdout } = await runScript([sleep(60_000), finish], "--tool-timeout-ms", "20");
       expect(code).toBe(0);
       const result = JSON.parse(stdout);
       expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
@@ -144,16 +138,11 @@ describe("runCli", () => {
     });
 
     it("--model-timeout-ms: a slow model call ends the run budget_exceeded / model_timeout, exit 3", async () => {
-      const path = await scriptFile([{ ...finish, delayMs: 60_000 }]);
-      const { code, stdout } = await cli([
-        "run",
-        "任务",
-        "--script",
-        path,
+      const { code, stdout } = await runScript(
+        [{ ...finish, delayMs: 60_000 }],
         "--model-timeout-ms",
         "20",
-        "--json",
-      ]);
+      );
       expect(code).toBe(3);
       expect(JSON.parse(stdout)).toMatchObject({
         status: "budget_exceeded",
@@ -162,16 +151,7 @@ describe("runCli", () => {
     });
 
     it("--max-duration-ms: a call still running when the run's time is up is aborted, exit 3", async () => {
-      const path = await scriptFile([sleep(60_000), finish]);
-      const { code, stdout } = await cli([
-        "run",
-        "任务",
-        "--script",
-        path,
-        "--max-duration-ms",
-        "200",
-        "--json",
-      ]);
+      const { code, stdout } = await runScript([sleep(60_000), finish], "--max-duration-ms", "200");
       expect(code).toBe(3);
       const result = JSON.parse(stdout);
       expect(result).toMatchObject({ status: "budget_exceeded", code: "max_duration" });

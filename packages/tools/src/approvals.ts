@@ -13,6 +13,10 @@ export interface ApprovalRequest {
   readonly program: string;
   /** Why permission is needed, in Chinese. */
   readonly reason: string;
+  /** For a write (`edit_file`, `write_file`, `apply_edits`): the files it changes. */
+  readonly paths?: readonly string[];
+  /** For a write: the unified diff it would apply. */
+  readonly diff?: string;
 }
 
 /**

@@ -1,0 +1,154 @@
+import { type BlockedOutcome, defineTool, type ToolErrorResult } from "@coding-agent/agent-core";
+import { z } from "zod";
+import { createPathAllowance } from "./edits/allow-path.ts";
+import { type FileOps, NODE_FILE_OPS } from "./edits/atomic-write.ts";
+import {
+  createEditSession,
+  diffChanges,
+  type EditSession,
+  workspaceVersion,
+} from "./edits/edit-session.ts";
+import { commitChanges } from "./edits/edit-transaction.ts";
+import {
+  EditFileInputSchema,
+  type EditInput,
+  type PlannedFile,
+  planChanges,
+  WriteFileInputSchema,
+} from "./edits/plan-changes.ts";
+import { createWriteApproval, type WriteApprovalOptions } from "./edits/write-approval.ts";
+import type { Workspace } from "./workspace.ts";
+
+/** Everything `edit_file`, `write_file` and `apply_edits` need for one run. */
+export interface EditToolsOptions extends WriteApprovalOptions {
+  readonly workspace: Workspace;
+  /** `--allow-path` globs; none means the whole workspace (`.git/`, `node_modules/` never). */
+  readonly allowPaths?: readonly string[];
+  /** Where the run's changes are recorded, for its diff; a fresh one by default. */
+  readonly session?: EditSession;
+  /** The filesystem writes; tests substitute a failing one. */
+  readonly fileOps?: FileOps;
+  /** Characters of diff returned to the model by one call. Default 20,000. */
+  readonly maxDiffChars?: number;
+}
+
+export const ApplyEditsInputSchema = z.strictObject({
+  edits: z
+    .array(z.union([EditFileInputSchema, WriteFileInputSchema]))
+    .min(1, "edits 至少要有一个编辑")
+    .max(100, "一次最多 100 个编辑"),
+});
+
+/** What `edit_file` returns: the file's new hash (for the next `expectedHash`) and the diff. */
+export interface EditFileResult {
+  readonly path: string;
+  readonly hash: string;
+  readonly diff: string;
+}
+
+/** What `write_file` returns. */
+export interface WriteFileResult extends EditFileResult {
+  readonly created: boolean;
+}
+
+/** What `apply_edits` returns: every file touched, the new workspace version, the diff. */
+export interface ApplyEditsResult {
+  readonly version: string;
+  readonly files: readonly PlannedFile[];
+  readonly diff: string;
+}
+
+type Applied = { readonly files: readonly PlannedFile[]; readonly diff: string };
+
+/**
+ * The week-4 write tools (design §6), confined like the read tools and permitted by
+ * `--allow-path` and `--approval`. Each call plans every change first (nothing is
+ * written when any edit fails), asks permission with the diff, then commits all or
+ * nothing.
+ */
+export function createEditTools(options: EditToolsOptions) {
+  const context = {
+    workspace: options.workspace,
+    allowance: createPathAllowance(options.allowPaths ?? []),
+  };
+  const session = options.session ?? createEditSession();
+  const fileOps = options.fileOps ?? NODE_FILE_OPS;
+  const approve = createWriteApproval(options);
+  const maxDiffChars = options.maxDiffChars ?? 20_000;
+
+  async function apply(
+    tool: string,
+    edits: readonly EditInput[],
+    signal: AbortSignal | undefined,
+  ): Promise<Applied | ToolErrorResult | BlockedOutcome> {
+    const plan = await planChanges(context, edits);
+    if (!plan.ok) return plan;
+    const diff = boundDiff(diffChanges(plan.changes).patch, maxDiffChars);
+    if (plan.changes.length > 0) {
+      const verdict = await approve(
+        { tool, paths: plan.changes.map((c) => c.relative), diff, root: options.workspace.root },
+        signal,
+      );
+      if (verdict !== "allowed") return verdict;
+      const committed = await commitChanges(plan.changes, fileOps);
+      if (!committed.ok) return committed;
+      session.record(plan.changes);
+    }
+    return { files: plan.files, diff };
+  }
+
+  return {
+    edit_file: defineTool({
+      description:
+        "把文件中只出现一次的 old 文本替换为 new：{ path, old, new, expectedHash? } → { path, hash, diff }。" +
+        "expectedHash 填 read_file 返回的 hash，文件在读取后被改过则返回 stale_file",
+      inputSchema: EditFileInputSchema,
+      execute: async (
+        input,
+        signal,
+      ): Promise<EditFileResult | ToolErrorResult | BlockedOutcome> => {
+        const applied = await apply("edit_file", [input], signal);
+        if (!("files" in applied)) return applied;
+        return single(applied);
+      },
+    }),
+    write_file: defineTool({
+      description:
+        "写入（或新建）整个文件：{ path, content, expectedHash? } → { path, hash, created, diff }",
+      inputSchema: WriteFileInputSchema,
+      execute: async (
+        input,
+        signal,
+      ): Promise<WriteFileResult | ToolErrorResult | BlockedOutcome> => {
+        const applied = await apply("write_file", [input], signal);
+        if (!("files" in applied)) return applied;
+        return { ...single(applied), created: applied.files[0]?.created ?? false };
+      },
+    }),
+    apply_edits: defineTool({
+      description:
+        "一次应用多个编辑（edit_file 或 write_file 的输入），要么全部成功，要么全部不生效：" +
+        "{ edits: [...] } → { version, files, diff }",
+      inputSchema: ApplyEditsInputSchema,
+      execute: async (
+        input,
+        signal,
+      ): Promise<ApplyEditsResult | ToolErrorResult | BlockedOutcome> => {
+        const applied = await apply("apply_edits", input.edits, signal);
+        if (!("files" in applied)) return applied;
+        return { version: await workspaceVersion(options.workspace), ...applied };
+      },
+    }),
+  };
+}
+
+function single(applied: Applied): EditFileResult {
+  const [file] = applied.files;
+  if (file === undefined) throw new Error("a single edit planned no file");
+  return { path: file.path, hash: file.hash, diff: applied.diff };
+}
+
+function boundDiff(patch: string, maxChars: number): string {
+  if (patch.length <= maxChars) return patch;
+  return `${patch.slice(0, maxChars)}\n[… diff 过长，省略 ${patch.length - maxChars} 个字符 …]\n`;
+}

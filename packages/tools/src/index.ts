@@ -14,6 +14,41 @@ export {
   requestApproval,
 } from "./approvals.ts";
 export {
+  ApplyEditsInputSchema,
+  type ApplyEditsResult,
+  createEditTools,
+  type EditFileResult,
+  type EditToolsOptions,
+  type WriteFileResult,
+} from "./edit-tools.ts";
+export { allowPathProblem, createPathAllowance, type PathAllowance } from "./edits/allow-path.ts";
+export { type FileOps, NODE_FILE_OPS, writeFileAtomic } from "./edits/atomic-write.ts";
+export {
+  createEditSession,
+  diffChanges,
+  type EditDiff,
+  type EditSession,
+  workspaceVersion,
+} from "./edits/edit-session.ts";
+export { commitChanges, RollbackError } from "./edits/edit-transaction.ts";
+export {
+  type EditFileInput,
+  EditFileInputSchema,
+  type EditInput,
+  type FileChange,
+  hashBytes,
+  type PlannedFile,
+  planChanges,
+  type WriteFileInput,
+  WriteFileInputSchema,
+} from "./edits/plan-changes.ts";
+export {
+  findAllOccurrences,
+  lineAt,
+  replaceExactlyOnce,
+  type TextEditOutcome,
+} from "./edits/text-edit.ts";
+export {
   DEFAULT_READ_LIMITS,
   EXCLUDED_DIRS,
   findFiles,
@@ -53,6 +88,22 @@ export {
   type SandboxMode,
 } from "./sandbox/sandbox-mode.ts";
 export { SearchInputSchema, type SearchResult, searchWorkspace } from "./search.ts";
+export {
+  createRunTests,
+  type RunTestsInput,
+  RunTestsInputSchema,
+  type RunTestsOptions,
+  type RunTestsResult,
+  readPackageTestScript,
+  type TestReportKind,
+  withMachineReporter,
+} from "./test-runs/run-tests.ts";
+export {
+  parseJestLikeJson,
+  parseNodeTap,
+  type TestCounts,
+  type TestFailure,
+} from "./test-runs/test-report.ts";
 export {
   createWorkspace,
   isInside,

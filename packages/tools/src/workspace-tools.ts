@@ -1,5 +1,7 @@
 import { defineTool, type ToolSet } from "@coding-agent/agent-core";
 import type { ApprovalMode, Approver } from "./approvals.ts";
+import { createEditTools } from "./edit-tools.ts";
+import type { EditSession } from "./edits/edit-session.ts";
 import {
   DEFAULT_READ_LIMITS,
   ListFilesInputSchema,
@@ -12,9 +14,10 @@ import { createRunCommand, RunCommandInputSchema } from "./run-command.ts";
 import { createSandboxPolicy } from "./sandbox/policy.ts";
 import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
 import { SearchInputSchema, searchWorkspace } from "./search.ts";
+import { createRunTests, RunTestsInputSchema } from "./test-runs/run-tests.ts";
 import { createWorkspace, type Workspace } from "./workspace.ts";
 
-/** Everything the four week-3 tools need for one run. */
+/** Everything the workspace tools need for one run. */
 export interface WorkspaceToolsOptions {
   /** The only folder the tools may read (and commands may write, under bwrap). */
   readonly workspace: string;
@@ -29,22 +32,35 @@ export interface WorkspaceToolsOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly allowEnv?: readonly string[];
   readonly readLimits?: ReadLimits;
+  /** `--allow-path` globs for the write tools; none means the whole workspace. */
+  readonly allowPaths?: readonly string[];
+  /** Records the run's edits (for its diff); a fresh one by default. */
+  readonly editSession?: EditSession;
+  /** What `run_tests` runs (`--test-command`, or the package's test script); none: it says how to give one. */
+  readonly testCommand?: string;
 }
 
 /**
- * `read_file`, `list_files`, `search` and `run_command` (design §6), confined to one
- * workspace. Create one set per run: "allow for the run" answers live in it.
+ * `read_file`, `list_files`, `search`, `run_command`, `run_tests` and the write tools
+ * `edit_file`, `write_file`, `apply_edits` (design §6), confined to one workspace.
+ * Create one set per run: "allow for the run" answers live in it.
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
   const workspace = createWorkspace(options.workspace);
   const limits = options.readLimits ?? DEFAULT_READ_LIMITS;
+  const policy = createSandboxPolicy({
+    workspace,
+    allowCommands: options.allowCommands,
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.allowEnv === undefined ? {} : { allowEnv: options.allowEnv }),
+  });
+  const runTests = createRunTests({
+    policy,
+    sandbox: options.sandbox,
+    ...(options.testCommand === undefined ? {} : { testCommand: options.testCommand }),
+  });
   const runCommand = createRunCommand({
-    policy: createSandboxPolicy({
-      workspace,
-      allowCommands: options.allowCommands,
-      ...(options.env === undefined ? {} : { env: options.env }),
-      ...(options.allowEnv === undefined ? {} : { allowEnv: options.allowEnv }),
-    }),
+    policy,
     sandbox: options.sandbox,
     approval: options.approval,
     ...(options.approver === undefined ? {} : { approver: options.approver }),
@@ -59,6 +75,22 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
         "在工作区运行程序（不经过 shell）：{ argv, timeoutMs? } → { exitCode, signal, stdout, stderr, truncated, timedOut }",
       inputSchema: RunCommandInputSchema,
       execute: (input, signal) => runCommand(input, signal),
+    }),
+    run_tests: defineTool({
+      description:
+        "运行工作区的测试命令：{} → { passed, failed, skipped, failures: [{ name, message }], exitCode }",
+      inputSchema: RunTestsInputSchema,
+      execute: (input, signal) => runTests(input, signal),
+    }),
+    ...createEditTools({
+      workspace,
+      approval: options.approval,
+      ...(options.approver === undefined ? {} : { approver: options.approver }),
+      ...(options.approvalTimeoutMs === undefined
+        ? {}
+        : { approvalTimeoutMs: options.approvalTimeoutMs }),
+      ...(options.allowPaths === undefined ? {} : { allowPaths: options.allowPaths }),
+      ...(options.editSession === undefined ? {} : { session: options.editSession }),
     }),
   };
 }

@@ -1,0 +1,181 @@
+/**
+ * Turns a test runner's machine-readable output into counts and failures: TAP from
+ * `node --test --test-reporter=tap`, and the JSON report of vitest (`--reporter=json`)
+ * and jest (`--json`), which share one shape. Pure: text in, report out.
+ */
+
+/** One failed test: its full name (ancestors joined by " > ") and the runner's message. */
+export interface TestFailure {
+  readonly name: string;
+  readonly message: string;
+}
+
+/** What a report says. `skipped` includes todo tests; `failed` includes cancelled ones. */
+export interface TestCounts {
+  readonly passed: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly failures: readonly TestFailure[];
+}
+
+/** Characters kept of one failure's message. */
+const MAX_MESSAGE_CHARS = 2_000;
+
+/**
+ * Reads node's TAP: counts from its closing `# pass`/`# fail`/… comments, failures
+ * from every `not ok` that is not a suite and not a todo. Undefined when the output
+ * holds no complete summary (the runner died, or the output was cut).
+ */
+export function parseNodeTap(output: string): TestCounts | undefined {
+  const lines = output.split(/\r?\n/);
+  const summary = new Map<string, number>();
+  for (const line of lines) {
+    const match = /^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$/.exec(line);
+    if (match?.[1] !== undefined && match[2] !== undefined) summary.set(match[1], Number(match[2]));
+  }
+  const pass = summary.get("pass");
+  const fail = summary.get("fail");
+  if (pass === undefined || fail === undefined) return undefined;
+
+  const failures: TestFailure[] = [];
+  // Names of the subtests being reported, by indentation level (4 spaces per level).
+  const open: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    const subtest = /^( *)# Subtest: (.*)$/.exec(line);
+    if (subtest) {
+      const depth = (subtest[1]?.length ?? 0) / 4;
+      open.length = depth;
+      open[depth] = subtest[2] ?? "";
+      continue;
+    }
+    const result = /^( *)not ok \d+ - (.*?)(?: # (TODO|SKIP)\b.*)?$/.exec(line);
+    if (!result || result[3] !== undefined) continue;
+    const indent = result[1] ?? "";
+    const block = yamlBlock(lines, i + 1, `${indent}  `);
+    if (block.get("type") === "suite") continue;
+    const depth = indent.length / 4;
+    const name = [...open.slice(0, depth), result[2] ?? ""].join(" > ");
+    failures.push({ name, message: clip(block.get("error") ?? "") });
+  }
+  return {
+    passed: pass,
+    failed: fail + (summary.get("cancelled") ?? 0),
+    skipped: (summary.get("skipped") ?? 0) + (summary.get("todo") ?? 0),
+    failures,
+  };
+}
+
+/**
+ * The top-level keys of the YAML block (`---` … `...`) that starts at `lines[from]`
+ * with `indent`: plain and quoted scalars, and `|-` block scalars.
+ */
+function yamlBlock(lines: readonly string[], from: number, indent: string): Map<string, string> {
+  const values = new Map<string, string>();
+  if (lines[from] !== `${indent}---`) return values;
+  for (let i = from + 1; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    if (line === `${indent}...`) break;
+    const entry = new RegExp(`^${indent}([A-Za-z_]+): ?(.*)$`).exec(line);
+    if (!entry?.[1]) continue;
+    const raw = entry[2] ?? "";
+    if (raw === "|-" || raw === "|" || raw === ">-") {
+      const body: string[] = [];
+      const deeper = `${indent}  `;
+      while (
+        i + 1 < lines.length &&
+        ((lines[i + 1] ?? "").startsWith(deeper) || lines[i + 1] === "")
+      ) {
+        i++;
+        body.push((lines[i] ?? "").slice(deeper.length));
+      }
+      values.set(entry[1], body.join("\n").trimEnd());
+    } else {
+      values.set(entry[1], unquote(raw));
+    }
+  }
+  return values;
+}
+
+function unquote(raw: string): string {
+  if (raw.startsWith("'") && raw.endsWith("'") && raw.length >= 2)
+    return raw.slice(1, -1).replaceAll("''", "'");
+  if (raw.startsWith('"') && raw.endsWith('"')) {
+    try {
+      return JSON.parse(raw) as string;
+    } catch {
+      return raw.slice(1, -1);
+    }
+  }
+  return raw;
+}
+
+interface JestLikeReport {
+  readonly numPassedTests: number;
+  readonly numFailedTests: number;
+  readonly numPendingTests?: number;
+  readonly numTodoTests?: number;
+  readonly testResults?: ReadonlyArray<{
+    readonly name?: string;
+    readonly message?: string;
+    readonly status?: string;
+    readonly assertionResults?: ReadonlyArray<{
+      readonly fullName?: string;
+      readonly title?: string;
+      readonly status?: string;
+      readonly failureMessages?: readonly string[];
+    }>;
+  }>;
+}
+
+/**
+ * Reads the JSON report vitest (`--reporter=json`) and jest (`--json`) print: the
+ * last line of the output that parses as a report object. A file that failed before
+ * any test ran (a syntax error, a failed import) is a failure named after the file.
+ */
+export function parseJestLikeJson(output: string): TestCounts | undefined {
+  const report = findReport(output);
+  if (report === undefined) return undefined;
+  const failures: TestFailure[] = [];
+  for (const file of report.testResults ?? []) {
+    const failedTests = (file.assertionResults ?? []).filter((test) => test.status === "failed");
+    for (const test of failedTests) {
+      failures.push({
+        name: test.fullName ?? test.title ?? "",
+        message: clip((test.failureMessages ?? []).join("\n")),
+      });
+    }
+    if (file.status === "failed" && failedTests.length === 0) {
+      failures.push({ name: file.name ?? "", message: clip(file.message ?? "") });
+    }
+  }
+  return {
+    passed: report.numPassedTests,
+    // A file that failed to load counts once: its tests never ran to be counted.
+    failed: Math.max(report.numFailedTests, failures.length),
+    skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
+    failures,
+  };
+}
+
+function findReport(output: string): JestLikeReport | undefined {
+  const lines = output.split(/\r?\n/).reverse();
+  for (const line of lines) {
+    const trimmed = line.trim();
+    if (!trimmed.startsWith("{") || !trimmed.includes('"numPassedTests"')) continue;
+    try {
+      const parsed = JSON.parse(trimmed) as Partial<JestLikeReport>;
+      if (typeof parsed.numPassedTests === "number" && typeof parsed.numFailedTests === "number")
+        return parsed as JestLikeReport;
+    } catch {
+      // Not the report (or a cut one): keep looking.
+    }
+  }
+  return undefined;
+}
+
+function clip(message: string): string {
+  return message.length <= MAX_MESSAGE_CHARS
+    ? message
+    : `${message.slice(0, MAX_MESSAGE_CHARS)}…（已截断）`;
+}

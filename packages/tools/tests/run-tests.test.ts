@@ -1,0 +1,205 @@
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSandboxPolicy } from "../src/sandbox/policy.ts";
+import {
+  createRunTests,
+  readPackageTestScript,
+  withMachineReporter,
+} from "../src/test-runs/run-tests.ts";
+import { parseJestLikeJson, parseNodeTap } from "../src/test-runs/test-report.ts";
+import { createWorkspace } from "../src/workspace.ts";
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), "coding-agent-run-tests-")));
+  await writeFile(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+/** A `node:test` file with passing, failing, skipped, todo, suite and subtest cases. */
+const MIXED_TESTS = `
+import test, { describe, it } from "node:test";
+import assert from "node:assert/strict";
+test("adds", () => { assert.equal(1 + 1, 3); });
+test("passes", () => {});
+test.skip("is skipped", () => {});
+test.todo("is todo");
+describe("suite", () => {
+  it("fails inside", () => { throw new Error("boom\\nsecond line"); });
+  it("passes inside", () => {});
+});
+test("parent", async (t) => { await t.test("child", () => { assert.ok(false, "child's 'quoted' msg"); }); });
+`;
+
+function runTests(testCommand: string | undefined, timeoutMs?: number) {
+  const run = createRunTests({
+    policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
+    sandbox: { kind: "none" },
+    ...(testCommand === undefined ? {} : { testCommand }),
+  });
+  return run(timeoutMs === undefined ? {} : { timeoutMs });
+}
+
+describe("run_tests", () => {
+  it("reads node --test's TAP: counts as the runner gives them, every failure named with its ancestors", async () => {
+    await writeFile(join(dir, "mixed.test.js"), MIXED_TESTS);
+    const result = await runTests("node --test");
+    expect(result).toMatchObject({
+      passed: 2,
+      failed: 4,
+      skipped: 2,
+      exitCode: 1,
+      report: "node_tap",
+      command: "node --test --test-reporter=tap",
+    });
+    if (!("failures" in result)) throw new Error("expected a report");
+    expect(result.failures.map((f) => f.name)).toEqual([
+      "adds",
+      "suite > fails inside",
+      "parent > child",
+      "parent",
+    ]);
+    expect(result.failures[0]?.message).toContain("2 !== 3");
+    expect(result.failures[1]?.message).toBe("boom\nsecond line");
+    expect(result.failures[2]?.message).toBe("child's 'quoted' msg");
+  });
+
+  it("reports an all-green run with exit code 0", async () => {
+    await writeFile(
+      join(dir, "ok.test.js"),
+      'import test from "node:test";\ntest("fine", () => {});\n',
+    );
+    expect(await runTests("node --test")).toEqual({
+      passed: 1,
+      failed: 0,
+      skipped: 0,
+      failures: [],
+      exitCode: 0,
+      report: "node_tap",
+      command: "node --test --test-reporter=tap",
+    });
+  });
+
+  it("reads vitest's JSON report", async () => {
+    await writeFile(
+      join(dir, "v.test.js"),
+      'import { it, expect } from "vitest";\nit("one", () => expect(1).toBe(2));\nit("two", () => {});\nit.skip("three", () => {});\n',
+    );
+    const vitest = join(import.meta.dirname, "..", "node_modules", ".bin", "vitest");
+    const result = await runTests(`${vitest} run`);
+    expect(result).toMatchObject({
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+      exitCode: 1,
+      report: "jest_json",
+      failures: [{ name: "one", message: expect.stringContaining("expected 1 to be 2") }],
+    });
+  });
+
+  it("says so when the command has no report it can read, and returns the exit code and the output's end", async () => {
+    const result = await runTests("echo checking; exit 3");
+    expect(result).toEqual({
+      passed: null,
+      failed: null,
+      skipped: null,
+      failures: [],
+      exitCode: 3,
+      report: "exit_code",
+      command: "echo checking; exit 3",
+      note: expect.stringContaining("只能看退出码"),
+      output: "checking",
+    });
+  });
+
+  it("turns a hanging test command into a timeout error, its processes killed", async () => {
+    await writeFile(
+      join(dir, "hang.test.js"),
+      'import test from "node:test";\ntest("hangs", () => new Promise(() => setInterval(() => {}, 1000)));\n',
+    );
+    const result = await runTests("node --test", 1_500);
+    expect(result).toMatchObject({ ok: false, error: { code: "timeout" } });
+  });
+
+  it("answers no_test_command when there is no command to run", async () => {
+    expect(await runTests(undefined)).toMatchObject({
+      ok: false,
+      error: { code: "no_test_command" },
+    });
+    expect(await runTests("  ")).toMatchObject({ ok: false, error: { code: "no_test_command" } });
+  });
+});
+
+describe("readPackageTestScript", () => {
+  it("reads scripts.test, and nothing from a missing or broken package.json", async () => {
+    await writeFile(
+      join(dir, "package.json"),
+      JSON.stringify({ scripts: { test: "node --test" } }),
+    );
+    expect(await readPackageTestScript(dir)).toBe("node --test");
+    await writeFile(join(dir, "package.json"), "{ not json");
+    expect(await readPackageTestScript(dir)).toBeUndefined();
+    await mkdir(join(dir, "empty"));
+    expect(await readPackageTestScript(join(dir, "empty"))).toBeUndefined();
+  });
+});
+
+describe("withMachineReporter", () => {
+  it.each([
+    ["node --test", "node --test --test-reporter=tap", "node_tap"],
+    ["node --test test/", "node --test --test-reporter=tap test/", "node_tap"],
+    ["tsc && node --test", "tsc && node --test --test-reporter=tap", "node_tap"],
+    ["node --test --test-reporter=tap", "node --test --test-reporter=tap", "node_tap"],
+    ["node --test --test-reporter=spec", "node --test --test-reporter=spec", "exit_code"],
+    ["vitest run", "vitest run --reporter=json", "jest_json"],
+    ["npx vitest run --coverage", "npx vitest run --reporter=json --coverage", "jest_json"],
+    ["vitest run --reporter=dot", "vitest run --reporter=dot", "exit_code"],
+    ["jest", "jest --json", "jest_json"],
+    ["pnpm test", "pnpm test", "exit_code"],
+    ["node --test-only x.js", "node --test-only x.js", "exit_code"],
+  ])("%s → %s (%s)", (command, expected, report) => {
+    expect(withMachineReporter(command)).toEqual({ command: expected, report });
+  });
+});
+
+describe("report parsers", () => {
+  it("need a complete report: output cut before node's summary is no report", async () => {
+    await writeFile(join(dir, "mixed.test.js"), MIXED_TESTS);
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--test", "--test-reporter=tap"],
+      { cwd: dir },
+    ).catch((error: { stdout: string }) => error);
+    expect(parseNodeTap(stdout)).toBeDefined();
+    expect(parseNodeTap(stdout.slice(0, stdout.indexOf("# tests")))).toBeUndefined();
+    expect(parseJestLikeJson('{"numPassedTests": 1, "numFailed')).toBeUndefined();
+  });
+
+  it("count a file that failed before any test ran as a failure named after it", () => {
+    const report = {
+      numPassedTests: 0,
+      numFailedTests: 0,
+      numPendingTests: 0,
+      numTodoTests: 0,
+      testResults: [
+        {
+          name: "/w/broken.test.ts",
+          status: "failed",
+          message: "SyntaxError",
+          assertionResults: [],
+        },
+      ],
+    };
+    expect(parseJestLikeJson(`noise\n${JSON.stringify(report)}\n`)).toEqual({
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      failures: [{ name: "/w/broken.test.ts", message: "SyntaxError" }],
+    });
+  });
+});

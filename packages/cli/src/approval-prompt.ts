@@ -26,12 +26,18 @@ export function createTerminalApprover(options: {
       options.onInterrupt?.();
     });
     try {
+      const what =
+        request.paths === undefined
+          ? [`  命令：${JSON.stringify(request.argv)}`, `  程序：${request.program}`]
+          : [
+              `  文件：${request.paths.join("、")}`,
+              ...(request.diff ? [request.diff.trimEnd()] : []),
+            ];
       const answer = await rl.question(
         [
           "",
           `需要批准：${request.reason}`,
-          `  命令：${JSON.stringify(request.argv)}`,
-          `  程序：${request.program}`,
+          ...what,
           "允许吗？[y] 仅这一次 · [a] 本次运行都允许 · [N] 拒绝：",
         ].join("\n"),
         { signal },

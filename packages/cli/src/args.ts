@@ -1,6 +1,7 @@
 import {
   APPROVAL_MODES,
   type ApprovalMode,
+  allowPathProblem,
   SANDBOX_MODES,
   type SandboxMode,
 } from "@coding-agent/tools";
@@ -41,6 +42,15 @@ export const RUN_FLAGS = {
     help: "需要批准的调用：ask 询问 · deny 拒绝（blocked）· auto 按策略（默认 ask）",
   },
   sandbox: { type: "string", help: "run_command 的沙箱：auto · bwrap · none（默认 auto）" },
+  "test-command": {
+    type: "string",
+    help: "run_tests 运行的测试命令（默认：工作区 package.json 的 test 脚本）",
+  },
+  "allow-path": {
+    type: "string",
+    multiple: true,
+    help: "编辑可以修改的路径 glob（可重复；默认整个工作区；.git/、node_modules/ 始终不可写）",
+  },
   json: { type: "boolean", help: "以 JSON 输出运行结果" },
   help: { type: "boolean", help: "显示帮助" },
 } as const;
@@ -93,6 +103,16 @@ const RunFlagsSchema = z.strictObject({
   sandbox: z
     .enum(SANDBOX_MODES, { error: `--sandbox 只能是 ${SANDBOX_MODES.join("、")}` })
     .default("auto"),
+  "test-command": z.string().trim().min(1, "--test-command 需要命令").optional(),
+  "allow-path": z
+    .array(
+      z.string().check((ctx) => {
+        const problem = allowPathProblem(ctx.value);
+        if (problem !== undefined)
+          ctx.issues.push({ code: "custom", message: problem, input: ctx.value });
+      }),
+    )
+    .default([]),
   json: z.boolean().default(false),
   help: z.boolean().default(false),
 });
@@ -125,6 +145,9 @@ export type CliCommand =
       readonly allowCommands: readonly string[];
       readonly approval: ApprovalMode;
       readonly sandbox: SandboxMode;
+      /** `--test-command`; without it `run_tests` runs the package's `test` script. */
+      readonly testCommand?: string;
+      readonly allowPaths: readonly string[];
     };
 
 /** The outcome of `parseCliArgs`: a command, or a Chinese usage message (exit 2). */
@@ -142,7 +165,7 @@ export function usage(): string {
     '用法：coding-agent run "<目标>" [选项]',
     "",
     "命令：",
-    "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command",
+    "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command、run_tests、edit_file、write_file、apply_edits",
     "  help   显示帮助",
     "",
     "选项：",
@@ -213,6 +236,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
       allowCommands: f["allow-command"],
       approval: f.approval,
       sandbox: f.sandbox,
+      ...(f["test-command"] === undefined ? {} : { testCommand: f["test-command"] }),
+      allowPaths: f["allow-path"],
     },
   };
 }

@@ -54,6 +54,8 @@ export async function runCli(
         approval: command.approval,
         sandbox: command.sandbox,
         ...(io.approver === undefined ? {} : { approver: io.approver }),
+        ...(command.testCommand === undefined ? {} : { testCommand: command.testCommand }),
+        allowPaths: command.allowPaths,
       });
       if (!tools.ok) {
         io.stderr(`${tools.message}\n`);
@@ -69,6 +71,11 @@ export async function runCli(
         signal,
         { redact: model.redact },
       );
+      const changed = tools.edits.diff().files;
+      if (changed.length > 0) {
+        const lines = changed.map((file) => `  ${file.path} +${file.added} -${file.removed}`);
+        io.stderr(`coding-agent：本次运行修改了 ${changed.length} 个文件\n${lines.join("\n")}\n`);
+      }
       io.stdout(command.json ? `${JSON.stringify(toJson(result))}\n` : formatResult(result));
       return exitCodeFor(result.status);
     }

@@ -5,13 +5,16 @@ import {
   type ApprovalMode,
   type Approver,
   chooseSandbox,
+  createEditSession,
   createWorkspaceTools,
   denyAll,
+  type EditSession,
+  readPackageTestScript,
   type SandboxMode,
 } from "@coding-agent/tools";
 import { BUILTIN_TOOLS } from "./builtin-tools.ts";
 
-/** What `coding-agent run` needs to build its tools (the week-3 flags). */
+/** What `coding-agent run` needs to build its tools (the week-3 and week-4 flags). */
 export interface RunToolsOptions {
   readonly workspace: string;
   readonly allowCommands: readonly string[];
@@ -19,15 +22,24 @@ export interface RunToolsOptions {
   readonly sandbox: SandboxMode;
   /** The terminal prompt, when there is a terminal; `ask` without one refuses. */
   readonly approver?: Approver;
+  /** `--test-command`; else the workspace's `package.json` `test` script, read now. */
+  readonly testCommand?: string;
+  readonly allowPaths?: readonly string[];
 }
 
 /** The run's tools, a Chinese warning to print, or a usage error (exit 2). */
 export type RunToolsResult =
-  | { readonly ok: true; readonly tools: ToolSet; readonly warning?: string }
+  | {
+      readonly ok: true;
+      readonly tools: ToolSet;
+      /** The run's edits, for the diff printed at the end. */
+      readonly edits: EditSession;
+      readonly warning?: string;
+    }
   | { readonly ok: false; readonly message: string };
 
 /**
- * Builds `echo`, `sleep` and the four workspace tools for one run, after checking
+ * Builds `echo`, `sleep` and the workspace tools for one run, after checking
  * the workspace folder and deciding the sandbox (`--sandbox bwrap` without a working
  * bwrap is a usage error that says how to install it).
  */
@@ -39,6 +51,9 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
   }
   const sandbox = await chooseSandbox({ mode: options.sandbox, workspace });
   if (sandbox.kind === "unavailable") return { ok: false, message: sandbox.message };
+  // Read once, before the model can edit package.json: what run_tests runs stays what the user had.
+  const testCommand = options.testCommand ?? (await readPackageTestScript(workspace));
+  const edits = createEditSession();
   const tools = createWorkspaceTools({
     workspace,
     allowCommands: options.allowCommands,
@@ -46,10 +61,14 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
     // `ask` with no terminal to ask on is `deny` (design §6).
     approver: options.approver ?? denyAll,
     sandbox,
+    editSession: edits,
+    allowPaths: options.allowPaths ?? [],
+    ...(testCommand === undefined ? {} : { testCommand }),
   });
   return {
     ok: true,
     tools: { ...BUILTIN_TOOLS, ...tools },
+    edits,
     ...(sandbox.kind === "none" && sandbox.warning !== undefined
       ? { warning: sandbox.warning }
       : {}),

@@ -6,7 +6,7 @@ import { PassThrough } from "node:stream";
 import type { Approver } from "@coding-agent/tools";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createTerminalApprover, parseApprovalAnswer } from "../src/approval-prompt.ts";
-import { runCli } from "../src/cli.ts";
+import { call, finish, runScripted, toolResults } from "./support/run-cli.ts";
 
 let base: string;
 let workspace: string;
@@ -23,48 +23,14 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-const call = (tool: string, input: unknown) => ({ action: { type: "tool_call", tool, input } });
-const finish = { action: { type: "finish", summary: "看完了" } };
-
-async function cli(turns: unknown[], flags: string[], approver?: Approver) {
-  const script = join(base, "script.json");
-  await writeFile(script, JSON.stringify(turns));
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(
-    ["run", "看看仓库", "--script", script, "--workspace", workspace, "--json", ...flags],
-    {
-      stdout: (text) => out.push(text),
-      stderr: (text) => err.push(text),
-      ...(approver === undefined ? {} : { approver }),
-    },
-    new AbortController().signal,
-  );
-  const stdout = out.join("");
-  return {
-    code,
-    stdout,
-    stderr: err.join(""),
-    result: stdout === "" ? undefined : JSON.parse(stdout),
-  };
-}
-
-interface ToolOutcome {
-  readonly tool: unknown;
-  readonly ok: boolean;
-  readonly value?: Record<string, unknown>;
-  readonly error?: { readonly code: string; readonly message: string };
-}
-
-/** The tool messages of a run, in call order, each as `{ tool, ok, value | error }`. */
-function toolResults(result: { messages: Array<Record<string, unknown>> }): ToolOutcome[] {
-  return result.messages
-    .filter((message) => message.role === "tool")
-    .map((message) =>
-      message.ok
-        ? { tool: message.tool, ok: true, value: JSON.parse(String(message.content)) }
-        : { tool: message.tool, ok: false, error: message.error as ToolOutcome["error"] },
-    );
+function cli(turns: unknown[], flags: string[], approver?: Approver) {
+  return runScripted({
+    turns,
+    flags,
+    workspace,
+    scriptDir: base,
+    ...(approver === undefined ? {} : { approver }),
+  });
 }
 
 describe("coding-agent run with the workspace tools", () => {

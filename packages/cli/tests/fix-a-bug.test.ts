@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, finish, runScripted, toolResults } from "./support/run-cli.ts";
 
 // Real `node --test` runs and a real filesystem: the timeout only turns a hang into a failure.
-const HANG_GUARD = { timeout: 60_000 };
+const HANG_GUARD = { timeout: 120_000 };
 
 let base: string;
 let workspace: string;

@@ -12,6 +12,9 @@ import { createWorkspace, type Workspace } from "../src/workspace.ts";
 import { callTool, outcomeCode, snapshotTree } from "./support/edit-tools.ts";
 import { createTempLayout, SECRET, type TempLayout } from "./support/temp-workspace.ts";
 
+// Many real filesystem round trips: generous, so a loaded machine is not taken for a hang.
+const PROPERTY_HANG_GUARD = 120_000;
+
 let layout: TempLayout;
 let workspace: Workspace;
 
@@ -379,32 +382,36 @@ describe("apply_edits", () => {
     expect((await stat(ws("src", "a.ts"))).mode).toBe(modeBefore);
   });
 
-  it("rolls back exactly whatever the bytes and wherever the failure (property)", async () => {
-    const names = ["src/a.ts", "notes.txt", "fresh/one.bin", "image.bin"];
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.uint8Array({ maxLength: 64 }), {
-          minLength: names.length,
-          maxLength: names.length,
-        }),
-        fc.integer({ min: 1, max: names.length }),
-        async (contents, failOn) => {
-          const before = await snapshotTree(layout.workspace);
-          // Arbitrary bytes reach the files through write_file's text (latin1 keeps one char per byte).
-          const edits = names.map((path, i) => ({
-            path,
-            content: Buffer.from(contents[i] ?? []).toString("latin1"),
-          }));
-          const result = await callTool(tools({ fileOps: failingOps(failOn) }).apply_edits, {
-            edits,
-          });
-          expect(outcomeCode(result)).toBe("write_failed");
-          expect(await snapshotTree(layout.workspace)).toEqual(before);
-        },
-      ),
-      { numRuns: 25 },
-    );
-  });
+  it(
+    "rolls back exactly whatever the bytes and wherever the failure (property)",
+    async () => {
+      const names = ["src/a.ts", "notes.txt", "fresh/one.bin", "image.bin"];
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.uint8Array({ maxLength: 64 }), {
+            minLength: names.length,
+            maxLength: names.length,
+          }),
+          fc.integer({ min: 1, max: names.length }),
+          async (contents, failOn) => {
+            const before = await snapshotTree(layout.workspace);
+            // Arbitrary bytes reach the files through write_file's text (latin1 keeps one char per byte).
+            const edits = names.map((path, i) => ({
+              path,
+              content: Buffer.from(contents[i] ?? []).toString("latin1"),
+            }));
+            const result = await callTool(tools({ fileOps: failingOps(failOn) }).apply_edits, {
+              edits,
+            });
+            expect(outcomeCode(result)).toBe("write_failed");
+            expect(await snapshotTree(layout.workspace)).toEqual(before);
+          },
+        ),
+        { numRuns: 15 },
+      );
+    },
+    PROPERTY_HANG_GUARD,
+  );
 });
 
 describe("the workspace version", () => {
@@ -426,22 +433,26 @@ describe("the workspace version", () => {
     expect(await workspaceVersion(workspace)).not.toBe(v0);
   });
 
-  it("tells apart any two different contents of a file (property)", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.uint8Array({ maxLength: 32 }),
-        fc.uint8Array({ maxLength: 32 }),
-        async (a, b) => {
-          await writeFile(ws("p.bin"), a);
-          const va = await workspaceVersion(workspace);
-          await writeFile(ws("p.bin"), b);
-          const vb = await workspaceVersion(workspace);
-          expect(va === vb).toBe(Buffer.from(a).equals(Buffer.from(b)));
-        },
-      ),
-      { numRuns: 30 },
-    );
-  });
+  it(
+    "tells apart any two different contents of a file (property)",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uint8Array({ maxLength: 32 }),
+          fc.uint8Array({ maxLength: 32 }),
+          async (a, b) => {
+            await writeFile(ws("p.bin"), a);
+            const va = await workspaceVersion(workspace);
+            await writeFile(ws("p.bin"), b);
+            const vb = await workspaceVersion(workspace);
+            expect(va === vb).toBe(Buffer.from(a).equals(Buffer.from(b)));
+          },
+        ),
+        { numRuns: 15 },
+      );
+    },
+    PROPERTY_HANG_GUARD,
+  );
 
   it("never follows a symlink: a change outside does not reach the version", async () => {
     const v0 = await workspaceVersion(workspace);

@@ -13,6 +13,9 @@ import {
 import { parseJestLikeJson, parseNodeTap } from "../src/test-runs/test-report.ts";
 import { createWorkspace } from "../src/workspace.ts";
 
+// Real test runners (vitest among them) on a shared machine: the timeout only turns a hang into a failure.
+const HANG_GUARD = { timeout: 120_000 };
+
 let dir: string;
 
 beforeEach(async () => {
@@ -45,7 +48,7 @@ function runTests(testCommand: string | undefined, timeoutMs?: number) {
   return run(timeoutMs === undefined ? {} : { timeoutMs });
 }
 
-describe("run_tests", () => {
+describe("run_tests", HANG_GUARD, () => {
   it("reads node --test's TAP: counts as the runner gives them, every failure named with its ancestors", async () => {
     await writeFile(join(dir, "mixed.test.js"), MIXED_TESTS);
     const result = await runTests("node --test");
@@ -167,7 +170,7 @@ describe("withMachineReporter", () => {
   });
 });
 
-describe("report parsers", () => {
+describe("report parsers", HANG_GUARD, () => {
   it("need a complete report: output cut before node's summary is no report", async () => {
     await writeFile(join(dir, "mixed.test.js"), MIXED_TESTS);
     const { stdout } = await promisify(execFile)(

@@ -215,6 +215,14 @@ describe("write_file", () => {
     });
   });
 
+  it("refuses a path that runs through a file as if it were a folder", async () => {
+    const outcome = await callTool(tools().write_file, {
+      path: "notes.txt/inner.txt",
+      content: "x",
+    });
+    expect(outcomeCode(outcome)).toBe("invalid_input");
+  });
+
   it("refuses a stale expectedHash, also for a file deleted since it was read", async () => {
     const hash = await hashOf("notes.txt");
     await writeFile(ws("notes.txt"), "changed\n");

@@ -230,6 +230,8 @@ async function loadFile(absolute: string, relative: string): Promise<Loaded> {
     if (code === "ENOENT") return { ok: true, state: { before: null, current: null } };
     if (code === "EISDIR") return toolError("is_directory", `是目录，不是文件：${relative}`);
     if (code === "ELOOP") return toolError("invalid_input", `是符号链接，不能编辑：${relative}`);
+    if (code === "ENOTDIR")
+      return toolError("invalid_input", `路径中有一段是文件而不是目录：${relative}`);
     throw error;
   }
   try {

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
-import { open, realpath } from "node:fs/promises";
-import path from "node:path";
+import { open } from "node:fs/promises";
 import { type ToolErrorResult, toolError } from "@coding-agent/agent-core";
 import { z } from "zod";
 import type { Workspace } from "../workspace.ts";
@@ -183,39 +182,19 @@ type Writable =
 
 /**
  * Resolves a path an edit may write: inside the workspace once every symlink is
- * followed (a missing file's folders included), and allowed by `--allow-path`.
+ * followed (`workspace.resolve` also follows a missing file's folders and dangling
+ * links to where the bytes would land), and allowed by `--allow-path` there.
  */
 async function resolveWritable(context: PlanContext, requested: string): Promise<Writable> {
-  const { workspace } = context;
-  const target = await workspace.resolve(requested);
+  const target = await context.workspace.resolve(requested);
   if (!target.ok) return target;
-  // A missing file is written through its folders' real paths: judge the place the
-  // bytes would land, not the name the model used.
-  const absolute = target.exists ? target.absolute : await realPathOfMissing(target.absolute);
-  if (!workspace.contains(absolute))
-    return toolError("path_outside_workspace", `路径在工作区之外：${JSON.stringify(requested)}`);
-  const relative = path.relative(workspace.root, absolute).split(path.sep).join("/");
-  if (relative === "") return toolError("is_directory", "工作区根目录不是文件");
-  if (!context.allowance(relative))
+  if (target.relative === ".") return toolError("is_directory", "工作区根目录不是文件");
+  if (!context.allowance(target.relative))
     return toolError(
       "path_not_allowed",
-      `不允许修改 ${relative}：不在 --allow-path 之内（.git/ 与 node_modules/ 从不可写）`,
+      `不允许修改 ${target.relative}：不在 --allow-path 之内（.git/ 与 node_modules/ 从不可写）`,
     );
-  return { ok: true, absolute, relative };
-}
-
-/** The deepest existing folder's real path, with the missing rest appended. */
-async function realPathOfMissing(lexical: string): Promise<string> {
-  const rest: string[] = [];
-  let current = lexical;
-  while (true) {
-    const parent = path.dirname(current);
-    rest.unshift(path.basename(current));
-    const real = await realpath(parent).catch(() => undefined);
-    if (real !== undefined) return path.join(real, ...rest);
-    if (parent === current) return lexical;
-    current = parent;
-  }
+  return { ok: true, absolute: target.absolute, relative: target.relative };
 }
 
 type Loaded = { readonly ok: true; readonly state: Omit<FileState, "relative"> } | ToolErrorResult;

@@ -7,11 +7,16 @@ import {
 import { z } from "zod";
 import { type ApprovalMode, type Approver, requestApproval } from "./approvals.ts";
 import { buildBwrapArgv } from "./sandbox/bwrap.ts";
-import { type ProcessResult, runProcess } from "./sandbox/exec.ts";
+import { type ProcessOptions, type ProcessResult, runProcess } from "./sandbox/exec.ts";
 import type { SandboxPolicy } from "./sandbox/policy.ts";
 import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
 
-/** What `run_command` returns (design §6). */
+/**
+ * What `run_command` returns when the command ended by itself (design §6), so `timedOut`
+ * is always false here. A command that outlives its timeout is the `timeout` error instead
+ * (§6's error code): its message carries these same fields, with `timedOut: true`, the
+ * signal that ended the group and whatever output was captured (head and tail).
+ */
 export type RunCommandResult = Omit<ProcessResult, "timedOut"> & { readonly timedOut: false };
 
 export const RunCommandInputSchema = z.object({
@@ -36,6 +41,8 @@ export interface RunCommandOptions {
   readonly maxTimeoutMs?: number;
   /** Bytes kept of each of stdout and stderr. Default 30,000. */
   readonly maxOutputBytes?: number;
+  /** Runs the process; `runProcess` by default (lesson 12 plugs the learner's in here). */
+  readonly runProcess?: (options: ProcessOptions) => Promise<ProcessResult>;
 }
 
 /** A `run_command` executor for one run (it remembers "allow for the run" answers). */
@@ -88,7 +95,7 @@ export function createRunCommand(
             argv: command,
           })
         : command;
-    const result = await runProcess({
+    const result = await (options.runProcess ?? runProcess)({
       argv: argv as [string, ...string[]],
       cwd: options.policy.cwd,
       env: options.policy.env,
@@ -97,10 +104,12 @@ export function createRunCommand(
       ...(signal === undefined ? {} : { signal }),
     });
     if (result.timedOut) {
+      // The same fields as a result, so the model reads what the command printed before it
+      // was stopped exactly as it would have read a normal ending.
       return toolError(
         "timeout",
         `命令 ${JSON.stringify(input.argv)} 在 ${timeoutMs} ms 内没有结束，整个进程组已被终止。` +
-          `stdout 末尾：${result.stdout.slice(-500)}\nstderr 末尾：${result.stderr.slice(-500)}`,
+          `结束时的结果：${JSON.stringify(result)}`,
       );
     }
     return { ...result, timedOut: false };

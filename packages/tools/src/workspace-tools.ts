@@ -72,7 +72,8 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     ...createReadTools(workspace, limits),
     run_command: defineTool({
       description:
-        "在工作区运行程序（不经过 shell）：{ argv, timeoutMs? } → { exitCode, signal, stdout, stderr, truncated, timedOut }",
+        "在工作区运行程序（不经过 shell）：{ argv, timeoutMs? } → { exitCode, signal, stdout, stderr, truncated, timedOut }；" +
+        "超时返回 timeout 错误，消息里是同样的字段（timedOut: true）",
       inputSchema: RunCommandInputSchema,
       execute: (input, signal) => runCommand(input, signal),
     }),

@@ -5,6 +5,7 @@ import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ApprovalMode, Approver } from "../src/approvals.ts";
 import { createRunCommand } from "../src/run-command.ts";
+import type { ProcessOptions, ProcessResult } from "../src/sandbox/exec.ts";
 import { createSandboxPolicy } from "../src/sandbox/policy.ts";
 import { createWorkspace } from "../src/workspace.ts";
 import { createWorkspaceTools } from "../src/workspace-tools.ts";
@@ -73,6 +74,66 @@ describe("run_command", () => {
     });
     expect(result).toMatchObject({ ok: false, error: { code: "timeout" } });
     expect((result as { error: { message: string } }).error.message).toContain("begun");
+  });
+
+  it("carries §6's result fields in the timeout message: timedOut, the signal, head and tail of the output", async () => {
+    const result = await runCommand("deny")({
+      argv: ["sh", "-c", "echo begun; yes filler | head -n 10000; echo last words; sleep 100"],
+      timeoutMs: 2_000,
+    });
+    const message = (result as { error: { code: string; message: string } }).error.message;
+    expect(result).toMatchObject({ ok: false, error: { code: "timeout" } });
+    const fields = JSON.parse(message.slice(message.indexOf("{")));
+    expect(fields).toMatchObject({
+      exitCode: null,
+      signal: "SIGKILL",
+      stderr: "",
+      truncated: true,
+      timedOut: true,
+    });
+    expect(Object.keys(fields).sort()).toEqual(
+      ["exitCode", "signal", "stderr", "stdout", "timedOut", "truncated"].sort(),
+    );
+    expect(fields.stdout.startsWith("begun\nfiller\n")).toBe(true);
+    expect(fields.stdout.endsWith("filler\nlast words\n")).toBe(true);
+  });
+
+  it("runs the process through the runProcess it is given, with the resolved program, the workspace and the policy's environment", async () => {
+    const calls: ProcessOptions[] = [];
+    const fake = async (options: ProcessOptions): Promise<ProcessResult> => {
+      calls.push(options);
+      return {
+        exitCode: 0,
+        signal: null,
+        stdout: "假的\n",
+        stderr: "",
+        truncated: false,
+        timedOut: false,
+      };
+    };
+    const command = createRunCommand({
+      policy: createSandboxPolicy({
+        workspace: createWorkspace(layout.workspace),
+        allowCommands: ["echo"],
+        env: { PATH: process.env.PATH, API_TOKEN: "t0ps3cret" },
+      }),
+      sandbox: { kind: "none" },
+      approval: "deny",
+      runProcess: fake,
+    });
+    expect(await command({ argv: ["echo", "x"], timeoutMs: 1_234 })).toMatchObject({
+      exitCode: 0,
+      stdout: "假的\n",
+      timedOut: false,
+    });
+    expect(calls).toEqual([
+      expect.objectContaining({
+        argv: [expect.stringMatching(/\/echo$/), "x"],
+        cwd: layout.workspace,
+        env: { PATH: process.env.PATH },
+        timeoutMs: 1_234,
+      }),
+    ]);
   });
 
   it.each([

@@ -41,7 +41,7 @@ function run(
  * busy machine; a call that never comes back (a process still holds its output pipe)
  * is reported by an assertion after it, not by the test's timeout.
  */
-const RETURN_MS = 1_800;
+const RETURN_MS = 3_000;
 
 /** `sh` records itself, starts a child in the background and becomes `sleep 100`. */
 const CHILD_AND_SLEEP = 'echo $$ >> "$1"; sleep 100 & echo $! >> "$1"; exec sleep 100';
@@ -52,7 +52,7 @@ const GRANDCHILDREN =
   'sh -c \'echo $$ >> "$1"; sleep 100 & echo $! >> "$1"; exec sleep 100\' inner "$1" & ' +
   "exec sleep 100";
 
-describe("runProcess", { timeout: 3_000 }, () => {
+describe("runProcess", { timeout: 10_000 }, () => {
   it("reports the exit code and both streams", async () => {
     expect(await run(lab.sh("echo out; echo err >&2; exit 3"))).toEqual({
       exitCode: 3,
@@ -96,7 +96,7 @@ describe("runProcess", { timeout: 3_000 }, () => {
   });
 });
 
-describe("runProcess ends the whole process group", { timeout: 3_000 }, () => {
+describe("runProcess ends the whole process group", { timeout: 10_000 }, () => {
   it("kills children and grandchildren on timeout, leaving nothing running", async () => {
     const outcome = await settleWithin(run(lab.sh(GRANDCHILDREN), { timeoutMs: 600 }), RETURN_MS);
     expect(await lab.recordedPids(), "超时前脚本应已记下 4 个进程").toHaveLength(4);
@@ -131,7 +131,7 @@ describe("runProcess ends the whole process group", { timeout: 3_000 }, () => {
   });
 });
 
-describe("your runProcess inside run_command and runAgent", { timeout: 3_000 }, () => {
+describe("your runProcess inside run_command and runAgent", { timeout: 10_000 }, () => {
   it("a command that outlives its timeout comes back as a timeout observation with its output, nothing is left running, the run goes on", async () => {
     const runCommand = createRunCommand({
       policy: createSandboxPolicy({

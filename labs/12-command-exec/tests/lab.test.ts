@@ -98,7 +98,7 @@ describe("runProcess", { timeout: 10_000 }, () => {
 
 describe("runProcess ends the whole process group", { timeout: 10_000 }, () => {
   it("kills children and grandchildren on timeout, leaving nothing running", async () => {
-    const outcome = await settleWithin(run(lab.sh(GRANDCHILDREN), { timeoutMs: 600 }), RETURN_MS);
+    const outcome = await settleWithin(run(lab.sh(GRANDCHILDREN), { timeoutMs: 1_000 }), RETURN_MS);
     expect(await lab.recordedPids(), "超时前脚本应已记下 4 个进程").toHaveLength(4);
     expect(await lab.survivors(), "超时之后，这些进程还在运行").toEqual([]);
     expect(outcome, "超时之后 runProcess 没有返回：还有进程握着输出管道").toMatchObject({
@@ -157,7 +157,7 @@ describe("your runProcess inside run_command and runAgent", { timeout: 10_000 },
       },
     });
     const provider = createScriptedProvider([
-      command(["sh", "-c", `echo begun; ${GRANDCHILDREN}`, "sh", lab.pidFile], 600),
+      command(["sh", "-c", `echo begun; ${GRANDCHILDREN}`, "sh", lab.pidFile], 1_000),
       command(["echo", "还在运行"]),
       { action: { type: "finish", summary: "两条命令都回来了" } },
     ]);

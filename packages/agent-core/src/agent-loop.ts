@@ -22,8 +22,10 @@ import {
   createToolRegistry,
   isBlockedOutcome,
   isToolRegistry,
+  type Tool,
   type ToolError,
   ToolErrorResultSchema,
+  type ToolInput,
   type ToolInputCheck,
   type ToolRegistry,
   type ToolSet,
@@ -433,6 +435,12 @@ async function callTool(
     toolFailed(ref, { code: "cancelled", message: "未执行：运行已取消" }, false);
     return { code: "cancelled", reason: `工具 ${toolName} 执行前运行被取消` };
   }
+  // The same object goes to authorize and execute: a tool may remember what it allowed.
+  const validInput = checked.input;
+  if (tool.authorize !== undefined) {
+    const stop = await authorizeCall(run, ref, tool, validInput);
+    if (stop !== undefined) return stop;
+  }
 
   run.guard.recordToolCall();
   if (run.tracer.enabled) {
@@ -444,7 +452,6 @@ async function callTool(
       input: boundedText(run, checked.input),
     });
   }
-  const validInput = checked.input;
   const settled = await timedCall(
     run,
     (signal) => tool.execute(validInput, signal),
@@ -535,6 +542,46 @@ function timedCall<T>(
   return settleWithTimeout(call, ms, run.signal).then((settled) =>
     settled.kind === "timeout" ? { kind: "timeout", limit: runFirst ? "run" : "call" } : settled,
   );
+}
+
+/**
+ * Asks the tool whether the call may run. A refusal, a cancel while it decides and an
+ * `authorize` that throws all end the run before the call starts: it is answered in
+ * the history (every call has its result) but not counted and not traced as started,
+ * since nothing ran.
+ */
+async function authorizeCall(
+  run: Run,
+  ref: ToolCallRef,
+  tool: Tool,
+  input: ToolInput,
+): Promise<Stop | undefined> {
+  // Waiting for an answer spends the run's time: its deadline applies, not toolTimeoutMs
+  // (how long to wait for a person is the tool's own limit).
+  const settled = await timedCall(run, (signal) => tool.authorize?.(input, signal), undefined);
+  if (settled.kind === "timeout") {
+    const reason = `工具 ${ref.tool} 等待许可时用完时间预算 ${run.limits.maxDurationMs} ms`;
+    toolFailed(ref, { code: "max_duration", message: `未执行：${reason}` }, false);
+    return { code: "max_duration", reason };
+  }
+  if (
+    settled.kind === "aborted" ||
+    (settled.kind === "error" && isAbortError(settled.error)) ||
+    run.signal?.aborted
+  ) {
+    toolFailed(ref, { code: "cancelled", message: "未执行：等待许可时运行被取消" }, false);
+    return { code: "cancelled", reason: `工具 ${ref.tool} 等待许可时运行被取消` };
+  }
+  if (settled.kind === "error") {
+    // A permission check that breaks never lets the call through.
+    const problem = `许可检查出错：${errorText(settled.error)}`;
+    toolFailed(ref, { code: "tool_error", message: `未执行：${problem}` }, false);
+    return { code: "tool_error", reason: `工具 ${ref.tool} 的${problem}` };
+  }
+  if (!isBlockedOutcome(settled.value)) return undefined;
+  const reason = `工具 ${ref.tool} 被阻止：${run.redact(settled.value.reason)}`;
+  toolFailed(ref, { code: "permission_denied", message: reason }, false);
+  return { code: "permission_denied", reason };
 }
 
 /**

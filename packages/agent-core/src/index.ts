@@ -105,6 +105,7 @@ export {
   TaskSchema,
 } from "./task.ts";
 export {
+  type Authorization,
   type BlockedOutcome,
   blockRun,
   createToolRegistry,

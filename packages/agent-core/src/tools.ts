@@ -58,6 +58,13 @@ export interface Tool {
   readonly description?: string;
   /** Synchronous zod schema of the input object. Without one, any JSON object is accepted. */
   readonly inputSchema?: z.ZodType;
+  /**
+   * Asked before the call runs, with the input `execute` will get (the same object):
+   * `blockRun(reason)` ends the run `blocked`, and the call is neither run, counted in
+   * `toolCalls` nor traced as started; `undefined` lets it run. Where a call may need
+   * permission (asking a user, a refusal by policy), this is where to decide it.
+   */
+  authorize?(input: ToolInput, signal: AbortSignal): Authorization | Promise<Authorization>;
   execute(input: ToolInput, signal: AbortSignal): unknown;
 }
 
@@ -65,6 +72,7 @@ export interface Tool {
 export interface TypedToolDefinition<Schema extends z.ZodType> {
   readonly description?: string;
   readonly inputSchema: Schema;
+  authorize?(input: z.output<Schema>, signal: AbortSignal): Authorization | Promise<Authorization>;
   execute(input: z.output<Schema>, signal: AbortSignal): unknown;
 }
 
@@ -79,10 +87,11 @@ export function defineTool<Schema extends z.ZodType>(
 const BLOCKED = Symbol("coding-agent.blocked");
 
 /**
- * What a tool returns when a call needs a permission that was refused (or never
- * given): the run ends `blocked` with the call and `reason`, and the tool must not
- * have done the call's work. Branded with a symbol, so no JSON a tool returns can
- * end a run by accident.
+ * What a tool answers when a call needs a permission that was refused (or never
+ * given): the run ends `blocked` with the call and `reason`. Answered by `authorize`,
+ * the call never runs and is not counted; returned by `execute`, the run ends the same
+ * way but the call has started (and counts), so the tool must not have done its work.
+ * Branded with a symbol, so no JSON a tool returns can end a run by accident.
  */
 export interface BlockedOutcome {
   readonly [BLOCKED]: true;
@@ -93,6 +102,9 @@ export interface BlockedOutcome {
 export function blockRun(reason: string): BlockedOutcome {
   return Object.freeze({ [BLOCKED]: true as const, reason });
 }
+
+/** What `authorize` answers: a refusal, or `undefined` to let the call run. */
+export type Authorization = BlockedOutcome | undefined;
 
 /** True for the value of `blockRun`. */
 export function isBlockedOutcome(value: unknown): value is BlockedOutcome {

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { runAgent } from "../src/agent-loop.ts";
 import { InvalidToolRegistryError } from "../src/errors.ts";
+import type { Limits } from "../src/loop-guard.ts";
 import { createScriptedProvider } from "../src/testing/index.ts";
 import {
   blockRun,
@@ -9,8 +10,10 @@ import {
   defineTool,
   isBlockedOutcome,
   isToolRegistry,
+  type Tool,
   toolError,
 } from "../src/tools.ts";
+import type { TraceEvent } from "../src/trace.ts";
 
 const noop = { execute: () => undefined };
 
@@ -176,5 +179,140 @@ describe("blockRun", () => {
       { maxSteps: 5 },
     );
     expect(result.status).toBe("completed");
+  });
+});
+
+describe("authorize", () => {
+  /** One call to `gated`, then finish; every trace event kept. */
+  async function runGated(
+    tool: Tool,
+    options: { signal?: AbortSignal; limits?: Omit<Limits, "maxSteps"> } = {},
+  ) {
+    const events: TraceEvent[] = [];
+    const provider = createScriptedProvider([
+      { action: { type: "tool_call", tool: "gated", input: { argv: ["rm", "x"] }, callId: "c1" } },
+      { action: { type: "finish", summary: "完成" } },
+    ]);
+    const result = await runAgent(
+      "删除",
+      provider,
+      { gated: tool },
+      { maxSteps: 5, ...options.limits },
+      options.signal,
+      { trace: (event) => void events.push(event) },
+    );
+    const types = events.map((event) => event.type);
+    return { result, types, provider };
+  }
+
+  it("a refusal ends the run blocked before the call starts: not run, not counted, not traced as started", async () => {
+    const execute = vi.fn(() => "ran");
+    const { result, types, provider } = await runGated({
+      authorize: () => blockRun("用户拒绝了 rm"),
+      execute,
+    });
+    expect(result).toMatchObject({ status: "blocked", code: "permission_denied", toolCalls: 0 });
+    expect(result.reason).toContain("用户拒绝了 rm");
+    expect(result.reason).toContain("gated");
+    expect(execute).not.toHaveBeenCalled();
+    expect(types).not.toContain("tool_started");
+    expect(types).not.toContain("tool_completed");
+    expect(result.messages.at(-1)).toMatchObject({
+      role: "tool",
+      callId: "c1",
+      ok: false,
+      error: { code: "permission_denied" },
+    });
+    expect(provider.requests).toHaveLength(1);
+  });
+
+  it("the same refusal returned by execute still ends the run blocked, but that call had started and counts", async () => {
+    const { result, types } = await runGated({ execute: () => blockRun("用户拒绝了 rm") });
+    expect(result).toMatchObject({ status: "blocked", toolCalls: 1 });
+    expect(types).toContain("tool_started");
+  });
+
+  it("lets the call run when it answers undefined, with the very input execute gets", async () => {
+    const seen: unknown[] = [];
+    const { result, types } = await runGated({
+      authorize: async (input) => {
+        seen.push(input);
+        return undefined;
+      },
+      execute: (input) => {
+        seen.push(input);
+        return "ran";
+      },
+    });
+    expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
+    expect(types.filter((type) => type === "tool_started")).toHaveLength(1);
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toBe(seen[1]);
+  });
+
+  it("an authorize that throws never lets the call through: the run fails tool_error, nothing ran", async () => {
+    const execute = vi.fn(() => "ran");
+    const { result, types } = await runGated({
+      authorize: () => {
+        throw new Error("终端已关闭");
+      },
+      execute,
+    });
+    expect(result).toMatchObject({ status: "failed", code: "tool_error", toolCalls: 0 });
+    expect(result.reason).toContain("终端已关闭");
+    expect(execute).not.toHaveBeenCalled();
+    expect(types).not.toContain("tool_started");
+  });
+
+  it("a cancel while it waits for an answer ends the run cancelled, nothing ran", async () => {
+    const controller = new AbortController();
+    const execute = vi.fn(() => "ran");
+    const { result, types } = await runGated(
+      {
+        authorize: () => {
+          controller.abort();
+          return new Promise<undefined>(() => {});
+        },
+        execute,
+      },
+      { signal: controller.signal },
+    );
+    expect(result).toMatchObject({ status: "cancelled", code: "cancelled", toolCalls: 0 });
+    expect(execute).not.toHaveBeenCalled();
+    expect(types).not.toContain("tool_started");
+    expect(result.messages.at(-1)).toMatchObject({ role: "tool", callId: "c1", ok: false });
+  });
+
+  it("waiting for an answer spends the run's time: maxDurationMs ends it budget_exceeded, nothing ran", async () => {
+    const execute = vi.fn(() => "ran");
+    const { result, types } = await runGated(
+      { authorize: () => new Promise<undefined>(() => {}), execute },
+      { limits: { maxDurationMs: 50 } },
+    );
+    expect(result).toMatchObject({ status: "budget_exceeded", code: "max_duration", toolCalls: 0 });
+    expect(execute).not.toHaveBeenCalled();
+    expect(types).not.toContain("tool_started");
+  });
+
+  it("is not asked when the call cannot run anyway (maxToolCalls reached)", async () => {
+    const authorize = vi.fn(() => undefined);
+    const { result } = await runGated(
+      { authorize, execute: () => "ran" },
+      { limits: { maxToolCalls: 0 } },
+    );
+    expect(result.code).toBe("max_tool_calls");
+    expect(authorize).not.toHaveBeenCalled();
+  });
+
+  it("types its input from the schema with defineTool", async () => {
+    const tool = defineTool({
+      inputSchema: z.object({ argv: z.array(z.string()) }),
+      authorize: (input) =>
+        input.argv[0] === "rm" ? blockRun(`拒绝 ${input.argv.join(" ")}`) : undefined,
+      execute: () => "ran",
+    });
+    const { result } = await runGated(tool);
+    expect(result).toMatchObject({ status: "blocked", toolCalls: 0 });
+    expect(result.reason).toContain("拒绝 rm x");
   });
 });

@@ -63,6 +63,7 @@ export {
 } from "./fs-read.ts";
 export {
   createRunCommand,
+  type RunCommand,
   type RunCommandInput,
   RunCommandInputSchema,
   type RunCommandOptions,

@@ -45,45 +45,85 @@ export interface RunCommandOptions {
   readonly runProcess?: (options: ProcessOptions) => Promise<ProcessResult>;
 }
 
-/** A `run_command` executor for one run (it remembers "allow for the run" answers). */
-export function createRunCommand(
-  options: RunCommandOptions,
-): (
-  input: RunCommandInput,
-  signal?: AbortSignal,
-) => Promise<RunCommandResult | ToolErrorResult | BlockedOutcome> {
-  const allowedForRun = new Set<string>();
-  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
-  return async (input, signal) => {
-    const [name = "", ...args] = input.argv;
-    const program = await options.policy.resolveProgram(name);
-    if (!program.ok) return toolError("not_allowed", program.reason);
+/**
+ * A `run_command` executor for one run (it remembers "allow for the run" answers).
+ * Calling it runs the whole call, approval included; `authorize` is the approval
+ * step alone, for a runtime to ask before the call starts (agent-core's
+ * `Tool.authorize`), so a refused call is never run, counted or traced as started.
+ */
+export interface RunCommand {
+  (
+    input: RunCommandInput,
+    signal?: AbortSignal,
+  ): Promise<RunCommandResult | ToolErrorResult | BlockedOutcome>;
+  /**
+   * `blockRun(...)` when the call needs a permission that is refused (`deny`, or `ask`
+   * answered no, late or not at all); `undefined` when it may go on. An "allow once"
+   * answer holds for this very `input` object only, for the next call with it.
+   */
+  authorize(input: RunCommandInput, signal?: AbortSignal): Promise<BlockedOutcome | undefined>;
+}
 
-    if (!program.allowed && !allowedForRun.has(program.path)) {
-      const reason = `${name} 不在允许的命令里（--allow-command）`;
-      switch (options.approval) {
-        case "auto":
-          return toolError("not_allowed", reason);
-        case "deny":
-          return blockRun(`${reason}；--approval deny：${JSON.stringify(input.argv)} 没有执行`);
-        case "ask": {
-          const outcome = await requestApproval({
-            approver: options.approver ?? (async () => "deny"),
-            request: { tool: "run_command", argv: input.argv, program: program.path, reason },
-            timeoutMs: options.approvalTimeoutMs ?? 60_000,
-            ...(signal === undefined ? {} : { signal }),
-          });
-          if (!outcome.allowed)
-            return blockRun(`${reason}；${outcome.reason}：${JSON.stringify(input.argv)} 没有执行`);
-          if (outcome.forRun) allowedForRun.add(program.path);
-          break;
-        }
-        default: {
-          const unreachable: never = options.approval;
-          throw new TypeError(`unhandled approval mode ${String(unreachable)}`);
-        }
+/** Creates the `run_command` executor of one run. */
+export function createRunCommand(options: RunCommandOptions): RunCommand {
+  const allowedForRun = new Set<string>();
+  /** Inputs allowed once, with the program path that was allowed. */
+  const allowedOnce = new WeakMap<RunCommandInput, string>();
+  const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
+  const notAllowed = (name: string) => `${name} 不在允许的命令里（--allow-command）`;
+  const mayRun = (input: RunCommandInput, program: { path: string; allowed: boolean }) =>
+    program.allowed || allowedForRun.has(program.path) || allowedOnce.get(input) === program.path;
+
+  async function authorize(
+    input: RunCommandInput,
+    signal?: AbortSignal,
+  ): Promise<BlockedOutcome | undefined> {
+    const name = input.argv[0] ?? "";
+    const program = await options.policy.resolveProgram(name);
+    // A name the policy refuses outright is answered not_allowed when run: nothing to ask.
+    if (!program.ok || mayRun(input, program)) return undefined;
+    const reason = notAllowed(name);
+    switch (options.approval) {
+      case "auto":
+        // Not asked and not blocked: running it answers not_allowed, and the run goes on.
+        return undefined;
+      case "deny":
+        return blockRun(`${reason}；--approval deny：${JSON.stringify(input.argv)} 没有执行`);
+      case "ask": {
+        const outcome = await requestApproval({
+          approver: options.approver ?? (async () => "deny"),
+          request: { tool: "run_command", argv: input.argv, program: program.path, reason },
+          timeoutMs: options.approvalTimeoutMs ?? 60_000,
+          ...(signal === undefined ? {} : { signal }),
+        });
+        if (!outcome.allowed)
+          return blockRun(`${reason}；${outcome.reason}：${JSON.stringify(input.argv)} 没有执行`);
+        if (outcome.forRun) allowedForRun.add(program.path);
+        else allowedOnce.set(input, program.path);
+        return undefined;
+      }
+      default: {
+        const unreachable: never = options.approval;
+        throw new TypeError(`unhandled approval mode ${String(unreachable)}`);
       }
     }
+  }
+
+  async function runCommand(
+    input: RunCommandInput,
+    signal?: AbortSignal,
+  ): Promise<RunCommandResult | ToolErrorResult | BlockedOutcome> {
+    // Called directly, without `authorize` first, the call is gated all the same.
+    const blocked = await authorize(input, signal);
+    if (blocked !== undefined) return blocked;
+    const [name = "", ...args] = input.argv;
+    // Resolved again, and run only if this path is the one allowed: PATH may have changed.
+    const program = await options.policy.resolveProgram(name);
+    if (!program.ok) return toolError("not_allowed", program.reason);
+    const allowed = mayRun(input, program);
+    // "Allow once" is used up by this call.
+    allowedOnce.delete(input);
+    if (!allowed) return toolError("not_allowed", notAllowed(name));
 
     const timeoutMs = Math.min(input.timeoutMs ?? options.defaultTimeoutMs ?? 30_000, maxTimeoutMs);
     const command: [string, ...string[]] = [program.path, ...args];
@@ -113,5 +153,7 @@ export function createRunCommand(
       );
     }
     return { ...result, timedOut: false };
-  };
+  }
+
+  return Object.assign(runCommand, { authorize });
 }

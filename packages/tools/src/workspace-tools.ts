@@ -75,6 +75,9 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
         "在工作区运行程序（不经过 shell）：{ argv, timeoutMs? } → { exitCode, signal, stdout, stderr, truncated, timedOut }；" +
         "超时返回 timeout 错误，消息里是同样的字段（timedOut: true）",
       inputSchema: RunCommandInputSchema,
+      // Asked before the call starts: a refused call ends the run blocked without
+      // running, and is neither counted nor traced as started.
+      authorize: (input, signal) => runCommand.authorize(input, signal),
       execute: (input, signal) => runCommand(input, signal),
     }),
     run_tests: defineTool({

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createToolRegistry, runAgent } from "@coding-agent/agent-core";
+import { createToolRegistry, runAgent, type TraceEvent } from "@coding-agent/agent-core";
 import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ApprovalMode, Approver } from "../src/approvals.ts";
@@ -254,5 +254,50 @@ describe("the four tools inside runAgent", () => {
       expect.stringContaining("path_outside_workspace"),
       expect.stringContaining("permission_denied"),
     ]);
+  });
+
+  /** run_command asked for `touch` (outside the allowlist) once, then finish; trace kept. */
+  async function runTouch(approval: ApprovalMode, approver: Approver | undefined, file: string) {
+    const events: TraceEvent[] = [];
+    const provider = createScriptedProvider([
+      { action: { type: "tool_call", tool: "run_command", input: { argv: touchArgv(file) } } },
+      { action: { type: "finish", summary: "完成" } },
+    ]);
+    const tools = createWorkspaceTools({
+      workspace: layout.workspace,
+      allowCommands: ["echo"],
+      approval,
+      ...(approver === undefined ? {} : { approver }),
+      approvalTimeoutMs: 50,
+      sandbox: { kind: "none" },
+    });
+    const result = await runAgent("建一个文件", provider, tools, { maxSteps: 5 }, undefined, {
+      trace: (event) => void events.push(event),
+    });
+    return { result, started: events.filter((event) => event.type === "tool_started") };
+  }
+
+  it.each<[string, ApprovalMode, Approver | undefined, string]>([
+    ["--approval deny", "deny", undefined, "refused-deny.txt"],
+    ["ask, answered deny", "ask", async () => "deny", "refused-ask.txt"],
+    ["ask, never answered", "ask", () => new Promise(() => {}), "refused-silence.txt"],
+  ])(
+    "a call refused under %s is neither run, counted in toolCalls nor traced as started",
+    async (_case, approval, approver, file) => {
+      const { result, started } = await runTouch(approval, approver, file);
+      expect(result).toMatchObject({ status: "blocked", code: "permission_denied", toolCalls: 0 });
+      expect(result.reason).toContain("touch");
+      expect(started).toEqual([]);
+      expect(ran(file)).toBe(false);
+    },
+  );
+
+  it("a call allowed once is run, counted and traced once, and the approver is asked once", async () => {
+    const approver = vi.fn<Approver>(async () => "allow_once");
+    const { result, started } = await runTouch("ask", approver, "allowed-once.txt");
+    expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
+    expect(started).toHaveLength(1);
+    expect(approver).toHaveBeenCalledTimes(1);
+    expect(ran("allowed-once.txt")).toBe(true);
   });
 });

@@ -156,6 +156,25 @@ describe("coding-agent run with the workspace tools", () => {
     expect(toolResults(result).map((r) => r.value?.exitCode)).toEqual([0, 0]);
   });
 
+  it("--tool-timeout-ms stops a run_command still running: the model gets timeout, the command never finishes", async () => {
+    // Writes late.txt 1.5 s after it starts, unless it is killed first.
+    const late = "setTimeout(() => require('node:fs').writeFileSync('late.txt', 'x'), 1500)";
+    const { code, result } = await cli(
+      [call("run_command", { argv: ["node", "-e", late] }), finish],
+      ["--allow-command", "node", "--sandbox", "none", "--tool-timeout-ms", "200"],
+    );
+    expect(code).toBe(0);
+    expect(toolResults(result)[0]).toMatchObject({
+      tool: "run_command",
+      ok: false,
+      error: { code: "timeout" },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(existsSync(join(workspace, "late.txt")), "the command ran on after its timeout").toBe(
+      false,
+    );
+  });
+
   it("refuses --sandbox bwrap without bwrap: exit 2, saying how to install it", async () => {
     vi.stubEnv("PATH", "/nonexistent");
     const { code, stderr } = await cli([finish], ["--sandbox", "bwrap"]);

@@ -262,6 +262,16 @@ describe("createOpenAICompatibleProvider", () => {
       controller.abort();
       await expect(pending).rejects.toMatchObject({ name: "AbortError" });
     });
+
+    it("ends the run budget_exceeded / model_timeout when the server never answers within modelTimeoutMs", async () => {
+      const server = await serve([{ hang: true }]);
+      const result = await runAgent("任务", providerFor(server), tools, {
+        maxSteps: 5,
+        modelTimeoutMs: 100,
+      });
+      // Whether the request reached the server in time or not, the run is not kept waiting.
+      expect(result).toMatchObject({ status: "budget_exceeded", code: "model_timeout", steps: 0 });
+    });
   });
 
   describe("options", () => {

@@ -91,15 +91,20 @@ function parseCopy(data: unknown): ActionParseResult {
 const CYCLE: unique symbol = Symbol("cycle");
 
 /**
- * Plain objects and arrays copied, each property read once; every other value kept
- * as it is for the schema to judge. Throws what a hostile value throws.
+ * The reply and the plain objects and arrays inside it copied, each own property read
+ * once; every other value kept as it is for the schema to judge. Throws what a hostile
+ * value throws.
  */
 function copyPlainData(value: unknown, ancestors: object[]): unknown {
   if (typeof value !== "object" || value === null) return value;
   // A stack, not a Set: replies are shallow, and this runs on every model reply.
   if (ancestors.includes(value)) return CYCLE;
   const isArray = Array.isArray(value);
-  if (!isArray) {
+  // The reply itself is always copied, whatever its prototype: kept as it is, a class
+  // instance's getters would be read by the schema, and again by the loop, and could
+  // answer differently the second time. Deeper down a non-plain value is kept for the
+  // schema to reject (inputs are JSON records).
+  if (!isArray && ancestors.length > 0) {
     const prototype = Object.getPrototypeOf(value);
     if (prototype !== Object.prototype && prototype !== null) return value;
   }

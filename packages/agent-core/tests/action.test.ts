@@ -66,10 +66,103 @@ describe("parseAction", () => {
     expect(reason({ type: "tool_call", tool: "echo", input: { at: () => 1 } })).toContain("input");
   });
 
-  it("returns a reason instead of throwing for a cyclic input", () => {
+  it("returns a reason instead of throwing for a cyclic input, an array cycle or a cyclic reply", () => {
     const input: Record<string, unknown> = {};
     input.self = input;
-    expect(parseAction({ type: "tool_call", tool: "echo", input }).ok).toBe(false);
+    const cycle = "模型回复含有循环引用，不是 JSON";
+    expect(reason({ type: "tool_call", tool: "echo", input })).toBe(cycle);
+    const list: unknown[] = [];
+    list.push(list);
+    expect(reason({ type: "tool_call", tool: "echo", input: { list } })).toBe(cycle);
+    const reply: Record<string, unknown> = { type: "finish", summary: "x" };
+    reply.again = reply;
+    expect(reason(reply)).toBe(cycle);
+  });
+
+  it("renders the same object twice when it is shared, not cyclic", () => {
+    const shared = { n: 1 };
+    expect(valid({ type: "tool_call", tool: "t", input: { a: shared, b: [shared] } })).toEqual({
+      type: "tool_call",
+      tool: "t",
+      input: { a: { n: 1 }, b: [{ n: 1 }] },
+    });
+  });
+
+  it("says what a reply that is not an object is", () => {
+    expect(reason(null)).toBe("模型回复必须是对象，实际是 null");
+    expect(reason(undefined)).toBe("模型回复必须是对象，实际是 undefined");
+    expect(reason([])).toBe("模型回复必须是对象，实际是 数组");
+    expect(reason(42)).toBe("模型回复必须是对象，实际是 number 42");
+    expect(reason("x".repeat(41))).toBe(`模型回复必须是对象，实际是 "${"x".repeat(40)}…"`);
+    expect(reason("x".repeat(40))).toBe(`模型回复必须是对象，实际是 "${"x".repeat(40)}"`);
+  });
+
+  it("names an unknown type exactly, objects included", () => {
+    expect(reason({ type: "shell" })).toBe(
+      '未知的动作类型 "shell"，可选：message、tool_call、finish',
+    );
+    expect(reason({ type: { name: "finish" } })).toBe(
+      "未知的动作类型 对象，可选：message、tool_call、finish",
+    );
+    expect(reason({ type: true })).toBe(
+      "未知的动作类型 boolean true，可选：message、tool_call、finish",
+    );
+  });
+
+  it("turns a reply that cannot be read into a reason naming the error", () => {
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error("no keys for you");
+        },
+      },
+    );
+    expect(reason(hostile)).toBe("模型回复无法读取或校验：no keys for you");
+  });
+
+  it("returns a copy: changing the reply afterwards changes nothing", () => {
+    const reply = { type: "tool_call", tool: "t", input: { path: "a", list: [1] } };
+    const result = parseAction(reply);
+    reply.input.path = "b";
+    reply.input.list.push(2);
+    reply.tool = "other";
+    expect(result).toEqual({
+      ok: true,
+      action: { type: "tool_call", tool: "t", input: { path: "a", list: [1] } },
+    });
+  });
+
+  it("accepts a reply without a prototype, and keeps a non-plain value inside for the schema to reject", () => {
+    const bare = Object.assign(Object.create(null), { type: "finish", summary: "x" });
+    expect(valid(bare)).toEqual({ type: "finish", summary: "x" });
+    expect(reason({ type: "tool_call", tool: "t", input: { at: new Date(0) } })).toBe(
+      "tool_call 动作无效：input.at: Invalid input",
+    );
+  });
+
+  it("copies only a class instance's own data, so a getter cannot pass the check and answer differently later", () => {
+    let reads = 0;
+    class Shifty {
+      readonly type = "tool_call";
+      readonly input = {};
+      get tool(): string {
+        reads += 1;
+        return reads === 1 ? "read_file" : "delete_everything";
+      }
+    }
+    expect(reason(new Shifty())).toBe(
+      "tool_call 动作无效：tool: Invalid input: expected string, received undefined",
+    );
+    expect(reads).toBe(0);
+  });
+
+  it("copies a class instance's own fields", () => {
+    class Finish {
+      readonly type = "finish";
+      readonly summary = "own field";
+    }
+    expect(valid(new Finish())).toEqual({ type: "finish", summary: "own field" });
   });
 });
 

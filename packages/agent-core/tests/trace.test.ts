@@ -166,6 +166,61 @@ describe("trace", () => {
   });
 });
 
+describe("createTracer", () => {
+  it("without a sink is disabled and never reads the clock", () => {
+    let reads = 0;
+    const tracer = createTracer(undefined, () => {
+      reads += 1;
+      return 0;
+    });
+    expect(tracer.enabled).toBe(false);
+    tracer.emit({ type: "model_started", step: 1 });
+    expect(reads).toBe(0);
+  });
+
+  it("with a sink is enabled and hands it frozen, numbered events", () => {
+    const events: TraceEvent[] = [];
+    const tracer = createTracer(
+      (event) => {
+        events.push(event);
+      },
+      () => 5,
+    );
+    expect(tracer.enabled).toBe(true);
+    tracer.emit({ type: "model_started", step: 1 });
+    tracer.emit({ type: "model_started", step: 2 });
+    expect(events).toEqual([
+      { type: "model_started", step: 1, seq: 1, atMs: 0 },
+      { type: "model_started", step: 2, seq: 2, atMs: 0 },
+    ]);
+    expect(Object.isFrozen(events[0])).toBe(true);
+  });
+
+  it("keeps emitting after a sink rejected, and handles each rejection", async () => {
+    const seen: number[] = [];
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const tracer = createTracer(
+        (event) => {
+          seen.push(event.seq);
+          return Promise.reject(new Error(`sink down at ${event.seq}`));
+        },
+        () => 0,
+      );
+      tracer.emit({ type: "model_started", step: 1 });
+      tracer.emit({ type: "model_started", step: 2 });
+      // Unhandled rejections are reported after the microtask queue drains.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+    expect(seen).toEqual([1, 2]);
+    expect(unhandled).toEqual([]);
+  });
+});
+
 describe("secrets never reach an observation or the trace", () => {
   it("masks a corpus of secret shapes in tool values, tool errors, tool input and the goal", async () => {
     const nested = { deep: { list: [...SECRET_CORPUS], map: new Map([["k", SECRET_CORPUS[0]]]) } };

@@ -113,6 +113,77 @@ describe("serializeObservation", () => {
     expect(serializeObservation({ hostile }).text).toBe('{"hostile":"[Unserializable: no keys]"}');
   });
 
+  it("renders 32 levels of nesting and marks the 33rd as [MaxDepth]", () => {
+    /** `levels` arrays, each inside the one before. */
+    const nest = (levels: number): unknown => (levels === 1 ? [] : [nest(levels - 1)]);
+    expect(stableStringify(nest(32))).toBe(`${"[".repeat(32)}${"]".repeat(32)}`);
+    expect(stableStringify(nest(33))).toBe(`${"[".repeat(32)}"[MaxDepth]"${"]".repeat(32)}`);
+    expect(stableStringify({ a: nest(32) })).toBe(
+      `{"a":${"[".repeat(31)}"[MaxDepth]"${"]".repeat(31)}}`,
+    );
+  });
+
+  it("renders an invalid date, a RegExp, an ArrayBuffer and a DataView", () => {
+    expect(
+      JSON.parse(
+        stableStringify({
+          bad: new Date(Number.NaN),
+          pattern: /a+b/gi,
+          buffer: new ArrayBuffer(4),
+          view: new DataView(new ArrayBuffer(2)),
+        }),
+      ),
+    ).toEqual({
+      bad: "[Invalid Date]",
+      buffer: "[ArrayBuffer 4 bytes]",
+      pattern: "/a+b/gi",
+      view: "[DataView 2 bytes]",
+    });
+  });
+
+  it("renders a symbol without a description and an anonymous function", () => {
+    expect(stableStringify([Symbol(), () => 1, () => {}])).toBe(
+      '["[Symbol ]","[Function anonymous]","[Function anonymous]"]',
+    );
+  });
+
+  it("renders the keys and values of a Map, objects included", () => {
+    expect(stableStringify(new Map([[{ id: 1 }, new Set([2])]]))).toBe(
+      '{"[Map]":[[{"id":1},{"[Set]":[2]}]]}',
+    );
+  });
+
+  it("names what a getter threw even when it is not an Error, or cannot be read", () => {
+    const value = {
+      get text(): never {
+        throw "plain text";
+      },
+      get hostile(): never {
+        throw {
+          toString() {
+            throw new Error("again");
+          },
+        };
+      },
+    };
+    expect(stableStringify(value)).toBe(
+      '{"hostile":"[Unreadable: unknown error]","text":"[Unreadable: plain text]"}',
+    );
+  });
+
+  it("turns a redactor that throws into an [Unserializable] text, not an exception", () => {
+    const observation = serializeObservation("x", {
+      redact: () => {
+        throw new Error("redactor broke");
+      },
+    });
+    expect(observation).toEqual({
+      text: "[Unserializable: redactor broke]",
+      truncated: false,
+      originalLength: 32,
+    });
+  });
+
   it("keeps a __proto__ key as data", () => {
     const value = JSON.parse('{"__proto__":{"polluted":true}}');
     expect(serializeObservation(value).text).toBe('{"__proto__":{"polluted":true}}');
@@ -192,6 +263,61 @@ describe("truncateMiddle", () => {
 
   it("stays within a cap smaller than the marker", () => {
     expect(truncateMiddle("q".repeat(1_000), 10).text.length).toBeLessThanOrEqual(10);
+  });
+});
+
+describe("truncateMiddle's cut points", () => {
+  const marker = (omitted: number, of: number) =>
+    `\n…[truncated: omitted ${omitted} of ${of} chars]…\n`;
+
+  it("keeps one more character in the head than in the tail when the room is odd", () => {
+    const text = "abcdefghij".repeat(100);
+    // Room: 200 minus the widest marker (43) = 157, so 79 in the head and 78 in the tail.
+    expect(truncateMiddle(text, 200)).toEqual({
+      text: `${text.slice(0, 79)}${marker(843, 1000)}${text.slice(1000 - 78)}`,
+      truncated: true,
+      originalLength: 1000,
+    });
+  });
+
+  // Each text is 200 characters; the widest marker is 41, so a cap of 101 leaves a head of
+  // 30 and a tail of 30, 102 a head of 31 and a tail of 30, 103 a head and a tail of 31.
+  const pairsThenAscii = (pair: string) => `${pair.repeat(50)}${"x".repeat(100)}`;
+  const asciiThenPairs = (pair: string) => `${"x".repeat(100)}${pair.repeat(50)}`;
+  it.each([
+    ["a head ending inside 😀 moves back one", pairsThenAscii("😀"), 102, 30, 30],
+    ["a head ending inside U+10000 moves back one", pairsThenAscii("\u{10000}"), 102, 30, 30],
+    ["a head ending inside U+10FFFF moves back one", pairsThenAscii("\u{10FFFF}"), 102, 30, 30],
+    ["a head ending after a whole pair stays", pairsThenAscii("\u{10000}"), 101, 30, 30],
+    ["a tail starting inside 😀 moves forward one", asciiThenPairs("😀"), 103, 31, 30],
+    ["a tail starting inside U+10000 moves forward one", asciiThenPairs("\u{10000}"), 103, 31, 30],
+    [
+      "a tail starting inside U+10FFFF moves forward one",
+      asciiThenPairs("\u{10FFFF}"),
+      103,
+      31,
+      30,
+    ],
+    ["a tail starting at a whole pair stays", asciiThenPairs("\u{10FFFF}"), 101, 30, 30],
+    [
+      "U+D7FF and U+E000 (no surrogates) never move a cut",
+      `${"\uD7FF".repeat(100)}${"\uE000".repeat(100)}`,
+      103,
+      31,
+      31,
+    ],
+  ])("%s", (_name, text, maxChars, head, tail) => {
+    expect(truncateMiddle(text, maxChars).text).toBe(
+      `${text.slice(0, head)}${marker(200 - head - tail, 200)}${text.slice(200 - tail)}`,
+    );
+  });
+
+  it("cuts the marker itself hard when the cap is below it", () => {
+    expect(truncateMiddle("q".repeat(1_000), 10)).toEqual({
+      text: "\n…[truncat",
+      truncated: true,
+      originalLength: 1000,
+    });
   });
 });
 

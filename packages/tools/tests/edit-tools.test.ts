@@ -160,6 +160,47 @@ describe("the write tools refuse every escape with path_outside_workspace", () =
   });
 });
 
+describe("the write tools (property)", () => {
+  const segment = fc.constantFrom(
+    "..",
+    ".",
+    "link-out",
+    "dir-out",
+    "dangling-out",
+    "link-in",
+    "dir-in",
+    "src",
+    "new",
+    "secret.txt",
+    "outside",
+  );
+  const anyPath = fc
+    .tuple(fc.array(segment, { minLength: 1, maxLength: 6 }), fc.constantFrom("/", "\\"))
+    .map(([parts, separator]) => parts.join(separator));
+
+  it(
+    "never change a byte outside the workspace, whatever the path",
+    async () => {
+      const outsideBefore = await snapshotTree(layout.outside);
+      const evilBefore = await snapshotTree(`${layout.workspace}-evil`);
+      const set = tools();
+      await fc.assert(
+        fc.asyncProperty(anyPath, async (path) => {
+          const outcomes = [
+            await callTool(set.write_file, { path, content: "owned" }),
+            await callTool(set.edit_file, { path, old: SECRET, new: "owned" }),
+          ];
+          expect(JSON.stringify(outcomes), path).not.toContain(SECRET);
+          expect(await snapshotTree(layout.outside), path).toEqual(outsideBefore);
+          expect(await snapshotTree(`${layout.workspace}-evil`), path).toEqual(evilBefore);
+        }),
+        { numRuns: 60 },
+      );
+    },
+    PROPERTY_HANG_GUARD,
+  );
+});
+
 describe("--allow-path", () => {
   it("allows only paths its globs match; a folder name allows what is below it", async () => {
     const set = tools({ allowPaths: ["src"] });

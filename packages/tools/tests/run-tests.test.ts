@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,11 +8,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxPolicy } from "../src/sandbox/policy.ts";
 import {
   createRunTests,
+  type RunTestsOptions,
   readPackageTestScript,
   withMachineReporter,
 } from "../src/test-runs/run-tests.ts";
 import { parseJestLikeJson, parseNodeTap } from "../src/test-runs/test-report.ts";
 import { createWorkspace } from "../src/workspace.ts";
+import { bwrapForTests, requireBwrap } from "./support/bwrap.ts";
 
 // Real test runners (vitest among them) on a shared machine: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 120_000 };
@@ -39,10 +42,14 @@ describe("suite", () => {
 test("parent", async (t) => { await t.test("child", () => { assert.ok(false, "child's 'quoted' msg"); }); });
 `;
 
-function runTests(testCommand: string | undefined, timeoutMs?: number) {
+function runTests(
+  testCommand: string | undefined,
+  timeoutMs?: number,
+  sandbox: RunTestsOptions["sandbox"] = { kind: "none" },
+) {
   const run = createRunTests({
     policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
-    sandbox: { kind: "none" },
+    sandbox,
     ...(testCommand === undefined ? {} : { testCommand }),
   });
   return run(timeoutMs === undefined ? {} : { timeoutMs });
@@ -127,6 +134,24 @@ describe("run_tests", HANG_GUARD, () => {
     );
     const result = await runTests("node --test", 1_500);
     expect(result).toMatchObject({ ok: false, error: { code: "timeout" } });
+  });
+
+  it("runs the tests inside bubblewrap when it is the sandbox: they read the workspace, cannot write outside it", async (context) => {
+    const bwrap = requireBwrap(await bwrapForTests(dir), context);
+    const outside = join("/var/tmp", `run-tests-escape-${process.pid}-${Date.now()}`);
+    await writeFile(
+      join(dir, "sandbox.test.js"),
+      [
+        'import test from "node:test";',
+        'import assert from "node:assert/strict";',
+        'import { readFileSync, writeFileSync } from "node:fs";',
+        'test("reads the workspace", () => { assert.match(readFileSync("package.json", "utf8"), /module/); });',
+        `test("cannot write outside", () => { assert.throws(() => writeFileSync(${JSON.stringify(outside)}, "x")); });`,
+      ].join("\n"),
+    );
+    const result = await runTests("node --test", undefined, { kind: "bwrap", bwrap });
+    expect(result).toMatchObject({ passed: 2, failed: 0, exitCode: 0, report: "node_tap" });
+    expect(existsSync(outside)).toBe(false);
   });
 
   it("answers no_test_command when there is no command to run", async () => {

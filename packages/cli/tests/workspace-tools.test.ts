@@ -237,6 +237,31 @@ describe("the terminal approval prompt", () => {
     expect(shown).toContain('["rm","x"]');
   });
 
+  it("shows a write's files and diff instead of a command", async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let shown = "";
+    output.on("data", (chunk) => {
+      shown += chunk;
+    });
+    const pending = createTerminalApprover({ input, output })(
+      {
+        tool: "edit_file",
+        argv: ["edit_file", "src/sum.js"],
+        program: "/repo",
+        reason: "edit_file 要修改 src/sum.js",
+        paths: ["src/sum.js"],
+        diff: "--- a/src/sum.js\n+++ b/src/sum.js\n@@ -1 +1 @@\n-a - b\n+a + b\n",
+      },
+      new AbortController().signal,
+    );
+    input.write("y\n");
+    expect(await pending).toBe("allow_once");
+    expect(shown).toContain("文件：src/sum.js");
+    expect(shown).toContain("-a - b\n+a + b");
+    expect(shown).not.toContain("程序：");
+  });
+
   it("refuses when the question is abandoned (the approval timed out)", async () => {
     const controller = new AbortController();
     const approver = createTerminalApprover({

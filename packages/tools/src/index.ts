@@ -30,7 +30,12 @@ export {
   type EditSession,
   workspaceVersion,
 } from "./edits/edit-session.ts";
-export { commitChanges, RollbackError } from "./edits/edit-transaction.ts";
+export {
+  commitChanges,
+  RollbackError,
+  rollBack,
+  type WrittenChange,
+} from "./edits/edit-transaction.ts";
 export {
   type EditFileInput,
   EditFileInputSchema,

@@ -7,6 +7,7 @@ import type { ApprovalRequest, Approver } from "../src/approvals.ts";
 import { createEditTools, type EditToolsOptions } from "../src/edit-tools.ts";
 import { type FileOps, NODE_FILE_OPS } from "../src/edits/atomic-write.ts";
 import { createEditSession, workspaceVersion } from "../src/edits/edit-session.ts";
+import { RollbackError } from "../src/edits/edit-transaction.ts";
 import { readWorkspaceFile } from "../src/fs-read.ts";
 import { createWorkspace, type Workspace } from "../src/workspace.ts";
 import { callTool, outcomeCode, snapshotTree } from "./support/edit-tools.ts";
@@ -429,6 +430,26 @@ describe("apply_edits", () => {
     expect(result).toMatchObject({ ok: false, error: { code: "write_failed" } });
     expect(await snapshotTree(layout.base)).toEqual(before);
     expect((await stat(ws("src", "a.ts"))).mode).toBe(modeBefore);
+  });
+
+  it("throws RollbackError, naming the file, when a rollback cannot restore it: the run must stop", async () => {
+    const brokenDisk: FileOps = {
+      remove: NODE_FILE_OPS.remove,
+      async writeAtomic(absolute, bytes, mode) {
+        // The first write lands; every later one (the second edit, the restore) fails.
+        if (absolute.endsWith("a.ts") && (await readFile(absolute, "utf8")).includes("a = 1"))
+          return NODE_FILE_OPS.writeAtomic(absolute, bytes, mode);
+        throw new Error("disk gone (simulated)");
+      },
+    };
+    const pending = callTool(tools({ fileOps: brokenDisk }).apply_edits, {
+      edits: [
+        { path: "src/a.ts", old: "a = 1", new: "a = 2" },
+        { path: "notes.txt", content: "x" },
+      ],
+    });
+    await expect(pending).rejects.toThrow(RollbackError);
+    await expect(pending).rejects.toThrow(/src\/a\.ts/);
   });
 
   it(

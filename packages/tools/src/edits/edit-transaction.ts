@@ -5,8 +5,8 @@ import { type ToolErrorResult, toolError } from "@coding-agent/agent-core";
 import type { FileOps } from "./atomic-write.ts";
 import type { FileChange } from "./plan-changes.ts";
 
-/** A change that reached the disk, and the folders made for it (deepest last). */
-interface Written {
+/** A change that reached the disk, and the folders made for it (outermost first). */
+export interface WrittenChange {
   readonly change: FileChange;
   readonly createdDirs: readonly string[];
 }
@@ -27,7 +27,7 @@ export async function commitChanges(
   changes: readonly FileChange[],
   fileOps: FileOps,
 ): Promise<{ readonly ok: true } | ToolErrorResult> {
-  const written: Written[] = [];
+  const written: WrittenChange[] = [];
   for (const change of changes) {
     try {
       const now = await readIfPresent(change.absolute);
@@ -57,7 +57,7 @@ export async function commitChanges(
  * Undoes `written`, last first: a file that existed gets its previous bytes and
  * mode back; a created one is removed, then the folders made for it, if empty.
  */
-export async function rollBack(written: readonly Written[], fileOps: FileOps): Promise<void> {
+export async function rollBack(written: readonly WrittenChange[], fileOps: FileOps): Promise<void> {
   const failures: string[] = [];
   for (const { change, createdDirs } of [...written].reverse()) {
     try {

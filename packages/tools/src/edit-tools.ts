@@ -90,6 +90,8 @@ export function createEditTools(options: EditToolsOptions) {
         signal,
       );
       if (verdict !== "allowed") return verdict;
+      // Cancelled while asking (Ctrl-C at the prompt): nothing may be written after that.
+      signal?.throwIfAborted();
       const committed = await commitChanges(plan.changes, fileOps);
       if (!committed.ok) return committed;
       session.record(plan.changes);

@@ -8,6 +8,7 @@ import { createEditTools, type EditToolsOptions } from "../src/edit-tools.ts";
 import { type FileOps, NODE_FILE_OPS } from "../src/edits/atomic-write.ts";
 import { createEditSession, workspaceVersion } from "../src/edits/edit-session.ts";
 import { RollbackError } from "../src/edits/edit-transaction.ts";
+import { EditFileInputSchema } from "../src/edits/plan-changes.ts";
 import { readWorkspaceFile } from "../src/fs-read.ts";
 import { createWorkspace, type Workspace } from "../src/workspace.ts";
 import { callTool, outcomeCode, snapshotTree } from "./support/edit-tools.ts";
@@ -345,6 +346,22 @@ describe("permission to write (--approval)", () => {
     const outcome = await callTool(set.edit_file, { path: "notes.txt", old: "second", new: "2nd" });
     expect(outcomeCode(outcome)).toBe("stale_file");
     expect(await readFile(ws("notes.txt"), "utf8")).toBe("edited while asking\n");
+  });
+
+  it("writes nothing when the run is cancelled while permission is asked", async () => {
+    const controller = new AbortController();
+    const set = tools({
+      approval: "ask",
+      approver: async () => {
+        controller.abort(new Error("cancelled by the user"));
+        return "allow_once";
+      },
+    });
+    const parsed = EditFileInputSchema.parse({ path: "notes.txt", old: "second", new: "2nd" });
+    await expect(set.edit_file?.execute(parsed, controller.signal)).rejects.toThrow(
+      "cancelled by the user",
+    );
+    expect(await readFile(ws("notes.txt"), "utf8")).toContain("second line");
   });
 
   it("ask: allow for the run covers later writes without asking again", async () => {

@@ -9,5 +9,7 @@ export default defineConfig({
     // Each test runs the CLI on a real repository copy with real `node --test` runs.
     // The timeout only turns a hang into a failure.
     testTimeout: 120_000,
+    // The real checkpoint run happens once, in beforeAll: the same guard.
+    hookTimeout: 120_000,
   },
 });

@@ -15,7 +15,10 @@ const BUGGY = "export function sum(a, b) {\n  return a - b;\n}\n";
 const FIXED = "export function sum(a, b) {\n  return a + b;\n}\n";
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
-/** A small repository whose one `node:test` test fails until `sum` adds. */
+// Temp folders on a loaded machine: a hook timeout only turns a hang into a failure.
+const HOOK_HANG_GUARD = 60_000;
+
+// A small repository whose one `node:test` test fails until `sum` adds.
 beforeEach(async () => {
   base = await realpath(await mkdtemp(join(tmpdir(), "coding-agent-fix-")));
   workspace = join(base, "repo");
@@ -31,8 +34,8 @@ beforeEach(async () => {
     'import test from "node:test";\nimport assert from "node:assert/strict";\nimport { sum } from "../src/sum.js";\n\ntest("sum adds", () => {\n  assert.equal(sum(2, 3), 5);\n});\n',
   );
   await writeFile(join(base, "outside.js"), "outside\n");
-});
-afterEach(() => rm(base, { recursive: true, force: true }));
+}, HOOK_HANG_GUARD);
+afterEach(() => rm(base, { recursive: true, force: true }), HOOK_HANG_GUARD);
 
 function cli(turns: unknown[], flags: string[]) {
   return runScripted({ turns, flags, workspace, scriptDir: base, goal: "修复失败的测试" });

@@ -20,11 +20,14 @@ const PROPERTY_HANG_GUARD = 120_000;
 let layout: TempLayout;
 let workspace: Workspace;
 
+// Temp folders on a loaded machine: a hook timeout only turns a hang into a failure.
+const HOOK_HANG_GUARD = 60_000;
+
 beforeEach(async () => {
   layout = await createTempLayout();
   workspace = createWorkspace(layout.workspace);
-});
-afterEach(() => layout.remove());
+}, HOOK_HANG_GUARD);
+afterEach(() => layout.remove(), HOOK_HANG_GUARD);
 
 function tools(options: Partial<EditToolsOptions> = {}): ToolSet {
   return createEditTools({ workspace, approval: "auto", ...options });

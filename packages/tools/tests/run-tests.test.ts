@@ -21,11 +21,14 @@ const HANG_GUARD = { timeout: 120_000 };
 
 let dir: string;
 
+// Temp folders on a loaded machine: a hook timeout only turns a hang into a failure.
+const HOOK_HANG_GUARD = 60_000;
+
 beforeEach(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), "coding-agent-run-tests-")));
   await writeFile(join(dir, "package.json"), JSON.stringify({ type: "module" }));
-});
-afterEach(() => rm(dir, { recursive: true, force: true }));
+}, HOOK_HANG_GUARD);
+afterEach(() => rm(dir, { recursive: true, force: true }), HOOK_HANG_GUARD);
 
 /** A `node:test` file with passing, failing, skipped, todo, suite and subtest cases. */
 const MIXED_TESTS = `

@@ -107,6 +107,7 @@ export {
 export {
   parseJestLikeJson,
   parseNodeTap,
+  readTapYamlBlock,
   type TestCounts,
   type TestFailure,
 } from "./test-runs/test-report.ts";

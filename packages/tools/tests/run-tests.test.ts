@@ -82,6 +82,30 @@ describe("run_tests", HANG_GUARD, () => {
     expect(result.failures[2]?.message).toBe("child's 'quoted' msg");
   });
 
+  it("reads node's TAP with the reader it is given, and falls back to the exit code when that reader finds no report", async () => {
+    await writeFile(join(dir, "mixed.test.js"), MIXED_TESTS);
+    const seen: string[] = [];
+    const counts = { passed: 7, failed: 0, skipped: 0, failures: [] };
+    const withReader = (found: typeof counts | undefined) =>
+      createRunTests({
+        policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
+        sandbox: { kind: "none" },
+        testCommand: "node --test",
+        readNodeTap: (output) => {
+          seen.push(output);
+          return found;
+        },
+      })({});
+    expect(await withReader(counts)).toMatchObject({ ...counts, exitCode: 1, report: "node_tap" });
+    expect(seen[0]).toContain("# Subtest: adds");
+    expect(await withReader(undefined)).toMatchObject({
+      passed: null,
+      report: "exit_code",
+      exitCode: 1,
+      note: expect.stringContaining("退出码"),
+    });
+  });
+
   it("reports an all-green run with exit code 0", async () => {
     await writeFile(
       join(dir, "ok.test.js"),

@@ -6,7 +6,12 @@ import { buildBwrapArgv } from "../sandbox/bwrap.ts";
 import { runProcess } from "../sandbox/exec.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 import type { SandboxChoice } from "../sandbox/sandbox-mode.ts";
-import { parseJestLikeJson, parseNodeTap, type TestFailure } from "./test-report.ts";
+import {
+  parseJestLikeJson,
+  parseNodeTap,
+  type TestCounts,
+  type TestFailure,
+} from "./test-report.ts";
 
 /** `run_tests` takes no input (design §6); `timeoutMs` may shorten or lengthen one run. */
 export const RunTestsInputSchema = z.strictObject({
@@ -44,6 +49,8 @@ export interface RunTestsOptions {
   readonly maxTimeoutMs?: number;
   /** Bytes kept of each of stdout and stderr; a report cut in the middle cannot be read. Default 4 MB. */
   readonly maxOutputBytes?: number;
+  /** Reads `node --test` TAP into counts; undefined: no complete report. Default `parseNodeTap`. */
+  readonly readNodeTap?: (output: string) => TestCounts | undefined;
 }
 
 /**
@@ -153,7 +160,7 @@ export function createRunTests(
       );
     const counts =
       planned.report === "node_tap"
-        ? parseNodeTap(result.stdout)
+        ? (options.readNodeTap ?? parseNodeTap)(result.stdout)
         : planned.report === "jest_json"
           ? parseJestLikeJson(result.stdout)
           : undefined;

@@ -52,7 +52,7 @@ export function parseNodeTap(output: string): TestCounts | undefined {
     const result = /^( *)not ok \d+ - (.*?)(?: # (TODO|SKIP)\b.*)?$/.exec(line);
     if (!result || result[3] !== undefined) continue;
     const indent = result[1] ?? "";
-    const block = yamlBlock(lines, i + 1, `${indent}  `);
+    const block = readTapYamlBlock(lines, i + 1, `${indent}  `);
     if (block.get("type") === "suite") continue;
     const depth = indent.length / 4;
     const name = [...open.slice(0, depth), result[2] ?? ""].join(" > ");
@@ -67,10 +67,11 @@ export function parseNodeTap(output: string): TestCounts | undefined {
 }
 
 /**
- * The top-level keys of the YAML block (`---` … `...`) that starts at `lines[from]`
- * with `indent`: plain and quoted scalars, and `|-` block scalars.
+ * The top-level keys of the YAML block (`---` … `...`) that node's TAP puts under a
+ * test point, starting at `lines[from]` with `indent`: plain and quoted scalars, and
+ * `|-` block scalars. Empty when no block starts there.
  */
-function yamlBlock(lines: readonly string[], from: number, indent: string): Map<string, string> {
+export function readTapYamlBlock(lines: readonly string[], from: number, indent: string): Map<string, string> {
   const values = new Map<string, string>();
   if (lines[from] !== `${indent}---`) return values;
   for (let i = from + 1; i < lines.length; i++) {

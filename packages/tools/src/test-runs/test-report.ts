@@ -71,7 +71,11 @@ export function parseNodeTap(output: string): TestCounts | undefined {
  * test point, starting at `lines[from]` with `indent`: plain and quoted scalars, and
  * `|-` block scalars. Empty when no block starts there.
  */
-export function readTapYamlBlock(lines: readonly string[], from: number, indent: string): Map<string, string> {
+export function readTapYamlBlock(
+  lines: readonly string[],
+  from: number,
+  indent: string,
+): Map<string, string> {
   const values = new Map<string, string>();
   if (lines[from] !== `${indent}---`) return values;
   for (let i = from + 1; i < lines.length; i++) {

@@ -16,6 +16,7 @@ import {
   planChanges,
   WriteFileInputSchema,
 } from "./edits/plan-changes.ts";
+import type { LocateText } from "./edits/text-edit.ts";
 import { createWriteApproval, type WriteApprovalOptions } from "./edits/write-approval.ts";
 import type { Workspace } from "./workspace.ts";
 
@@ -30,6 +31,8 @@ export interface EditToolsOptions extends WriteApprovalOptions {
   readonly fileOps?: FileOps;
   /** Characters of diff returned to the model by one call. Default 20,000. */
   readonly maxDiffChars?: number;
+  /** Finds the exact text `edit_file` replaces; default `locateExactlyOnce` (lesson 17 passes the learner's). */
+  readonly locateText?: LocateText;
 }
 
 export const ApplyEditsInputSchema = z.strictObject({
@@ -70,6 +73,7 @@ export function createEditTools(options: EditToolsOptions) {
   const context = {
     workspace: options.workspace,
     allowance: createPathAllowance(options.allowPaths ?? []),
+    ...(options.locateText === undefined ? {} : { locate: options.locateText }),
   };
   const session = options.session ?? createEditSession();
   const fileOps = options.fileOps ?? NODE_FILE_OPS;

@@ -49,9 +49,13 @@ export {
 } from "./edits/plan-changes.ts";
 export {
   findAllOccurrences,
+  type LocateOutcome,
+  type LocateText,
   lineAt,
+  locateExactlyOnce,
   replaceExactlyOnce,
   type TextEditOutcome,
+  type TextEditRefusal,
 } from "./edits/text-edit.ts";
 export {
   DEFAULT_READ_LIMITS,

@@ -94,6 +94,22 @@ describe("edit_file", () => {
     expect(await snapshotTree(layout.base)).toEqual(before);
   });
 
+  it("finds the text with the locateText it is given, on the file's text with CRLF read as LF", async () => {
+    await writeFile(ws("win.txt"), "one\r\ntwo\r\n");
+    const seen: [string, string][] = [];
+    const edit = tools({
+      locateText: (text, needle) => {
+        seen.push([text, needle]);
+        return { ok: false, reason: "not_unique", lines: [7, 9] };
+      },
+    }).edit_file;
+    expect(await callTool(edit, { path: "win.txt", old: "two\r\n", new: "2" })).toMatchObject({
+      ok: false,
+      error: { code: "not_unique", message: expect.stringContaining("第 7、9 行") },
+    });
+    expect(seen).toEqual([["one\ntwo\n", "two\n"]]);
+  });
+
   it("keeps CRLF line endings, a missing final newline and the file's mode", async () => {
     await writeFile(ws("win.txt"), "one\r\ntwo\r\nthree");
     await chmod(ws("win.txt"), 0o751);

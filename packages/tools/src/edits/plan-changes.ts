@@ -5,7 +5,7 @@ import { type ToolErrorResult, toolError } from "@coding-agent/agent-core";
 import { z } from "zod";
 import type { Workspace } from "../workspace.ts";
 import type { PathAllowance } from "./allow-path.ts";
-import { replaceExactlyOnce } from "./text-edit.ts";
+import { type LocateText, replaceExactlyOnce } from "./text-edit.ts";
 
 const HashSchema = z
   .string()
@@ -57,6 +57,8 @@ export const MAX_EDIT_FILE_BYTES = 5_000_000;
 export interface PlanContext {
   readonly workspace: Workspace;
   readonly allowance: PathAllowance;
+  /** Finds `old` in a file; default `locateExactlyOnce`. */
+  readonly locate?: LocateText;
 }
 
 /** sha256 of bytes, hex: the same hash `read_file` reports. */
@@ -153,7 +155,7 @@ async function planOne(
   // Decoding must round-trip, or writing the text back would change bytes nobody edited.
   if (!Buffer.from(text, "utf8").equals(state.current))
     return toolError("invalid_input", `${state.relative} 不是 UTF-8 文本，不能按文本编辑`);
-  const replaced = replaceExactlyOnce(text, edit.old, edit.new);
+  const replaced = replaceExactlyOnce(text, edit.old, edit.new, context.locate);
   if (!replaced.ok) {
     switch (replaced.reason) {
       case "not_found_text":

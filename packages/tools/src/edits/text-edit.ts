@@ -4,11 +4,21 @@
  * strings alone.
  */
 
+/** Why a text cannot be edited: `old` is not in it, or it is there more than once (1-based lines). */
+export type TextEditRefusal =
+  | { readonly ok: false; readonly reason: "not_found_text" }
+  | { readonly ok: false; readonly reason: "not_unique"; readonly lines: readonly number[] };
+
 /** The outcome of replacing `old` in a text: the new text, or why not. */
 export type TextEditOutcome =
   | { readonly ok: true; readonly text: string; readonly line: number }
-  | { readonly ok: false; readonly reason: "not_found_text" }
-  | { readonly ok: false; readonly reason: "not_unique"; readonly lines: readonly number[] };
+  | TextEditRefusal;
+
+/** Where the one occurrence of a needle starts, or why there is not exactly one. */
+export type LocateOutcome = { readonly ok: true; readonly index: number } | TextEditRefusal;
+
+/** Finds where the exact text `needle` occurs exactly once in `text`. */
+export type LocateText = (text: string, needle: string) => LocateOutcome;
 
 /**
  * Every index where `needle` starts in `haystack`, overlapping ones included: in
@@ -34,18 +44,33 @@ export function lineAt(text: string, index: number): number {
 }
 
 /**
+ * The one index where `needle` starts in `text`; `not_found_text` when it is nowhere,
+ * `not_unique` with the line of every start (overlapping ones included) otherwise.
+ */
+export function locateExactlyOnce(text: string, needle: string): LocateOutcome {
+  const found = findAllOccurrences(text, needle);
+  const [first] = found;
+  if (first === undefined) return { ok: false, reason: "not_found_text" };
+  if (found.length > 1)
+    return { ok: false, reason: "not_unique", lines: found.map((at) => lineAt(text, at)) };
+  return { ok: true, index: first };
+}
+
+/**
  * Replaces the one occurrence of `old` in `text` with `replacement`.
  *
  * Line endings: a file whose every line break is CRLF is edited as if it were LF
  * (the model usually sends `\n`) and written back with CRLF; a file with no CRLF
  * takes `old` and `replacement` with CRLF turned into LF; a file mixing both is
  * matched byte for byte, since converting it either way would change lines nobody
- * asked to change. A final newline the file had (or lacked) is kept.
+ * asked to change. A final newline the file had (or lacked) is kept. `locate` finds
+ * the occurrence (lesson 17 passes the learner's).
  */
 export function replaceExactlyOnce(
   text: string,
   old: string,
   replacement: string,
+  locate: LocateText = locateExactlyOnce,
 ): TextEditOutcome {
   const style = lineEndingStyle(text);
   const toLf = (s: string) => s.replaceAll("\r\n", "\n");
@@ -53,12 +78,9 @@ export function replaceExactlyOnce(
   const needle = style === "mixed" ? old : toLf(old);
   const insert = style === "mixed" ? replacement : toLf(replacement);
 
-  const found = findAllOccurrences(body, needle);
-  const [first] = found;
-  if (first === undefined) return { ok: false, reason: "not_found_text" };
-  if (found.length > 1) {
-    return { ok: false, reason: "not_unique", lines: found.map((at) => lineAt(body, at)) };
-  }
+  const located = locate(body, needle);
+  if (!located.ok) return located;
+  const first = located.index;
   let edited = body.slice(0, first) + insert + body.slice(first + needle.length);
   // Only an edit reaching the end of the file can change its final newline.
   if (first + needle.length === body.length) edited = keepFinalNewline(body, insert, edited);

@@ -80,8 +80,33 @@ export function createEditTools(options: EditToolsOptions) {
   const approve = createWriteApproval(options);
   const maxDiffChars = options.maxDiffChars ?? 20_000;
 
+  /** Inputs `authorize` allowed, with the diff that was allowed for each. */
+  const allowedOnce = new WeakMap<object, string>();
+
+  /**
+   * The permission step alone, for the loop to ask before the call starts (agent-core's
+   * `Tool.authorize`): plans the call and asks with its diff. A call that cannot apply
+   * or changes nothing needs no permission; `execute` reports it.
+   */
+  async function authorize(
+    tool: string,
+    input: object,
+    edits: readonly EditInput[],
+    signal: AbortSignal,
+  ): Promise<BlockedOutcome | undefined> {
+    const plan = await planChanges(context, edits);
+    if (!plan.ok || plan.changes.length === 0) return undefined;
+    const diff = boundDiff(diffChanges(plan.changes).patch, maxDiffChars);
+    const paths = plan.changes.map((c) => c.relative);
+    const verdict = await approve({ tool, paths, diff, root: options.workspace.root }, signal);
+    if (verdict !== "allowed") return verdict;
+    allowedOnce.set(input, diff);
+    return undefined;
+  }
+
   async function apply(
     tool: string,
+    input: object,
     edits: readonly EditInput[],
     signal: AbortSignal | undefined,
   ): Promise<Applied | ToolErrorResult | BlockedOutcome> {
@@ -89,10 +114,21 @@ export function createEditTools(options: EditToolsOptions) {
     if (!plan.ok) return plan;
     const diff = boundDiff(diffChanges(plan.changes).patch, maxDiffChars);
     if (plan.changes.length > 0) {
-      const verdict = await approve(
-        { tool, paths: plan.changes.map((c) => c.relative), diff, root: options.workspace.root },
-        signal,
-      );
+      // Allowed in `authorize` for exactly this diff, or asked now (a direct call, or
+      // the files changed in between, so what was allowed is not what would be written).
+      const allowed = allowedOnce.get(input) === diff;
+      allowedOnce.delete(input);
+      const verdict = allowed
+        ? "allowed"
+        : await approve(
+            {
+              tool,
+              paths: plan.changes.map((c) => c.relative),
+              diff,
+              root: options.workspace.root,
+            },
+            signal,
+          );
       if (verdict !== "allowed") return verdict;
       // Cancelled while asking (Ctrl-C at the prompt): nothing may be written after that.
       signal?.throwIfAborted();
@@ -109,11 +145,12 @@ export function createEditTools(options: EditToolsOptions) {
         "把文件中只出现一次的 old 文本替换为 new：{ path, old, new, expectedHash? } → { path, hash, diff }。" +
         "expectedHash 填 read_file 返回的 hash，文件在读取后被改过则返回 stale_file",
       inputSchema: EditFileInputSchema,
+      authorize: (input, signal) => authorize("edit_file", input, [input], signal),
       execute: async (
         input,
         signal,
       ): Promise<EditFileResult | ToolErrorResult | BlockedOutcome> => {
-        const applied = await apply("edit_file", [input], signal);
+        const applied = await apply("edit_file", input, [input], signal);
         if (!("files" in applied)) return applied;
         return single(applied);
       },
@@ -122,11 +159,12 @@ export function createEditTools(options: EditToolsOptions) {
       description:
         "写入（或新建）整个文件：{ path, content, expectedHash? } → { path, hash, created, diff }",
       inputSchema: WriteFileInputSchema,
+      authorize: (input, signal) => authorize("write_file", input, [input], signal),
       execute: async (
         input,
         signal,
       ): Promise<WriteFileResult | ToolErrorResult | BlockedOutcome> => {
-        const applied = await apply("write_file", [input], signal);
+        const applied = await apply("write_file", input, [input], signal);
         if (!("files" in applied)) return applied;
         return { ...single(applied), created: applied.files[0]?.created ?? false };
       },
@@ -136,11 +174,12 @@ export function createEditTools(options: EditToolsOptions) {
         "一次应用多个编辑（edit_file 或 write_file 的输入），要么全部成功，要么全部不生效：" +
         "{ edits: [...] } → { version, files, diff }",
       inputSchema: ApplyEditsInputSchema,
+      authorize: (input, signal) => authorize("apply_edits", input, input.edits, signal),
       execute: async (
         input,
         signal,
       ): Promise<ApplyEditsResult | ToolErrorResult | BlockedOutcome> => {
-        const applied = await apply("apply_edits", input.edits, signal);
+        const applied = await apply("apply_edits", input, input.edits, signal);
         if (!("files" in applied)) return applied;
         return { version: await workspaceVersion(options.workspace), ...applied };
       },

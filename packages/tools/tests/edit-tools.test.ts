@@ -1,6 +1,7 @@
 import { chmod, readdir, readFile, stat, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { ToolSet } from "@coding-agent/agent-core";
+import { runAgent, type ToolSet } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ApprovalRequest, Approver } from "../src/approvals.ts";
@@ -396,6 +397,72 @@ describe("permission to write (--approval)", () => {
     await callTool(set.write_file, { path: "two.txt", content: "2" });
     expect(asked).toBe(1);
     expect(await readFile(ws("two.txt"), "utf8")).toBe("2");
+  });
+});
+
+describe("the write tools inside runAgent", () => {
+  async function run(options: Partial<EditToolsOptions>) {
+    const provider = createScriptedProvider([
+      {
+        action: {
+          type: "tool_call",
+          tool: "edit_file",
+          input: { path: "notes.txt", old: "second", new: "2nd" },
+        },
+      },
+      { action: { type: "finish", summary: "改好了" } },
+    ]);
+    const started: unknown[] = [];
+    const result = await runAgent("改一行", provider, tools(options), { maxSteps: 5 }, undefined, {
+      trace: (event) => {
+        if (event.type === "tool_started") started.push(event);
+      },
+    });
+    return { result, started };
+  }
+
+  it("a write refused by --approval deny is neither run, counted in toolCalls nor traced as started", async () => {
+    const { result, started } = await run({ approval: "deny" });
+    expect(result).toMatchObject({ status: "blocked", code: "permission_denied", toolCalls: 0 });
+    expect(started).toEqual([]);
+    expect(await readFile(ws("notes.txt"), "utf8")).toContain("second line");
+  });
+
+  it("ask is asked once per call, before it starts, and the allowed edit is written", async () => {
+    let asked = 0;
+    const { result } = await run({
+      approval: "ask",
+      approver: async () => {
+        asked++;
+        return "allow_once";
+      },
+    });
+    expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
+    expect(asked).toBe(1);
+    expect(await readFile(ws("notes.txt"), "utf8")).toContain("2nd line");
+  });
+});
+
+describe("authorize, then execute", () => {
+  it("asks again when the file changed in between: what was allowed is not what would be written", async () => {
+    const answers: string[] = [];
+    const set = tools({
+      approval: "ask",
+      approver: async (request) => {
+        answers.push(request.diff ?? "");
+        return answers.length === 1 ? "allow_once" : "deny";
+      },
+    });
+    const tool = set.edit_file;
+    if (tool?.authorize === undefined) throw new Error("edit_file has no authorize");
+    const input = EditFileInputSchema.parse({ path: "notes.txt", old: "second", new: "2nd" });
+    const signal = new AbortController().signal;
+    expect(await tool.authorize(input, signal)).toBeUndefined();
+    await writeFile(ws("notes.txt"), "第一行\nsecond line\nthird line changed\n");
+    expect(outcomeCode(await tool.execute(input, signal))).toBe("blocked");
+    expect(answers).toHaveLength(2);
+    expect(answers[1]).toContain("third line changed");
+    expect(await readFile(ws("notes.txt"), "utf8")).toContain("second line");
   });
 });
 

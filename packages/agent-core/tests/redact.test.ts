@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createRedactor, redactorForEnvironment } from "../src/redact.ts";
 import { NEGATIVES, POSITIVES, SECRET_CORPUS, secretCore } from "./fixtures/secret-corpus.ts";
 
@@ -116,6 +116,87 @@ describe("createRedactor", () => {
     const text = `${"a-".repeat(200_000)}${"x".repeat(200_000)}`;
     expect(redact(text)).toBe(text);
   }, 20_000);
+});
+
+describe("createRedactor's options", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it("reads process.env when no environment is given", () => {
+    vi.stubEnv("AGENT_CORE_TEST_TOKEN", "stubbed-value-4711");
+    expect(createRedactor()("got stubbed-value-4711")).toBe("got [REDACTED:env]");
+    expect(redactorForEnvironment()("got stubbed-value-4711")).toBe("got [REDACTED:env]");
+  });
+
+  it.each([
+    "OPENAI_API_KEY",
+    "GH_TOKEN",
+    "CLIENT_SECRET",
+    "DB_PASSWORD",
+    "DB_PASSWD",
+    "GOOGLE_CREDENTIALS",
+    "SSH_PRIVATE",
+    "BASIC_AUTH",
+    "COOKIE",
+    "SESSION",
+    "my_token",
+  ])("treats the value of %s as a secret", (name) => {
+    const text = "use value-9f8e7d here";
+    expect(createRedactor({ env: { [name]: "value-9f8e7d" } })(text)).toBe(
+      "use [REDACTED:env] here",
+    );
+    expect(redactorForEnvironment({ [name]: "value-9f8e7d" })(text)).toBe(
+      "use [REDACTED:env] here",
+    );
+  });
+
+  it("leaves the values of other variables and short secret values alone", () => {
+    const env = { HOME: "/home/ann/work", EDITOR: "code --wait", API_TOKEN: "12345" };
+    const text = "/home/ann/work code --wait 12345";
+    expect(createRedactor({ env })(text)).toBe(text);
+    expect(redactorForEnvironment(env)(text)).toBe(text);
+  });
+
+  it("replaces the default patterns with custom ones", () => {
+    const custom = createRedactor({
+      env: {},
+      patterns: [{ name: "ticket", pattern: /\bTICKET-\d+/g }],
+    });
+    const key = SECRET_CORPUS[0] ?? "";
+    expect(custom(`TICKET-42 and ${key}`)).toBe(`[REDACTED:ticket] and ${key}`);
+  });
+
+  it("masks with a custom case-insensitive pattern whatever the case", () => {
+    const custom = createRedactor({
+      env: {},
+      patterns: [{ name: "word", pattern: /CODEWORD/gi }],
+    });
+    expect(custom("codeword, CodeWord")).toBe("[REDACTED:word], [REDACTED:word]");
+  });
+
+  it("masks nothing with no patterns and no secrets", () => {
+    const none = createRedactor({ env: {}, patterns: [] });
+    const key = SECRET_CORPUS[0] ?? "";
+    expect(none(`password=${key}`)).toBe(`password=${key}`);
+  });
+
+  it("masks literal secrets together with custom patterns", () => {
+    const both = createRedactor({
+      env: {},
+      secrets: ["lit-secret-1"],
+      patterns: [{ name: "ticket", pattern: /\bTICKET-\d+/g }],
+    });
+    expect(both("lit-secret-1 TICKET-7")).toBe("[REDACTED:env] [REDACTED:ticket]");
+  });
+
+  it("keeps a field's prefix and leaves an already masked field as it is", () => {
+    const redact = createRedactor({ env: {} });
+    expect(redact("api_key: 'abcd1234'")).toBe('api_key: "[REDACTED:secret-field]"');
+    const masked = '{"token":"[REDACTED:secret-field]"}';
+    expect(redact(masked)).toBe(masked);
+    expect(redact("token=[REDACTED:env]")).toBe("token=[REDACTED:env]");
+  });
 });
 
 describe("the secret corpus", () => {

@@ -157,6 +157,20 @@ describe("parseAction", () => {
     expect(reads).toBe(0);
   });
 
+  it("keeps a __proto__ key from JSON as an ordinary own data property, like every other key", () => {
+    const action = valid(
+      JSON.parse('{"type":"tool_call","tool":"t","input":{"__proto__":{"a":1},"b":2}}'),
+    );
+    const input = action.type === "tool_call" ? action.input : {};
+    expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(input, "__proto__")).toEqual({
+      value: { a: 1 },
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  });
+
   it("copies a class instance's own fields", () => {
     class Finish {
       readonly type = "finish";

@@ -171,6 +171,23 @@ describe("parseAction", () => {
     });
   });
 
+  it("copies a plain object without a prototype inside the input too", () => {
+    const bare: Record<string, unknown> = Object.create(null);
+    bare.path = "a";
+    const result = parseAction({ type: "tool_call", tool: "t", input: { bare } });
+    bare.path = "b";
+    expect(result).toEqual({
+      ok: true,
+      action: { type: "tool_call", tool: "t", input: { bare: { path: "a" } } },
+    });
+  });
+
+  it("lists every problem of an action, separated by '；'", () => {
+    expect(reason({ type: "tool_call", tool: "", input: 5 })).toMatch(
+      /^tool_call 动作无效：tool: [^；]+；input: [^；]+$/,
+    );
+  });
+
   it("copies a class instance's own fields", () => {
     class Finish {
       readonly type = "finish";
@@ -257,7 +274,21 @@ describe("fingerprintAction's text", () => {
   });
 });
 
+describe("fingerprintAction on a value that is no action", () => {
+  it("throws a TypeError naming it (a programmer error, never a model's)", () => {
+    expect(() => fingerprintAction({ type: "shell" } as never)).toThrow(
+      new TypeError('unhandled action {"type":"shell"}'),
+    );
+  });
+});
+
 describe("canonicalJson", () => {
+  it("leaves out undefined values as JSON.stringify does, wherever they are", () => {
+    const value = { a: undefined, b: 1, c: undefined, d: { e: undefined } };
+    expect(canonicalJson(value as never)).toBe('{"b":1,"d":{}}');
+    expect(canonicalJson(value as never)).toBe(JSON.stringify(value));
+  });
+
   it("sorts keys at every depth and keeps arrays in order", () => {
     expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: null })).toBe('{"a":null,"b":[{"c":2,"d":1}]}');
   });

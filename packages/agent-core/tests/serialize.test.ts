@@ -184,6 +184,19 @@ describe("serializeObservation", () => {
     });
   });
 
+  it("renders null at any depth, and an object whose getters are named like an Error's as data", () => {
+    expect(stableStringify({ a: null, b: [null] })).toBe('{"a":null,"b":[null]}');
+    const errorLike = {
+      name: "plain",
+      get message(): never {
+        throw new Error("no message");
+      },
+    };
+    expect(stableStringify(errorLike)).toBe(
+      '{"message":"[Unreadable: no message]","name":"plain"}',
+    );
+  });
+
   it("keeps a __proto__ key as data", () => {
     const value = JSON.parse('{"__proto__":{"polluted":true}}');
     expect(serializeObservation(value).text).toBe('{"__proto__":{"polluted":true}}');
@@ -309,6 +322,14 @@ describe("truncateMiddle's cut points", () => {
   ])("%s", (_name, text, maxChars, head, tail) => {
     expect(truncateMiddle(text, maxChars).text).toBe(
       `${text.slice(0, head)}${marker(200 - head - tail, 200)}${text.slice(200 - tail)}`,
+    );
+  });
+
+  it("checks the character before the head's cut, not the one after it", () => {
+    // A cap of 102 leaves a head of 31: a pair sits at 30-31, plain text around it.
+    const text = `${"x".repeat(30)}😀${"x".repeat(168)}`;
+    expect(truncateMiddle(text, 102).text).toBe(
+      `${text.slice(0, 30)}${marker(140, 200)}${text.slice(170)}`,
     );
   });
 

@@ -152,6 +152,43 @@ describe("maxDurationMs while a call is in flight", () => {
     expect(result.code).toBe("max_duration");
   });
 
+  it("names the call's timeout when it comes before the run's deadline", async () => {
+    const { result } = await runSlow(60_000, {
+      maxSteps: 5,
+      maxDurationMs: 10_000,
+      toolTimeoutMs: 100,
+    });
+    expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
+    expect(toolMessages(result.messages)[0]).toMatchObject({ error: { code: "timeout" } });
+  });
+
+  it("names the run's deadline on a tie: the run is over either way", async () => {
+    // A clock that stands still makes the time left exactly maxDurationMs when the tool starts.
+    const slow = slowTool(60_000);
+    const limits: Limits = { maxSteps: 5, maxDurationMs: 200, toolTimeoutMs: 200 };
+    const result = await runToEnd(
+      "任务",
+      replies(call("slow"), finish),
+      { slow: slow.tool },
+      limits,
+      undefined,
+      {
+        clock: () => 0,
+      },
+    );
+    expect(result.code).toBe("max_duration");
+  });
+
+  it("lets calls that end within the run's remaining time through", async () => {
+    const { result, slow } = await runSlow(
+      50,
+      { maxSteps: 10, maxDurationMs: 1_000 },
+      slowCalls(3),
+    );
+    expect(result).toMatchObject({ status: "completed", toolCalls: 3 });
+    expect(slow.finished).toBe(3);
+  });
+
   it("stops a run of many short calls that each stay within their own timeout", async () => {
     const limits: Limits = { maxSteps: 100, toolTimeoutMs: 100, maxDurationMs: 500 };
     const { result } = await runSlow(40, limits, slowCalls(50));
@@ -181,6 +218,7 @@ describe("modelTimeoutMs", () => {
     expect(result.reason).toContain("modelTimeoutMs");
     expect(signals[0]?.aborted).toBe(true);
     expect(signals[0]?.reason).toHaveProperty("name", "TimeoutError");
+    expect(signals[0]?.reason).toHaveProperty("message", "调用超过 200 ms");
   });
 
   it("lets a model call that answers in time through, and each call gets its own timeout", async () => {

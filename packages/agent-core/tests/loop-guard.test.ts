@@ -188,7 +188,11 @@ describe("createLoopGuard", () => {
       now = 49;
       expect(guard.beforeToolCall().stop).toBe(false);
       now = 50;
-      expect(guard.beforeToolCall()).toMatchObject({ stop: true, code: "max_duration" });
+      expect(guard.beforeToolCall()).toMatchObject({
+        stop: true,
+        code: "max_duration",
+        reason: "已运行 50 ms，达到时间预算 50 ms",
+      });
     });
 
     it("tells how much time is left, never less than 0, and nothing without a budget", () => {

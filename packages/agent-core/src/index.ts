@@ -29,6 +29,16 @@ export {
   ScriptNotFinishedError,
 } from "./errors.ts";
 export {
+  classifyFailure,
+  FAILURE_CLASSES,
+  FAILURE_TABLE,
+  type Failure,
+  type FailureClass,
+  type FailureRow,
+  type FailureSource,
+  findFailureRow,
+} from "./failure.ts";
+export {
   formatIssuePath,
   formatValueIssues,
   type RootLabel,

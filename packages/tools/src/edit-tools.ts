@@ -8,7 +8,7 @@ import {
   type EditSession,
   workspaceVersion,
 } from "./edits/edit-session.ts";
-import { commitChanges } from "./edits/edit-transaction.ts";
+import { commitChanges, type RollBack } from "./edits/edit-transaction.ts";
 import {
   EditFileInputSchema,
   type EditInput,
@@ -33,6 +33,8 @@ export interface EditToolsOptions extends WriteApprovalOptions {
   readonly maxDiffChars?: number;
   /** Finds the exact text `edit_file` replaces; default `locateExactlyOnce` (lesson 17 passes the learner's). */
   readonly locateText?: LocateText;
+  /** Undoes a transaction whose write failed; default `rollBack` (lesson 18 passes the learner's). */
+  readonly rollBack?: RollBack;
 }
 
 export const ApplyEditsInputSchema = z.strictObject({
@@ -132,7 +134,7 @@ export function createEditTools(options: EditToolsOptions) {
       if (verdict !== "allowed") return verdict;
       // Cancelled while asking (Ctrl-C at the prompt): nothing may be written after that.
       signal?.throwIfAborted();
-      const committed = await commitChanges(plan.changes, fileOps);
+      const committed = await commitChanges(plan.changes, fileOps, options.rollBack);
       if (!committed.ok) return committed;
       session.record(plan.changes);
     }

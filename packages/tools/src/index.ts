@@ -32,6 +32,7 @@ export {
 } from "./edits/edit-session.ts";
 export {
   commitChanges,
+  type RollBack,
   RollbackError,
   rollBack,
   type WrittenChange,

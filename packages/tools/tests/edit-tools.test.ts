@@ -8,7 +8,7 @@ import type { ApprovalRequest, Approver } from "../src/approvals.ts";
 import { createEditTools, type EditToolsOptions } from "../src/edit-tools.ts";
 import { type FileOps, NODE_FILE_OPS } from "../src/edits/atomic-write.ts";
 import { createEditSession, workspaceVersion } from "../src/edits/edit-session.ts";
-import { RollbackError } from "../src/edits/edit-transaction.ts";
+import { RollbackError, rollBack } from "../src/edits/edit-transaction.ts";
 import { EditFileInputSchema } from "../src/edits/plan-changes.ts";
 import { readWorkspaceFile } from "../src/fs-read.ts";
 import { createWorkspace, type Workspace } from "../src/workspace.ts";
@@ -553,6 +553,30 @@ describe("apply_edits", () => {
     });
     await expect(pending).rejects.toThrow(RollbackError);
     await expect(pending).rejects.toThrow(/src\/a\.ts/);
+  });
+
+  it("undoes a failed write with the rollBack it is given, passing what was written and the file ops", async () => {
+    const before = await snapshotTree(layout.base);
+    const ops = failingOps(2);
+    const seen: Array<{ paths: string[]; ops: FileOps }> = [];
+    const result = await callTool(
+      tools({
+        fileOps: ops,
+        rollBack: async (written, fileOps) => {
+          seen.push({ paths: written.map((w) => w.change.relative), ops: fileOps });
+          await rollBack(written, fileOps);
+        },
+      }).apply_edits,
+      {
+        edits: [
+          { path: "src/a.ts", old: "a = 1", new: "a = 2" },
+          { path: "notes.txt", content: "fails here" },
+        ],
+      },
+    );
+    expect(result).toMatchObject({ ok: false, error: { code: "write_failed" } });
+    expect(seen).toEqual([{ paths: ["src/a.ts", "notes.txt"], ops }]);
+    expect(await snapshotTree(layout.base)).toEqual(before);
   });
 
   it(

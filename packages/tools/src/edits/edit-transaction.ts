@@ -11,6 +11,9 @@ export interface WrittenChange {
   readonly createdDirs: readonly string[];
 }
 
+/** Undoes the changes already written when a later one fails (lesson 18 passes the learner's). */
+export type RollBack = (written: readonly WrittenChange[], fileOps: FileOps) => Promise<void>;
+
 /** Thrown when a rollback itself fails: the workspace is no longer as it was, and the run must stop. */
 export class RollbackError extends Error {
   override readonly name = "RollbackError";
@@ -22,17 +25,19 @@ export class RollbackError extends Error {
  * already written gets its exact previous bytes back and every created file (and
  * folder) is removed, in reverse order. A failure comes back as a tool error saying
  * nothing was changed; a rollback that cannot restore throws `RollbackError`.
+ * `undo` is the rollback used, `rollBack` by default.
  */
 export async function commitChanges(
   changes: readonly FileChange[],
   fileOps: FileOps,
+  undo: RollBack = rollBack,
 ): Promise<{ readonly ok: true } | ToolErrorResult> {
   const written: WrittenChange[] = [];
   for (const change of changes) {
     try {
       const now = await readIfPresent(change.absolute);
       if (!sameBytes(now, change.before)) {
-        await rollBack(written, fileOps);
+        await undo(written, fileOps);
         return toolError(
           "stale_file",
           `${change.relative} 在写入前被改动了；已回滚，没有修改任何文件`,
@@ -42,7 +47,7 @@ export async function commitChanges(
       written.push({ change, createdDirs });
       await fileOps.writeAtomic(change.absolute, change.after, change.mode);
     } catch (error) {
-      await rollBack(written, fileOps);
+      await undo(written, fileOps);
       const reason = error instanceof Error ? error.message : String(error);
       return toolError(
         "write_failed",

@@ -1,4 +1,14 @@
-import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -215,7 +225,10 @@ describe("your rollBack inside the real apply_edits and runAgent", { timeout: 30
     ];
     const result = await run([applyEdits(edits), applyEdits(edits), finish], failOnceOn("b.ts"));
     const [first, second] = result.messages.filter((message) => message.role === "tool");
-    expect(first, "第一次写 b.ts 失败").toMatchObject({ ok: false, error: { code: "write_failed" } });
+    expect(first, "第一次写 b.ts 失败").toMatchObject({
+      ok: false,
+      error: { code: "write_failed" },
+    });
     expect(second, "回滚干净，第二次才能原样成功（a.ts 里仍是 a = 1）").toMatchObject({ ok: true });
     const now = await workspaceVersion(createWorkspace(dir));
     expect(now, "内容变了，版本也要变").not.toBe(version);
@@ -239,7 +252,7 @@ describe("your rollBack inside the real apply_edits and runAgent", { timeout: 30
         ]),
         applyEdits([
           { path: "src/a.ts", old: "a = 1", new: "a = 2" },
-          { path: "package.json", content: "{ \"scripts\": {} }\n" },
+          { path: "package.json", content: '{ "scripts": {} }\n' },
         ]),
         finish,
       ],

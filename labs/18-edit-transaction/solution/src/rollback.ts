@@ -24,7 +24,9 @@ export async function rollBack(written: readonly WrittenChange[], fileOps: FileO
         await fileOps.writeAtomic(change.absolute, change.before, change.mode);
       }
     } catch (error) {
-      failures.push(`${change.relative}: ${error instanceof Error ? error.message : String(error)}`);
+      failures.push(
+        `${change.relative}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   if (failures.length > 0) throw new RollbackError(`回滚没能恢复 ${failures.join("；")}`);

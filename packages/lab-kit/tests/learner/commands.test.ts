@@ -132,7 +132,9 @@ describe("pnpm lessons", () => {
   });
 });
 
-describe("pnpm lesson hint", () => {
+// Each hint runs the lab's tests in real vitest processes: a hang guard a loaded machine
+// does not reach, as for the other process tests (10 s was reached at load 60).
+describe("pnpm lesson hint", { timeout: 120_000 }, () => {
   async function hint(id: string): Promise<string> {
     const stdout = captureStream();
     expect(await runLessonCommand(context(stdout), ["hint", id])).toBe(0);
@@ -189,7 +191,7 @@ describe("pnpm lesson hint", () => {
   });
 });
 
-describe("pnpm lesson diff and reset on a changed tests/ folder", () => {
+describe("pnpm lesson diff and reset on a changed tests/ folder", { timeout: 120_000 }, () => {
   it("diff says plainly that the tests were changed", async () => {
     const stdout = captureStream();
     expect(await runLessonCommand(context(stdout), ["diff", "04"])).toBe(0);

@@ -122,7 +122,8 @@ export function classifyFailure(failure: Failure): FailureClass {
     case "provider": {
       const { status } = failure;
       if (status === undefined) return classOf("provider", "no_response");
-      if (!Number.isInteger(status) || status < 100 || status > 599) return "bug";
+      // 429.5 would read as "4xx"; any other integer with no row (200, 600, -1) finds none: bug.
+      if (!Number.isInteger(status)) return "bug";
       const exact = findFailureRow("provider", String(status));
       return exact?.failureClass ?? classOf("provider", `${Math.floor(status / 100)}xx`);
     }
@@ -132,6 +133,7 @@ export function classifyFailure(failure: Failure): FailureClass {
     case "exec":
       // A timed-out process was killed by our SIGKILL: the timeout decides, not the signal.
       if (failure.timedOut) return classOf("exec", "timed_out");
+      // Stryker disable next-line ConditionalExpression: equivalent, exit_nonzero has the same class as signal.
       if (failure.signal !== null) return classOf("exec", "signal");
       if (failure.exitCode !== 0) return classOf("exec", "exit_nonzero");
       return "bug"; // exit 0: not a failure, so calling it one is the caller's mistake

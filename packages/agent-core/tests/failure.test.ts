@@ -95,7 +95,10 @@ describe("FAILURE_TABLE", () => {
     const keys = FAILURE_TABLE.map((entry) => `${entry.source}:${entry.key}`);
     expect(new Set(keys).size, "no key twice").toBe(keys.length);
     expect(ROWS.map((c) => c.row).sort()).toEqual([...keys].sort());
-    for (const entry of FAILURE_TABLE) expect(FAILURE_CLASSES).toContain(entry.failureClass);
+    for (const entry of FAILURE_TABLE) {
+      expect(FAILURE_CLASSES, `${entry.source}:${entry.key}`).toContain(entry.failureClass);
+      expect(entry.why.trim(), `${entry.source}:${entry.key} says why`).not.toBe("");
+    }
     expect(Object.isFrozen(FAILURE_TABLE) && Object.isFrozen(FAILURE_TABLE[0])).toBe(true);
   });
 });
@@ -120,6 +123,8 @@ describe("classifyFailure", () => {
       { source: "provider", status: 302 },
       { source: "provider", status: 600 },
       { source: "provider", status: 99 },
+      { source: "provider", status: -429 },
+      { source: "provider", status: 1000 },
       { source: "provider", status: 429.5 },
       { source: "provider", status: Number.NaN },
       exec(0, null, false),

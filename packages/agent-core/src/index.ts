@@ -94,6 +94,17 @@ export {
   type SecretPattern,
 } from "./redact.ts";
 export {
+  checkPolicy,
+  decideRetry,
+  type GiveUpReason,
+  type RetryDecision,
+  type RetryInput,
+  type RetryPolicy,
+  type WithRetryOptions,
+  type WithRetryResult,
+  withRetry,
+} from "./retry.ts";
+export {
   DEFAULT_MAX_OBSERVATION_CHARS,
   MIN_MARKED_CHARS,
   type Observation,

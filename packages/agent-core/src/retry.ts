@@ -1,0 +1,175 @@
+import { AbortError, isAbortError } from "./errors.ts";
+import { classifyFailure, type Failure, type FailureClass } from "./failure.ts";
+
+/** How often and how patiently to retry. Delays in milliseconds. */
+export interface RetryPolicy {
+  /** Attempts in all, the first included (1 means never retry). An integer ≥ 1. */
+  readonly maxAttempts: number;
+  /** The backoff before the second attempt; it doubles per attempt. ≥ 0. */
+  readonly baseDelayMs: number;
+  /** No delay is longer than this. ≥ baseDelayMs. */
+  readonly maxDelayMs: number;
+}
+
+/** One failed attempt, as the retry decision sees it. */
+export interface RetryInput {
+  readonly failureClass: FailureClass;
+  /** The number of the attempt that just failed, from 1. */
+  readonly attempt: number;
+  /** The fingerprint of the attempt before this one, if there was one. */
+  readonly previousFingerprint?: string | undefined;
+  readonly fingerprint: string;
+}
+
+export type GiveUpReason = "not_retryable" | "attempts_exhausted" | "same_failure";
+
+export type RetryDecision =
+  | { readonly retry: true; readonly delayMs: number }
+  | { readonly retry: false; readonly reason: GiveUpReason };
+
+/**
+ * Whether to retry after a failed attempt, and after how long. Only `retryable` is
+ * retried; never past `maxAttempts`; never when this failure has the same fingerprint as
+ * the one before it (the same failure twice in a row will not change by waiting).
+ * The delay is exponential backoff with equal jitter: half of
+ * `min(maxDelayMs, baseDelayMs * 2^(attempt-1))` plus `random()` times the other half.
+ * Pure: the randomness is injected (`random` answers in [0, 1)).
+ */
+export function decideRetry(
+  input: RetryInput,
+  policy: RetryPolicy,
+  random: () => number,
+): RetryDecision {
+  checkPolicy(policy);
+  if (input.failureClass !== "retryable") return { retry: false, reason: "not_retryable" };
+  if (input.attempt >= policy.maxAttempts) return { retry: false, reason: "attempts_exhausted" };
+  if (input.previousFingerprint === input.fingerprint)
+    return { retry: false, reason: "same_failure" };
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (input.attempt - 1));
+  const r = random();
+  if (!(r >= 0 && r < 1)) throw new RangeError(`random() must answer in [0, 1), got ${r}`);
+  return { retry: true, delayMs: Math.round(ceiling / 2 + (r * ceiling) / 2) };
+}
+
+/** Throws a RangeError naming the first field of `policy` that is out of range. */
+export function checkPolicy(policy: RetryPolicy): void {
+  const { maxAttempts, baseDelayMs, maxDelayMs } = policy;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+    throw new RangeError(`maxAttempts must be an integer ≥ 1, got ${maxAttempts}`);
+  }
+  if (!Number.isFinite(baseDelayMs) || baseDelayMs < 0) {
+    throw new RangeError(`baseDelayMs must be a finite number ≥ 0, got ${baseDelayMs}`);
+  }
+  if (!Number.isFinite(maxDelayMs) || maxDelayMs < baseDelayMs) {
+    throw new RangeError(`maxDelayMs must be a finite number ≥ baseDelayMs, got ${maxDelayMs}`);
+  }
+}
+
+export interface WithRetryOptions {
+  /** Waits `ms`; tests pass a fake clock. A cancel does not wait for it to settle. */
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly random: () => number;
+  readonly signal?: AbortSignal | undefined;
+  /** What a thrown error is; by default `{ source: "thrown", error }`. */
+  readonly failureOf?: ((error: unknown) => Failure) | undefined;
+  /** What makes two failures "the same"; by default the error's name and message. */
+  readonly fingerprintOf?: ((error: unknown) => string) | undefined;
+  /** The decision to use; by default `decideRetry`. */
+  readonly decide?: typeof decideRetry | undefined;
+}
+
+export type WithRetryResult<T> =
+  | { readonly ok: true; readonly value: T; readonly attempts: number }
+  | {
+      readonly ok: false;
+      readonly error: unknown;
+      readonly reason: GiveUpReason | "cancelled";
+      readonly attempts: number;
+    };
+
+/**
+ * Calls `call(attempt)` until it resolves or `decide` gives up. Never throws for a failed
+ * call: the last error and the reason come back in the result. A cancel (the signal, or a
+ * call throwing an AbortError) stops at once, even in the middle of a sleep.
+ */
+export async function withRetry<T>(
+  call: (attempt: number, signal?: AbortSignal) => Promise<T>,
+  policy: RetryPolicy,
+  options: WithRetryOptions,
+): Promise<WithRetryResult<T>> {
+  checkPolicy(policy);
+  const { sleep, random, signal } = options;
+  const failureOf =
+    options.failureOf ?? ((error: unknown): Failure => ({ source: "thrown", error }));
+  const fingerprintOf = options.fingerprintOf ?? defaultFingerprint;
+  const decide = options.decide ?? decideRetry;
+  let previousFingerprint: string | undefined;
+  for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted)
+      return {
+        ok: false,
+        error: new AbortError("cancelled"),
+        reason: "cancelled",
+        attempts: attempt - 1,
+      };
+    try {
+      return { ok: true, value: await call(attempt, signal), attempts: attempt };
+    } catch (error) {
+      const failureClass = classifyFailure(failureOf(error));
+      if (failureClass === "cancelled" || isAbortError(error) || signal?.aborted) {
+        return { ok: false, error, reason: "cancelled", attempts: attempt };
+      }
+      const fingerprint = fingerprintOf(error);
+      const decision = decide(
+        { failureClass, attempt, previousFingerprint, fingerprint },
+        policy,
+        random,
+      );
+      if (!decision.retry) return { ok: false, error, reason: decision.reason, attempts: attempt };
+      previousFingerprint = fingerprint;
+      if (!(await sleepUnlessCancelled(sleep, decision.delayMs, signal))) {
+        return { ok: false, error, reason: "cancelled", attempts: attempt };
+      }
+    }
+  }
+}
+
+/** True when the sleep ended, false as soon as the signal aborts (without waiting for sleep). */
+async function sleepUnlessCancelled(
+  sleep: WithRetryOptions["sleep"],
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  if (signal === undefined) {
+    await sleep(ms);
+    return true;
+  }
+  if (signal.aborted) return false;
+  let onAbort = (): void => {};
+  const cancelled = new Promise<false>((resolve) => {
+    onAbort = () => resolve(false);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([
+      sleep(ms, signal).then(
+        () => !signal.aborted,
+        (error: unknown) => {
+          if (signal.aborted || isAbortError(error)) return false;
+          throw error;
+        },
+      ),
+      cancelled,
+    ]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+function defaultFingerprint(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : `thrown: ${String(error)}`;
+  } catch {
+    return "thrown: <unprintable>";
+  }
+}

@@ -26,6 +26,7 @@ export function decideRetry(
   //   - 等待：ceiling = min(maxDelayMs, baseDelayMs * 2^(attempt-1))，等 ceiling 的一半，
   //     再加 random() 乘另一半，四舍五入（Math.round）。
   //   现在的写法什么都重试，而且每次都等一样久。
+  void input;
   void random;
   return { retry: true, delayMs: policy.baseDelayMs };
   // #endregion exercise

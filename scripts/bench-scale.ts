@@ -93,7 +93,12 @@ try {
       "",
     ].join("\n"),
   );
-  await step(`scaffold ×${missing.length}`, "pnpm", ["exec", "tsx", "bench-scaffold.ts"], clone);
+  await step(
+    `scaffold ×${missing.length}`,
+    "pnpm",
+    ["exec", "tsx", "--conditions=@coding-agent/source", "bench-scaffold.ts"],
+    clone,
+  );
   await step("git add", "git", ["add", "labs"], clone);
   await step(
     "git commit",

@@ -15,6 +15,8 @@ const args = process.argv.slice(2).filter((arg) => arg !== "--");
 const runs = Number(args[0] ?? 5);
 const lessonId = normalizeLessonId(args[1] ?? "05") ?? "05";
 const TARGET_RATIO = 3;
+/** As the root scripts run tsx: workspace packages from their sources (a clone has no dist/). */
+const SOURCES = "--conditions=@coding-agent/source";
 
 /** Wall time of one command, in ms; fails loudly if the command fails unexpectedly. */
 function time(command: string, commandArgs: readonly string[], cwd: string): Promise<number> {
@@ -33,7 +35,7 @@ function time(command: string, commandArgs: readonly string[], cwd: string): Pro
 function timeAll(tsx: string, script: string, extra: readonly string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(tsx, [script, "--all", "--seed", "1", ...extra], {
+    const child = spawn(tsx, [SOURCES, script, "--all", "--seed", "1", ...extra], {
       cwd: repoRoot,
       stdio: "ignore",
     });
@@ -53,8 +55,8 @@ async function main(): Promise<void> {
   // The lab's own `test` script: vitest run with the one lab config.
   const vitest = path.join(solution, "node_modules", ".bin", "lab-test");
   const script = path.join("scripts", "verify-lesson.ts");
-  const verify = () => time(tsx, [script, lab.id, "--seed", "1", "--no-cache"], repoRoot);
-  const cached = () => time(tsx, [script, lab.id, "--seed", "1"], repoRoot);
+  const verify = () => time(tsx, [SOURCES, script, lab.id, "--seed", "1", "--no-cache"], repoRoot);
+  const cached = () => time(tsx, [SOURCES, script, lab.id, "--seed", "1"], repoRoot);
   const bare = () => time(vitest, [], solution);
   // One warm-up of each so both read from a warm file cache.
   await verify();

@@ -1,6 +1,7 @@
 import { type AbortRace, createAbortRace, type Settled, settleWithTimeout } from "./abortable.ts";
 import { type Action, type MessageAction, parseAction, type ToolCallAction } from "./action.ts";
 import { errorMessage, InvalidTaskError, isAbortError } from "./errors.ts";
+import { classifyFailure, type Failure, type FailureClass } from "./failure.ts";
 import { formatValueIssues } from "./issues.ts";
 import { createLoopGuard, type Limits, type LoopGuard, parseLimits } from "./loop-guard.ts";
 import { createHistory, deepFreeze, type History, type Message } from "./messages.ts";
@@ -11,6 +12,7 @@ import {
   type TokenUsage,
 } from "./provider.ts";
 import { type Redactor, redactorForEnvironment } from "./redact.ts";
+import { checkPolicy, decideRetry, type RetryPolicy, withRetry } from "./retry.ts";
 import {
   DEFAULT_MAX_OBSERVATION_CHARS,
   serializeObservation,
@@ -70,6 +72,26 @@ export interface RunOptions {
    * variables, read when the run starts.
    */
   readonly redact?: Redactor;
+  /**
+   * Retries a model call that failed `retryable` (no answer, HTTP 408/429/5xx, its own
+   * `modelTimeoutMs`), with backoff; see `ModelRetryOptions`. Default: no retry.
+   */
+  readonly retry?: ModelRetryOptions;
+}
+
+/**
+ * How a run retries a failed model call. Only a `retryable` failure is retried, never
+ * twice in a row with the same fingerprint (class, HTTP status, message), never past
+ * `maxAttempts` per step and never past the run's time budget. Every other failure
+ * ends the run as before. Tools are never retried by the runtime: a tool may have
+ * changed something, so its errors go back to the model, which decides.
+ */
+export interface ModelRetryOptions {
+  readonly policy: RetryPolicy;
+  /** Waits `ms`, or less if the signal aborts. Default: a timer. Tests pass a fake. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The jitter's randomness, in [0, 1). Default `Math.random`. */
+  readonly random?: () => number;
 }
 
 /** Maps each stop to the status a caller acts on (exit code, UI, retry). */
@@ -121,6 +143,7 @@ interface Run {
   readonly race: AbortRace;
   /** Call ids already in the history: a model may reuse one, the history may not. */
   readonly callIds: Set<string>;
+  readonly retry: ModelRetryOptions | undefined;
 }
 
 /**
@@ -146,6 +169,7 @@ export async function runAgent(
   // Read per run, not per process: a key set or rotated since the last run is masked too.
   const redact = options.redact ?? redactorForEnvironment();
   const callerLimits = parseLimits(limits);
+  if (options.retry !== undefined) checkPolicy(options.retry.policy);
   const runLimits = tightestLimits(callerLimits, parsedTask.task.budgets);
   const run: Run = {
     task: deepFreeze(redactTask(parsedTask.task, redact)),
@@ -161,6 +185,7 @@ export async function runAgent(
     callSignal: signal ?? new AbortController().signal,
     race: createAbortRace(signal),
     callIds: new Set(),
+    retry: options.retry,
   };
   try {
     return await loop(run, callerLimits);
@@ -235,11 +260,7 @@ async function askModel(run: Run): Promise<ModelReply> {
     tools: run.tools.descriptions,
   });
   run.tracer.emit({ type: "model_started", step });
-  const settled = await timedCall(
-    run,
-    (signal) => run.provider.complete(request, signal),
-    run.limits.modelTimeoutMs,
-  );
+  const settled = await callModel(run, step, request);
 
   // An abort during the call wins over whatever the provider did or will do.
   if (settled.kind === "aborted" || run.signal?.aborted)
@@ -515,6 +536,127 @@ async function callTool(
   });
   run.guard.recordToolResult(true);
   return afterTool(run, toolName);
+}
+
+/** The provider call of one step, retried as `run.retry` says (not at all by default). */
+function callModel(
+  run: Run,
+  step: number,
+  request: ReturnType<typeof createModelRequest>,
+): Promise<CallOutcome<unknown>> {
+  const attempt = () =>
+    timedCall(run, (signal) => run.provider.complete(request, signal), run.limits.modelTimeoutMs);
+  if (run.retry === undefined) return attempt();
+  return retryModelCall(run, step, attempt, run.retry);
+}
+
+/** A failed model call, thrown inside `withRetry` so that it can decide on it. */
+class FailedModelCall {
+  constructor(
+    readonly outcome: CallOutcome<unknown>,
+    readonly failure: Failure,
+    /** Class, status and redacted message: what makes two failures "the same". */
+    readonly fingerprint: string,
+  ) {}
+}
+
+async function retryModelCall(
+  run: Run,
+  step: number,
+  attempt: () => Promise<CallOutcome<unknown>>,
+  retry: ModelRetryOptions,
+): Promise<CallOutcome<unknown>> {
+  const outOfTime: CallOutcome<unknown> = { kind: "timeout", limit: "run" };
+  const result = await withRetry(
+    async (attemptNo) => {
+      // The wait used up the run's time: end as a timed-out run, with no further call.
+      if (attemptNo > 1 && run.guard.remainingMs() === 0) return outOfTime;
+      const outcome = await attempt();
+      const failed = failedModelCall(run, outcome);
+      if (failed !== undefined) throw failed;
+      return outcome;
+    },
+    retry.policy,
+    {
+      sleep: (ms, signal) => {
+        // Never sleep past the run's deadline; the next attempt then sees it is over.
+        const left = run.guard.remainingMs();
+        return (retry.sleep ?? sleepFor)(left === undefined ? ms : Math.min(ms, left), signal);
+      },
+      random: retry.random ?? Math.random,
+      signal: run.signal,
+      failureOf: (error) => (error as FailedModelCall).failure,
+      fingerprintOf: (error) => (error as FailedModelCall).fingerprint,
+      decide: (input, policy, random) => {
+        const decision = decideRetry(input, policy, random);
+        if (decision.retry) {
+          run.tracer.emit({
+            type: "model_retry",
+            step,
+            attempt: input.attempt,
+            failureClass: input.failureClass,
+            delayMs: decision.delayMs,
+            detail: input.fingerprint,
+          });
+        }
+        return decision;
+      },
+    },
+  );
+  if (result.ok) return result.value;
+  // A give-up or a cancel: the last attempt's own outcome says how the step ended.
+  return result.error instanceof FailedModelCall ? result.error.outcome : { kind: "aborted" };
+}
+
+/**
+ * The failure of a model call that `withRetry` decides on, or undefined when the call
+ * returned a value (checked later), was cancelled, or ran out of the run's time (no
+ * retry can help either). An error with a `status` property (a number, or undefined
+ * when the server never answered, as `@coding-agent/providers`' `ProviderError` has)
+ * is a provider failure, classified by its status; any other throw is a `bug`.
+ */
+function failedModelCall(run: Run, outcome: CallOutcome<unknown>): FailedModelCall | undefined {
+  if (outcome.kind === "value" || outcome.kind === "aborted") return undefined;
+  if (outcome.kind === "timeout") {
+    if (outcome.limit === "run") return undefined;
+    const failure: Failure = { source: "stop", code: "model_timeout" };
+    return new FailedModelCall(outcome, failure, "retryable model_timeout");
+  }
+  if (isAbortError(outcome.error)) return undefined;
+  const failure = providerFailure(outcome.error);
+  const failureClass: FailureClass = classifyFailure(failure);
+  const status = failure.source === "provider" ? ` ${failure.status ?? "no_response"}` : "";
+  const text = truncateMiddle(run.redact(errorText(outcome.error)), MAX_FINGERPRINT_CHARS).text;
+  return new FailedModelCall(outcome, failure, `${failureClass}${status} ${text}`);
+}
+
+/** Longest error text in a fingerprint (and in a `model_retry` event's detail). */
+const MAX_FINGERPRINT_CHARS = 500;
+
+function providerFailure(error: unknown): Failure {
+  try {
+    if (typeof error === "object" && error !== null && "status" in error) {
+      const { status } = error as { status: unknown };
+      if (status === undefined || typeof status === "number") return { source: "provider", status };
+    }
+  } catch {
+    // A hostile error (a throwing getter, a revoked Proxy) is not a provider's answer.
+  }
+  return { source: "thrown", error };
+}
+
+/** The default retry wait: a timer, cleared as soon as the signal aborts. */
+function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** How a timed call ended: as `Settled`, or which time limit fired first. */

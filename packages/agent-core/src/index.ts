@@ -17,7 +17,13 @@ export {
   type ToolCallAction,
   ToolCallActionSchema,
 } from "./action.ts";
-export { type RunOptions, type RunResult, runAgent, statusOf } from "./agent-loop.ts";
+export {
+  type ModelRetryOptions,
+  type RunOptions,
+  type RunResult,
+  runAgent,
+  statusOf,
+} from "./agent-loop.ts";
 export {
   AbortError,
   AgentCoreError,

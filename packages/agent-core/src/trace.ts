@@ -1,4 +1,5 @@
 import type { ActionType } from "./action.ts";
+import type { FailureClass } from "./failure.ts";
 import type { BudgetCode, Limits } from "./loop-guard.ts";
 import type { TokenUsage } from "./provider.ts";
 
@@ -29,6 +30,17 @@ export type TraceEventBody =
       /** The action as bounded text, or why the call failed. */
       readonly detail: string;
       readonly usage?: TokenUsage;
+    }
+  | {
+      /** A model call failed `retryable`; the step's call is tried again after `delayMs`. */
+      readonly type: "model_retry";
+      readonly step: number;
+      /** The attempt that failed, from 1. */
+      readonly attempt: number;
+      readonly failureClass: FailureClass;
+      readonly delayMs: number;
+      /** The failure's fingerprint: class, HTTP status, redacted and bounded message. */
+      readonly detail: string;
     }
   | {
       readonly type: "tool_started";

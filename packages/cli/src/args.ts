@@ -16,11 +16,15 @@ export const RUN_FLAGS = {
   "max-duration-ms": { type: "string", help: "总时长预算，毫秒（用完时正在进行的调用也会被中止）" },
   "model-timeout-ms": {
     type: "string",
-    help: "单次模型调用的超时，毫秒（超时则运行以超出预算结束）",
+    help: "单次模型调用的超时，毫秒（超时按 --max-retries 重试，再次超时则运行以超出预算结束）",
   },
   "tool-timeout-ms": {
     type: "string",
     help: "单次工具调用的超时，毫秒（超时作为 timeout 错误交给模型，运行继续）",
+  },
+  "max-retries": {
+    type: "string",
+    help: "模型调用可重试的失败（无响应、HTTP 408/429/5xx、单次超时）最多重试几次，指数退避（默认 2，0 为不重试）",
   },
   "max-repeated-actions": { type: "string", help: "允许连续相同动作的次数（默认 3）" },
   "max-tool-errors": { type: "string", help: "工具连续返回错误的次数上限（默认 5，成功一次清零）" },
@@ -64,6 +68,9 @@ export type ProviderName = (typeof PROVIDERS)[number];
 /** The commands the CLI knows. */
 export const COMMANDS = ["run", "help"] as const;
 
+/** More retries than this only make a broken backend slower to report. */
+const MAX_RETRIES = 10;
+
 const count = (flag: string) =>
   z
     .string()
@@ -88,6 +95,9 @@ const RunFlagsSchema = z.strictObject({
   "tool-timeout-ms": count("tool-timeout-ms")
     .pipe(z.int().min(1, "--tool-timeout-ms 至少为 1"))
     .optional(),
+  "max-retries": count("max-retries")
+    .pipe(z.int().max(MAX_RETRIES, `--max-retries 最多为 ${MAX_RETRIES}`))
+    .default(2),
   "max-repeated-actions": count("max-repeated-actions")
     .pipe(z.int().min(1, "--max-repeated-actions 至少为 1"))
     .default(3),
@@ -133,6 +143,8 @@ export type CliCommand =
         maxRepeatedActions: number;
         maxToolErrors?: number;
       };
+      /** Retries of a model call that failed `retryable`; 0: none. */
+      readonly retries: number;
       readonly scriptPath?: string;
       /** The backend; `model` and `baseUrl` only for a real one (checked when parsing). */
       readonly provider: {
@@ -225,6 +237,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         ...(f["tool-timeout-ms"] === undefined ? {} : { toolTimeoutMs: f["tool-timeout-ms"] }),
         ...(f["max-tool-errors"] === undefined ? {} : { maxToolErrors: f["max-tool-errors"] }),
       },
+      retries: f["max-retries"],
       ...(f.script === undefined ? {} : { scriptPath: f.script }),
       provider: {
         name: f.provider,

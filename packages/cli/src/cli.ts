@@ -2,6 +2,7 @@ import {
   createRedactor,
   type Provider,
   type Redactor,
+  type RetryPolicy,
   type RunResult,
   runAgent,
 } from "@coding-agent/agent-core";
@@ -69,7 +70,10 @@ export async function runCli(
         tools.tools,
         command.limits,
         signal,
-        { redact: model.redact },
+        {
+          redact: model.redact,
+          ...(command.retries === 0 ? {} : { retry: { policy: retryPolicy(command.retries) } }),
+        },
       );
       const changed = tools.edits.diff().files;
       if (changed.length > 0) {
@@ -84,6 +88,11 @@ export async function runCli(
       throw new TypeError(`unhandled command ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/** Backoff of the CLI's model retries: 0.5 s doubling up to 8 s, with jitter. */
+function retryPolicy(retries: number): RetryPolicy {
+  return { maxAttempts: retries + 1, baseDelayMs: 500, maxDelayMs: 8_000 };
 }
 
 /** The model a run talks to, how to describe it, and what to mask. */

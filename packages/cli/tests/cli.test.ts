@@ -142,12 +142,25 @@ describe("runCli", () => {
         [{ ...finish, delayMs: 60_000 }],
         "--model-timeout-ms",
         "20",
+        "--max-retries",
+        "0",
       );
       expect(code).toBe(3);
       expect(JSON.parse(stdout)).toMatchObject({
         status: "budget_exceeded",
         code: "model_timeout",
       });
+    });
+
+    it("--model-timeout-ms: a timed-out call is retried once; a second timeout in a row ends the run", async () => {
+      const slow = { ...finish, delayMs: 60_000 };
+      const retried = await runScript([slow, finish], "--model-timeout-ms", "20");
+      expect(retried.code).toBe(0);
+      expect(JSON.parse(retried.stdout)).toMatchObject({ status: "completed", steps: 1 });
+
+      const twice = await runScript([slow, slow, finish], "--model-timeout-ms", "20");
+      expect(twice.code).toBe(3);
+      expect(JSON.parse(twice.stdout)).toMatchObject({ code: "model_timeout" });
     });
 
     it("--max-duration-ms: a call still running when the run's time is up is aborted, exit 3", async () => {

@@ -142,6 +142,59 @@ describe("coding-agent run against a real model API (loopback server)", () => {
   });
 });
 
+describe("coding-agent run retries a model call that failed retryable", () => {
+  const args = (server: FakeModelServer, ...more: string[]) => [
+    "run",
+    "你好",
+    "--provider",
+    "openai",
+    "--model",
+    "m",
+    "--base-url",
+    server.openaiBaseUrl,
+    "--json",
+    ...more,
+  ];
+
+  it("completes after one HTTP 503 (default --max-retries 2)", async () => {
+    const server = await serve(
+      [{ status: 503, body: { error: { message: "overloaded" } } }, { text: "好了" }],
+      OPENAI_KEY,
+    );
+    const { code, stdout } = await cli(args(server), { OPENAI_API_KEY: OPENAI_KEY });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ status: "completed", summary: "好了", steps: 1 });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("does not retry with --max-retries 0, nor an HTTP 400 at all", async () => {
+    const busy = await serve(
+      [{ status: 503, body: { error: { message: "overloaded" } } }, { text: "好了" }],
+      OPENAI_KEY,
+    );
+    const once = await cli(args(busy, "--max-retries", "0"), { OPENAI_API_KEY: OPENAI_KEY });
+    expect(once.code).toBe(1);
+    expect(JSON.parse(once.stdout)).toMatchObject({ code: "provider_error" });
+    expect(busy.requests).toHaveLength(1);
+
+    const bad = await serve(
+      [{ status: 400, body: { error: { message: "bad model" } } }, { text: "好了" }],
+      OPENAI_KEY,
+    );
+    const refused = await cli(args(bad), { OPENAI_API_KEY: OPENAI_KEY });
+    expect(refused.code).toBe(1);
+    expect(bad.requests).toHaveLength(1);
+  });
+
+  it("refuses a --max-retries that is not a small count (exit 2)", async () => {
+    for (const value of ["-1", "x", "11"]) {
+      const { code, stderr } = await cli(["run", "你好", "--max-retries", value], {});
+      expect(code).toBe(2);
+      expect(stderr).toContain("--max-retries");
+    }
+  });
+});
+
 describe("coding-agent run: provider usage errors (exit 2)", () => {
   const withKey = { OPENAI_API_KEY: OPENAI_KEY };
   it.each([

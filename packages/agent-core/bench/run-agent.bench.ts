@@ -119,27 +119,42 @@ const naive: Loop = async (turns, steps) => {
 const plain = guarded({});
 const traced = guarded({ trace: () => {} });
 
+/** Rounds the measured runs are split into; each figure is the median round. */
+const ROUNDS = 5;
+
 /**
  * Microseconds per step: CPU time of this process (what the loop costs, even when
  * other processes crowd the cores) and wall time (what a user waits, on a quiet
- * machine the same figure plus a little).
+ * machine the same figure plus a little). The runs are timed in `ROUNDS` equal rounds
+ * and the median round is reported: on a shared machine one round can be slowed by a
+ * neighbour by a quarter or more, and the median is what the loop itself costs.
  */
 async function microsPerStep(loop: Loop, steps: number): Promise<{ cpu: number; wall: number }> {
   const turns = script(steps);
-  const runs = Math.max(3, Math.round(TOTAL_STEPS / steps));
+  const runsPerRound = Math.max(1, Math.round(TOTAL_STEPS / steps / ROUNDS));
   // Warm-up of about 20,000 steps whatever the size: 20 runs of 10 steps leave the JIT cold.
-  const warmUp = Math.min(runs, Math.max(2, Math.round(20_000 / steps)));
+  const warmUp = Math.max(2, Math.round(20_000 / steps));
   for (let i = 0; i < warmUp; i += 1) await loop(turns, steps);
+  const cpuRounds: number[] = [];
+  const wallRounds: number[] = [];
+  // One collection before all rounds, not one per round: the background threads that
+  // finish a forced collection would be counted in the next round's CPU time.
   gc();
-  const start = process.hrtime.bigint();
-  const cpuStart = process.cpuUsage();
-  for (let i = 0; i < runs; i += 1) await loop(turns, steps);
-  const cpu = process.cpuUsage(cpuStart);
-  const elapsedNs = Number(process.hrtime.bigint() - start);
-  return {
-    cpu: (cpu.user + cpu.system) / (runs * steps),
-    wall: elapsedNs / 1_000 / (runs * steps),
-  };
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const start = process.hrtime.bigint();
+    const cpuStart = process.cpuUsage();
+    for (let i = 0; i < runsPerRound; i += 1) await loop(turns, steps);
+    const cpu = process.cpuUsage(cpuStart);
+    const elapsedNs = Number(process.hrtime.bigint() - start);
+    cpuRounds.push((cpu.user + cpu.system) / (runsPerRound * steps));
+    wallRounds.push(elapsedNs / 1_000 / (runsPerRound * steps));
+  }
+  return { cpu: median(cpuRounds), wall: median(wallRounds) };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /**
@@ -191,7 +206,7 @@ for (const steps of SIZES) {
 }
 const widths = header.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
 console.log("path: an AbortSignal passed, an async echo tool, zero-latency scripted provider");
-console.log("µs/step of CPU time, except the wall column\n");
+console.log(`µs/step of CPU time (median of ${ROUNDS} rounds), except the wall column\n`);
 for (const row of rows)
   console.log(row.map((cell, column) => cell.padStart(widths[column] ?? 0)).join("  "));
 const first = perStep[0];

@@ -544,10 +544,19 @@ function callModel(
   step: number,
   request: ReturnType<typeof createModelRequest>,
 ): Promise<CallOutcome<unknown>> {
-  const attempt = () =>
-    timedCall(run, (signal) => run.provider.complete(request, signal), run.limits.modelTimeoutMs);
-  if (run.retry === undefined) return attempt();
-  return retryModelCall(run, step, attempt, run.retry);
+  if (run.retry === undefined) return attemptModelCall(run, request);
+  return retryModelCall(run, step, () => attemptModelCall(run, request), run.retry);
+}
+
+function attemptModelCall(
+  run: Run,
+  request: ReturnType<typeof createModelRequest>,
+): Promise<CallOutcome<unknown>> {
+  return timedCall(
+    run,
+    (signal) => run.provider.complete(request, signal),
+    run.limits.modelTimeoutMs,
+  );
 }
 
 /** A failed model call, thrown inside `withRetry` so that it can decide on it. */

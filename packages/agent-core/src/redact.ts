@@ -165,7 +165,7 @@ export function redactorForEnvironment(
   const secrets: Record<string, string> = {};
   let key = "";
   for (const name of Object.keys(env)) {
-    if (!SECRET_ENV_NAME.test(name)) continue;
+    if (!isSecretEnvName(name)) continue;
     const value = env[name];
     if (value === undefined || value.length < MIN_ENV_SECRET_LENGTH) continue;
     secrets[name] = value;
@@ -176,6 +176,24 @@ export function redactorForEnvironment(
   }
   return cachedEnvironment.redactor;
 }
+
+/**
+ * `SECRET_ENV_NAME.test(name)`, remembered: a process sees the same few dozen names on
+ * every run, and testing them all again cost more than the rest of setting up a run.
+ */
+function isSecretEnvName(name: string): boolean {
+  let secret = secretNames.get(name);
+  if (secret === undefined) {
+    // A process that invents names without end does not grow this without end.
+    if (secretNames.size >= MAX_REMEMBERED_NAMES) secretNames.clear();
+    secret = SECRET_ENV_NAME.test(name);
+    secretNames.set(name, secret);
+  }
+  return secret;
+}
+
+const secretNames = new Map<string, boolean>();
+const MAX_REMEMBERED_NAMES = 4_096;
 
 function replacement(name: string, match: string, groups: readonly unknown[]): string {
   const prefix = typeof groups[0] === "string" ? groups[0] : "";

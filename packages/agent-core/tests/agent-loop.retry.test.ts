@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ModelRetryOptions, runAgent } from "../src/agent-loop.ts";
-import type { Provider } from "../src/provider.ts";
+import type { ModelResponse, Provider } from "../src/provider.ts";
 import type { RetryPolicy } from "../src/retry.ts";
 import type { TraceEvent } from "../src/trace.ts";
 
@@ -27,11 +27,11 @@ class HttpError extends Error {
 function sequence(...answers: unknown[]) {
   let calls = 0;
   const provider: Provider = {
-    async complete() {
+    async complete(): Promise<ModelResponse> {
       const answer = answers[Math.min(calls, answers.length - 1)];
       calls += 1;
       if (answer instanceof Error) throw answer;
-      return answer;
+      return answer as ModelResponse;
     },
   };
   return { provider, calls: () => calls };

@@ -1,0 +1,137 @@
+/**
+ * `parseAction` accepts most replies by a direct check instead of the schema. The check
+ * may only ever be stricter than `ActionSchema`: whatever it accepts, the schema accepts.
+ * Random replies, valid and nearly valid, hold it to that.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ActionSchema, isPlainlyValidAction, parseAction } from "../src/action.ts";
+
+/** JSON-ish values with the awkward cases mixed in: NaN, infinities, undefined, classes. */
+const leaf = fc.oneof(
+  fc.string(),
+  fc.double(),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constantFrom<unknown>(
+    undefined,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    -0,
+    123n,
+    Symbol("s"),
+    new Date(0),
+    new Map(),
+    () => 1,
+  ),
+);
+const { tree } = fc.letrec<{ tree: unknown }>((self) => ({
+  tree: fc.oneof(
+    { depthSize: "small" },
+    leaf,
+    fc.array(self("tree"), { maxLength: 4 }),
+    fc.dictionary(
+      fc.oneof(fc.string(), fc.constantFrom("__proto__", "constructor")),
+      self("tree"),
+      {
+        maxKeys: 4,
+      },
+    ),
+  ),
+}));
+
+const optional = { requiredKeys: ["type"] as ["type"] };
+const text = fc.oneof({ weight: 3, arbitrary: fc.string() }, { weight: 1, arbitrary: tree });
+
+/** Replies shaped like each action, each field sometimes wrong, missing or extra. */
+const actionLike = fc.oneof(
+  fc.record({ type: fc.constant("message"), content: text, extra: tree }, optional),
+  fc.record({ type: fc.constant("finish"), summary: text, extra: tree }, optional),
+  fc.record(
+    {
+      type: fc.constant("tool_call"),
+      tool: text,
+      input: fc.oneof(
+        { weight: 3, arbitrary: fc.dictionary(fc.string(), tree, { maxKeys: 4 }) },
+        { weight: 1, arbitrary: tree },
+      ),
+      callId: text,
+      inputError: text,
+      extra: tree,
+    },
+    optional,
+  ),
+  fc.record({ type: tree, content: text }, optional),
+  tree,
+);
+
+/** A deep input, past the direct check's depth. */
+function nested(depth: number): unknown {
+  let value: unknown = "leaf";
+  for (let level = 0; level < depth; level += 1) value = level % 2 === 0 ? { k: value } : [value];
+  return value;
+}
+
+describe("parseAction's direct check", () => {
+  it("accepts nothing the schema rejects (5,000 random replies)", () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(actionLike, (reply) => {
+        if (typeof reply !== "object" || reply === null) return;
+        if (!isPlainlyValidAction(reply)) return;
+        accepted += 1;
+        expect(ActionSchema.safeParse(reply).success).toBe(true);
+        expect(parseAction(reply).ok).toBe(true);
+      }),
+      { numRuns: 5_000 },
+    );
+    // Not vacuous: a fair share of the random replies took the direct path.
+    expect(accepted).toBeGreaterThan(100);
+  });
+
+  it("accepts the everyday valid replies, so the fast path is the common one", () => {
+    const valid = [
+      { type: "message", content: "想一想" },
+      { type: "finish", summary: "完成" },
+      {
+        type: "tool_call",
+        tool: "echo",
+        input: { text: "hi", n: 1, list: [true, null, { a: -0 }] },
+      },
+      { type: "tool_call", tool: "read_file", input: {}, callId: "call_1" },
+    ];
+    for (const action of valid) {
+      expect(isPlainlyValidAction(action)).toBe(true);
+      expect(ActionSchema.safeParse(action).success).toBe(true);
+    }
+  });
+
+  it.each([
+    ["an extra key", { type: "message", content: "x", extra: 1 }],
+    ["an empty tool name", { type: "tool_call", tool: "", input: {} }],
+    ["a missing input", { type: "tool_call", tool: "echo" }],
+    ["an input that is an array", { type: "tool_call", tool: "echo", input: [] }],
+    ["NaN in the input", { type: "tool_call", tool: "echo", input: { n: Number.NaN } }],
+    ["Infinity in the input", { type: "tool_call", tool: "echo", input: { n: Infinity } }],
+    ["undefined in the input", { type: "tool_call", tool: "echo", input: { n: undefined } }],
+    ["a Date in the input", { type: "tool_call", tool: "echo", input: { when: new Date(0) } }],
+    ["an empty callId", { type: "tool_call", tool: "echo", input: {}, callId: "" }],
+    ["a summary that is a number", { type: "finish", summary: 1 }],
+  ])("leaves %s to the schema, which rejects it", (_, reply) => {
+    expect(isPlainlyValidAction(reply)).toBe(false);
+    expect(parseAction(reply).ok).toBe(false);
+  });
+
+  it("leaves a valid input deeper than it follows to the schema, which accepts it", () => {
+    const reply = { type: "tool_call", tool: "echo", input: { deep: nested(40) } };
+    expect(isPlainlyValidAction(reply)).toBe(false);
+    expect(parseAction(reply)).toMatchObject({ ok: true });
+  });
+
+  it("accepts an undefined optional field through the schema, as before", () => {
+    const reply = { type: "tool_call", tool: "echo", input: {}, callId: undefined };
+    expect(isPlainlyValidAction(reply)).toBe(false);
+    expect(parseAction(reply).ok).toBe(true);
+  });
+});

@@ -21,8 +21,9 @@ export const LESSON_USAGE = [
 
 /** Usage of `pnpm lessons`, in Chinese. */
 export const LESSONS_USAGE = [
-  "用法：pnpm lessons [--json]",
+  "用法：pnpm lessons [--json] [--no-cache]",
   "  按周列出所有课程和你的进度，并指出下一课；--json 输出给工具读取的 JSON。",
+  "  只重新运行上次之后有改动的课（课程、总项目或 lab-kit 的文件变了）；--no-cache 全部重新运行。",
 ].join("\n");
 
 /** Parsed command line, or a Chinese message for a usage error (exit code 2). */
@@ -66,9 +67,12 @@ function parse<const O extends OptionsConfig>(argv: readonly string[], options: 
 }
 
 /** Parses the arguments of `pnpm lessons`. */
-export function parseLessonsArgs(argv: readonly string[]): ParsedArgs<{ readonly json: boolean }> {
+export function parseLessonsArgs(
+  argv: readonly string[],
+): ParsedArgs<{ readonly json: boolean; readonly cache: boolean }> {
   const result = parse(argv, {
     json: { type: "boolean", default: false },
+    "no-cache": { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   });
   if (!result.ok) return { ok: false, message: `${result.message}。\n${LESSONS_USAGE}` };
@@ -80,7 +84,7 @@ export function parseLessonsArgs(argv: readonly string[]): ParsedArgs<{ readonly
       message: `pnpm lessons 不接受参数「${positionals.join(" ")}」。\n${LESSONS_USAGE}`,
     };
   }
-  return { ok: true, value: { json: values.json === true } };
+  return { ok: true, value: { json: values.json === true, cache: values["no-cache"] !== true } };
 }
 
 /** A parsed `pnpm lesson` command. */

@@ -11,6 +11,7 @@ import {
   renderLessonsText,
 } from "./lessons-report.ts";
 import { summarizeProgress } from "./progress.ts";
+import { starterReports } from "./report-cache.ts";
 import { checkTestsIntegrityOfLabs } from "./tampering.ts";
 import { colorsFor } from "./terminal.ts";
 import { foldersWithChanges } from "./working-tree.ts";
@@ -19,10 +20,14 @@ function starterTarget(lab: ResolvedLab): RunTarget {
   return { label: `${lab.id}:starter`, labDir: lab.dir, packageDir: lab.starterDir };
 }
 
-/** Every lab with the learner's progress: one test run for all usable starters. */
+/**
+ * Every lab with the learner's progress: one test run for the usable starters whose
+ * files changed since their last run (all of them with `cache: false`).
+ */
 export async function collectLessonRows(
   context: LearnerContext,
   repoRoot: string,
+  options: { readonly cache?: boolean } = {},
 ): Promise<LessonRow[]> {
   const locations = await listLabs(repoRoot);
   const inspections = await Promise.all(
@@ -32,8 +37,14 @@ export async function collectLessonRows(
     inspection.kind === "ready" ? [inspection.lab] : [],
   );
   // The test run dominates; the git comparisons run beside it.
+  const targets = ready.map(starterTarget);
+  const run = (some: readonly RunTarget[]) => context.runTargets(some);
   const [reports, integrities, starters] = await Promise.all([
-    ready.length === 0 ? Promise.resolve([]) : context.runTargets(ready.map(starterTarget)),
+    ready.length === 0
+      ? Promise.resolve([])
+      : options.cache === false
+        ? run(targets)
+        : starterReports(repoRoot, ready, targets, run),
     checkTestsIntegrityOfLabs(repoRoot, ready),
     foldersWithChanges(
       repoRoot,
@@ -83,7 +94,7 @@ export async function runLessonsCommand(
   const args = answerUsage(parseLessonsArgs(argv), LESSONS_USAGE, context);
   if ("exitCode" in args) return args.exitCode;
   const repoRoot = await repoRootOf(context);
-  const rows = await collectLessonRows(context, repoRoot);
+  const rows = await collectLessonRows(context, repoRoot, { cache: args.value.cache });
   context.stdout.write(
     args.value.json
       ? renderLessonsJson(rows)

@@ -35,8 +35,12 @@ describe("parseLessonArgs", () => {
 });
 
 describe("parseLessonsArgs", () => {
-  it("reads --json", () => {
-    expect(parseLessonsArgs(["--json"])).toEqual({ ok: true, value: { json: true } });
+  it("reads --json, and uses the cache unless --no-cache", () => {
+    expect(parseLessonsArgs(["--json"])).toEqual({ ok: true, value: { json: true, cache: true } });
+    expect(parseLessonsArgs(["--no-cache"])).toEqual({
+      ok: true,
+      value: { json: false, cache: false },
+    });
   });
 
   it("rejects a positional argument", () => {

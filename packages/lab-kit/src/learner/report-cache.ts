@@ -1,0 +1,112 @@
+/**
+ * The last run of each starter, kept for `pnpm lessons`: a starter whose lab, capstone and
+ * lab-kit files are byte-for-byte what they were at that run is not run again. Running
+ * every starter is what made `pnpm lessons` slow (seconds per lab whose unfinished code
+ * hangs until a test timeout); a learner usually changes one lab between two looks.
+ * Reports are kept under the git-ignored `.lab-kit/lessons-cache/`.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { labContentKey, sharedContentKey } from "../content-key.ts";
+import type { RunTarget, TargetReport } from "../runner-types.ts";
+import type { ResolvedLab } from "./lab-lookup.ts";
+
+const CACHE_DIR = path.join(".lab-kit", "lessons-cache");
+
+const TestOutcomeSchema = z.object({
+  name: z.string(),
+  file: z.string(),
+  state: z.enum(["passed", "failed", "skipped"]),
+  failure: z
+    .object({
+      kind: z.enum(["assertion", "load", "timeout", "error", "no-assertions"]),
+      message: z.string(),
+    })
+    .optional(),
+  modifier: z.enum(["skip", "todo", "fails"]).optional(),
+});
+
+const CachedReportSchema = z.object({
+  key: z.string(),
+  report: z.object({
+    label: z.string(),
+    tests: z.array(TestOutcomeSchema),
+    loadErrors: z.array(z.object({ file: z.string(), message: z.string() })),
+  }),
+});
+
+/**
+ * The reports of `targets` (one starter of each lab in `labs`, in the same order): from
+ * the cache where the key still matches, from one call of `run` for the rest. A report
+ * with a load error is never kept: it may come from a machine too busy to load a file in
+ * time, and the learner's next look should try again.
+ */
+export async function starterReports(
+  repoRoot: string,
+  labs: readonly ResolvedLab[],
+  targets: readonly RunTarget[],
+  run: (targets: readonly RunTarget[]) => Promise<readonly TargetReport[]>,
+): Promise<TargetReport[]> {
+  const shared = await sharedContentKey(repoRoot, "lab-kit lessons v1");
+  const keys = await Promise.all(labs.map((lab) => labContentKey(repoRoot, shared, lab.dir)));
+  const cached = await Promise.all(
+    labs.map((lab, index) => readCachedReport(repoRoot, lab, keys[index] ?? "")),
+  );
+  const misses = targets.filter((_, index) => cached[index] === undefined);
+  const fresh = misses.length === 0 ? [] : await run(misses);
+  const byLabel = new Map(fresh.map((report) => [report.label, report]));
+  await Promise.all(
+    labs.map((lab, index) => {
+      const report = byLabel.get(targets[index]?.label ?? "");
+      const key = keys[index];
+      if (report === undefined || key === undefined || report.loadErrors.length > 0) {
+        return Promise.resolve();
+      }
+      return writeCachedReport(repoRoot, lab, { key, report });
+    }),
+  );
+  return targets.map(
+    (target, index) =>
+      cached[index] ??
+      byLabel.get(target.label) ?? { label: target.label, tests: [], loadErrors: [] },
+  );
+}
+
+function cacheFile(repoRoot: string, lab: ResolvedLab): string {
+  return path.join(repoRoot, CACHE_DIR, `${lab.id}-${lab.slug}.json`);
+}
+
+async function readCachedReport(
+  repoRoot: string,
+  lab: ResolvedLab,
+  key: string,
+): Promise<TargetReport | undefined> {
+  try {
+    const parsed = CachedReportSchema.safeParse(
+      JSON.parse(await readFile(cacheFile(repoRoot, lab), "utf8")),
+    );
+    return parsed.success && parsed.data.key === key ? parsed.data.report : undefined;
+  } catch {
+    // Missing, unreadable or not JSON: the starter simply runs.
+    return undefined;
+  }
+}
+
+async function writeCachedReport(
+  repoRoot: string,
+  lab: ResolvedLab,
+  entry: { readonly key: string; readonly report: TargetReport },
+): Promise<void> {
+  const file = cacheFile(repoRoot, lab);
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    const { label, tests, loadErrors } = entry.report;
+    await writeFile(
+      file,
+      `${JSON.stringify({ key: entry.key, report: { label, tests, loadErrors } })}\n`,
+    );
+  } catch {
+    // A read-only checkout still gets its progress, only without the cache.
+  }
+}

@@ -9,8 +9,10 @@ import path from "node:path";
 import { glob } from "tinyglobby";
 import { toPosixPath } from "./posix-path.ts";
 
+/** What tools write into the tree (all git-ignored): never part of a key. */
 const GENERATED = [
   "**/node_modules/**",
+  "**/reports/**",
   "**/.lab-kit/**",
   "**/.turbo/**",
   "**/dist/**",
@@ -37,7 +39,14 @@ export async function sharedContentKey(repoRoot: string, salt: string): Promise<
   hash.update(`${salt}\0${process.version}\0`);
   await hashFiles(
     repoRoot,
-    ["packages/**", "pnpm-lock.yaml", "package.json", "pnpm-workspace.yaml", "tsconfig.base.json"],
+    [
+      "packages/**",
+      "pnpm-lock.yaml",
+      "package.json",
+      "pnpm-workspace.yaml",
+      "tsconfig.base.json",
+      "source-condition.js",
+    ],
     hash,
   );
   return hash.digest("hex");

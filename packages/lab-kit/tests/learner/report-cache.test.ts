@@ -73,6 +73,14 @@ describe("starterReports", () => {
     expect(runs.at(-1)).toEqual(["01:starter", "02:starter"]);
   });
 
+  it("runs nothing again for what tools write into packages (reports, dist, node_modules)", async () => {
+    await starterReports(repo.root, labs, targets(), fakeRun());
+    await repo.write("packages/agent-core/reports/mutation/mutation.json", "{}\n");
+    await repo.write("packages/agent-core/dist/index.js", "export {};\n");
+    await starterReports(repo.root, labs, targets(), fakeRun());
+    expect(runs).toEqual([["01:starter", "02:starter"]]);
+  });
+
   it("never keeps a report with a load error: a busy machine must not stick", async () => {
     await starterReports(repo.root, labs, targets(), fakeRun(["01:starter"]));
     await starterReports(repo.root, labs, targets(), fakeRun());

@@ -66,6 +66,27 @@ describe("parseTask", () => {
     expect(result.ok ? [] : result.issues.map((issue) => issue.path)).toEqual(["(root)"]);
   });
 
+  it.each(["modelTimeoutMs", "toolTimeoutMs", "maxRepeatedActions", "maxToolErrors"])(
+    "takes %s from 1 up, with no upper cap, and rejects 0",
+    (name) => {
+      expect(parseTask({ goal: "g", budgets: { [name]: 1 } }).ok).toBe(true);
+      expect(parseTask({ goal: "g", budgets: { [name]: 1_000_000 } }).ok).toBe(true);
+      const zero = parseTask({ goal: "g", budgets: { [name]: 0 } });
+      expect(zero.ok ? [] : zero.issues.map((issue) => issue.path)).toEqual([`budgets.${name}`]);
+    },
+  );
+
+  it("rejects a blank workspace with its own message, and trims a workspace", () => {
+    const blank = parseTask({ goal: "g", workspace: "   " });
+    expect(blank.ok ? [] : blank.issues).toEqual([
+      { path: "workspace", message: "工作区路径不能为空" },
+    ]);
+    expect(parseTask({ goal: "g", workspace: " repo " })).toMatchObject({
+      ok: true,
+      task: { workspace: "repo" },
+    });
+  });
+
   it("rejects a fractional budget", () => {
     const result = parseTask({ goal: "g", budgets: { maxSteps: 1.5 } });
     expect(result.ok ? [] : result.issues.map((issue) => issue.path)).toEqual(["budgets.maxSteps"]);
@@ -86,6 +107,10 @@ describe("formatTaskIssues", () => {
 describe("renderTask", () => {
   it("is the goal alone when there is nothing else", () => {
     expect(renderTask({ goal: "读取 README" })).toBe("读取 README");
+  });
+
+  it("writes no constraints heading for an empty list", () => {
+    expect(renderTask({ goal: "g", constraints: [] })).toBe("g");
   });
 
   it("lists workspace and constraints after the goal", () => {

@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { settleWithTimeout } from "../src/abortable.ts";
+import { settle, settleWithTimeout } from "../src/abortable.ts";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -111,5 +111,69 @@ describe("settleWithTimeout", () => {
     await vi.advanceTimersByTimeAsync(100);
     await slow;
     expect(getEventListeners(outer.signal, "abort")).toHaveLength(0);
+  });
+});
+
+describe("settle against a signal", () => {
+  it("resolves aborted as soon as the signal fires, without waiting for the call", async () => {
+    const controller = new AbortController();
+    const pending = settle(() => new Promise(() => {}), controller.signal);
+    controller.abort(new Error("stop"));
+    await expect(pending).resolves.toEqual({ kind: "aborted" });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("gives the value, a rejection or a synchronous throw, and leaves no listener", async () => {
+    const { signal } = new AbortController();
+    const boom = new Error("boom");
+    await expect(settle(() => Promise.resolve(7), signal)).resolves.toEqual({
+      kind: "value",
+      value: 7,
+    });
+    await expect(settle(() => Promise.reject(boom), signal)).resolves.toEqual({
+      kind: "error",
+      error: boom,
+    });
+    await expect(
+      settle(() => {
+        throw boom;
+      }, signal),
+    ).resolves.toEqual({ kind: "error", error: boom });
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
+  });
+
+  it("does not start the call when the signal has already fired", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const call = vi.fn(() => 1);
+    await expect(settle(call, controller.signal)).resolves.toEqual({ kind: "aborted" });
+    expect(call).not.toHaveBeenCalled();
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("reports a late rejection of a call it stopped waiting for as nothing, never unhandled", async () => {
+    const controller = new AbortController();
+    let reject: (error: Error) => void = () => {};
+    const pending = settle(() => new Promise((_, fail) => (reject = fail)), controller.signal);
+    controller.abort();
+    await expect(pending).resolves.toEqual({ kind: "aborted" });
+    reject(new Error("late"));
+    await vi.advanceTimersByTimeAsync(0);
+  });
+});
+
+describe("settle without a signal", () => {
+  it("gives the value, a rejection or a synchronous throw", async () => {
+    const boom = new Error("boom");
+    await expect(settle(() => 1, undefined)).resolves.toEqual({ kind: "value", value: 1 });
+    await expect(settle(() => Promise.reject(boom), undefined)).resolves.toEqual({
+      kind: "error",
+      error: boom,
+    });
+    await expect(
+      settle(() => {
+        throw boom;
+      }, undefined),
+    ).resolves.toEqual({ kind: "error", error: boom });
   });
 });

@@ -151,6 +151,7 @@ class Guard implements LoopGuard {
       return stop("max_steps", `已达到最大步数 ${limits.maxSteps}`);
     }
     const tokens = this.#inputTokens + this.#outputTokens;
+    // Stryker disable next-line ConditionalExpression: equivalent, `tokens >= undefined` is false.
     if (limits.maxTokens !== undefined && tokens >= limits.maxTokens) {
       return stop("max_tokens", `已用 ${tokens} 个 token，达到预算 ${limits.maxTokens}`);
     }
@@ -170,7 +171,8 @@ class Guard implements LoopGuard {
     const maxRepeated = this.#limits.maxRepeatedActions;
     if (maxRepeated === undefined) return CONTINUE;
     const fingerprint = isActionList(action)
-      ? `[${action.map(fingerprintAction).join(",")}]`
+      ? // Stryker disable next-line StringLiteral: equivalent, each fingerprint is a JSON object, so the list is unambiguous without a separator.
+        `[${action.map(fingerprintAction).join(",")}]`
       : fingerprintAction(action);
     this.#repeats = fingerprint === this.#lastFingerprint ? this.#repeats + 1 : 1;
     this.#lastFingerprint = fingerprint;

@@ -225,4 +225,42 @@ describe("createLoopGuard", () => {
   ])("throws InvalidLimitsError for %j", (limits) => {
     expect(() => createLoopGuard(limits as never)).toThrow(InvalidLimitsError);
   });
+
+  it("measures the run's time with the real clock when none is given", async () => {
+    const guard = createLoopGuard({ maxSteps: 5, maxDurationMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(guard.beforeModelCall()).toMatchObject({ stop: true, code: "max_duration" });
+  });
+
+  it("says how many tokens were used and what the budget was", () => {
+    const guard = createLoopGuard({ maxSteps: 5, maxTokens: 10 });
+    guard.recordUsage({ inputTokens: 7, outputTokens: 5 });
+    expect(guard.beforeModelCall()).toEqual({
+      stop: true,
+      code: "max_tokens",
+      reason: "已用 12 个 token，达到预算 10",
+    });
+  });
+
+  it("names the repeated action's type in the reason", () => {
+    const guard = createLoopGuard({ maxSteps: 9, maxRepeatedActions: 1 });
+    guard.recordAction(say("同一句"));
+    expect(guard.recordAction(say("同一句"))).toMatchObject({
+      code: "repeated_action",
+      reason: expect.stringContaining("同一个 message 动作"),
+    });
+  });
+
+  it("reports every invalid limit at once, with zod's error as the cause", () => {
+    let caught: unknown;
+    try {
+      createLoopGuard({ maxSteps: -1, maxTokens: 1.5 } as never);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvalidLimitsError);
+    const error = caught as InvalidLimitsError;
+    expect(error.message).toMatch(/^invalid limits: maxSteps: .+; maxTokens: .+$/);
+    expect(error.cause).toBeDefined();
+  });
 });

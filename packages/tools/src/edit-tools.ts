@@ -1,5 +1,6 @@
 import { type BlockedOutcome, defineTool, type ToolErrorResult } from "@coding-agent/agent-core";
 import { z } from "zod";
+import { type ApprovalOptions, createApprovalGate, type GatedCall } from "./approval-gate.ts";
 import { createPathAllowance } from "./edits/allow-path.ts";
 import { type FileOps, NODE_FILE_OPS } from "./edits/atomic-write.ts";
 import {
@@ -17,11 +18,14 @@ import {
   WriteFileInputSchema,
 } from "./edits/plan-changes.ts";
 import type { LocateText } from "./edits/text-edit.ts";
-import { createWriteApproval, type WriteApprovalOptions } from "./edits/write-approval.ts";
 import type { Workspace } from "./workspace.ts";
 
-/** Everything `edit_file`, `write_file` and `apply_edits` need for one run. */
-export interface EditToolsOptions extends WriteApprovalOptions {
+/**
+ * Everything `edit_file`, `write_file` and `apply_edits` need for one run. A write that
+ * changes bytes needs permission: `auto` writes what `--allow-path` permits, `deny` ends
+ * the run blocked, `ask` lets `approver` decide (with the diff).
+ */
+export interface EditToolsOptions extends ApprovalOptions {
   readonly workspace: Workspace;
   /** `--allow-path` globs; none means the whole workspace (`.git/`, `node_modules/` never). */
   readonly allowPaths?: readonly string[];
@@ -79,31 +83,42 @@ export function createEditTools(options: EditToolsOptions) {
   };
   const session = options.session ?? createEditSession();
   const fileOps = options.fileOps ?? NODE_FILE_OPS;
-  const approve = createWriteApproval(options);
+  const gate = createApprovalGate({ ...options, auto: "allow" });
   const maxDiffChars = options.maxDiffChars ?? 20_000;
 
-  /** Inputs `authorize` allowed, with the diff that was allowed for each. */
-  const allowedOnce = new WeakMap<object, string>();
-
   /**
-   * The permission step alone, for the loop to ask before the call starts (agent-core's
-   * `Tool.authorize`): plans the call and asks with its diff. A call that cannot apply
-   * or changes nothing needs no permission; `execute` reports it.
+   * Plans the call and says what permission it needs, with its diff: none when it cannot
+   * apply or changes nothing (`execute` reports that). "Allow for the run" covers every
+   * later write in the workspace (`program` is its root).
    */
+  async function plan(tool: string, edits: readonly EditInput[]) {
+    const planned = await planChanges(context, edits);
+    if (!planned.ok) return { planned, diff: "", call: undefined };
+    const diff = boundDiff(diffChanges(planned.changes).patch, maxDiffChars);
+    if (planned.changes.length === 0) return { planned, diff, call: undefined };
+    const paths = planned.changes.map((c) => c.relative);
+    const call: GatedCall = {
+      request: {
+        tool,
+        argv: [tool, ...paths],
+        program: options.workspace.root,
+        reason: `${tool} 要修改 ${paths.join("、")}，写入需要批准（--approval）`,
+        paths,
+        diff,
+      },
+      undone: "没有写入任何文件",
+    };
+    return { planned, diff, call };
+  }
+
+  /** The permission step alone, for the loop to ask before the call starts (agent-core's `Tool.authorize`). */
   async function authorize(
     tool: string,
     input: object,
     edits: readonly EditInput[],
     signal: AbortSignal,
   ): Promise<BlockedOutcome | undefined> {
-    const plan = await planChanges(context, edits);
-    if (!plan.ok || plan.changes.length === 0) return undefined;
-    const diff = boundDiff(diffChanges(plan.changes).patch, maxDiffChars);
-    const paths = plan.changes.map((c) => c.relative);
-    const verdict = await approve({ tool, paths, diff, root: options.workspace.root }, signal);
-    if (verdict !== "allowed") return verdict;
-    allowedOnce.set(input, diff);
-    return undefined;
+    return gate.authorize(input, (await plan(tool, edits)).call, signal);
   }
 
   async function apply(
@@ -112,33 +127,20 @@ export function createEditTools(options: EditToolsOptions) {
     edits: readonly EditInput[],
     signal: AbortSignal | undefined,
   ): Promise<Applied | ToolErrorResult | BlockedOutcome> {
-    const plan = await planChanges(context, edits);
-    if (!plan.ok) return plan;
-    const diff = boundDiff(diffChanges(plan.changes).patch, maxDiffChars);
-    if (plan.changes.length > 0) {
-      // Allowed in `authorize` for exactly this diff, or asked now (a direct call, or
-      // the files changed in between, so what was allowed is not what would be written).
-      const allowed = allowedOnce.get(input) === diff;
-      allowedOnce.delete(input);
-      const verdict = allowed
-        ? "allowed"
-        : await approve(
-            {
-              tool,
-              paths: plan.changes.map((c) => c.relative),
-              diff,
-              root: options.workspace.root,
-            },
-            signal,
-          );
-      if (verdict !== "allowed") return verdict;
+    const { planned, diff, call } = await plan(tool, edits);
+    if (!planned.ok) return planned;
+    // Allowed in `authorize` for exactly this diff, or asked now (a direct call, or the
+    // files changed in between, so what was allowed is not what would be written).
+    const refused = await gate.admit(input, call, signal);
+    if (refused !== undefined) return refused;
+    if (planned.changes.length > 0) {
       // Cancelled while asking (Ctrl-C at the prompt): nothing may be written after that.
       signal?.throwIfAborted();
-      const committed = await commitChanges(plan.changes, fileOps, options.rollBack);
+      const committed = await commitChanges(planned.changes, fileOps, options.rollBack);
       if (!committed.ok) return committed;
-      session.record(plan.changes);
+      session.record(planned.changes);
     }
-    return { files: plan.files, diff };
+    return { files: planned.files, diff };
   }
 
   return {

@@ -4,6 +4,15 @@
  * and asking permission.
  */
 export {
+  type ApprovalGate,
+  type ApprovalOptions,
+  type ApprovalVerdict,
+  createApprovalGate,
+  type DecideApproval,
+  decideApproval,
+  type GatedCall,
+} from "./approval-gate.ts";
+export {
   APPROVAL_MODES,
   type ApprovalDecision,
   type ApprovalMode,
@@ -73,6 +82,7 @@ export {
 } from "./fs-read.ts";
 export {
   createRunCommand,
+  createRunCommandTool,
   type RunCommand,
   type RunCommandInput,
   RunCommandInputSchema,

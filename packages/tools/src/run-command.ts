@@ -1,11 +1,12 @@
 import {
   type BlockedOutcome,
-  blockRun,
+  defineTool,
+  type Tool,
   type ToolErrorResult,
   toolError,
 } from "@coding-agent/agent-core";
 import { z } from "zod";
-import { type ApprovalMode, type Approver, requestApproval } from "./approvals.ts";
+import { type ApprovalOptions, createApprovalGate, type GatedCall } from "./approval-gate.ts";
 import { buildBwrapArgv } from "./sandbox/bwrap.ts";
 import { type ProcessOptions, type ProcessResult, runProcess } from "./sandbox/exec.ts";
 import type { SandboxPolicy } from "./sandbox/policy.ts";
@@ -26,16 +27,14 @@ export const RunCommandInputSchema = z.object({
 
 export type RunCommandInput = z.output<typeof RunCommandInputSchema>;
 
-/** How `run_command` behaves in one run. */
-export interface RunCommandOptions {
+/**
+ * How `run_command` behaves in one run. A program outside `--allow-command` needs
+ * permission: `ask` consults `approver`; `deny` blocks; `auto` answers `not_allowed` (the
+ * run goes on).
+ */
+export interface RunCommandOptions extends ApprovalOptions {
   readonly policy: SandboxPolicy;
   readonly sandbox: Exclude<SandboxChoice, { kind: "unavailable" }>;
-  /** `ask` consults `approver`; `deny` blocks; `auto` answers `not_allowed` (the run goes on). */
-  readonly approval: ApprovalMode;
-  /** Consulted under `ask`. */
-  readonly approver?: Approver;
-  /** How long an approval may take before it counts as a refusal. Default 60 s. */
-  readonly approvalTimeoutMs?: number;
   /** Default and ceiling of a call's `timeoutMs`. Defaults 30 s and 10 min. */
   readonly defaultTimeoutMs?: number;
   readonly maxTimeoutMs?: number;
@@ -66,64 +65,48 @@ export interface RunCommand {
 
 /** Creates the `run_command` executor of one run. */
 export function createRunCommand(options: RunCommandOptions): RunCommand {
-  const allowedForRun = new Set<string>();
-  /** Inputs allowed once, with the program path that was allowed. */
-  const allowedOnce = new WeakMap<RunCommandInput, string>();
+  const gate = createApprovalGate({ ...options, auto: "not_allowed" });
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
-  const notAllowed = (name: string) => `${name} 不在允许的命令里（--allow-command）`;
-  const mayRun = (input: RunCommandInput, program: { path: string; allowed: boolean }) =>
-    program.allowed || allowedForRun.has(program.path) || allowedOnce.get(input) === program.path;
+
+  /** The permission a resolved program needs: none when it is on the allowlist. */
+  const gatedCall = (
+    input: RunCommandInput,
+    program: { path: string; allowed: boolean },
+  ): GatedCall | undefined => {
+    if (program.allowed) return undefined;
+    return {
+      request: {
+        tool: "run_command",
+        argv: input.argv,
+        program: program.path,
+        reason: `${input.argv[0] ?? ""} 不在允许的命令里（--allow-command）`,
+      },
+      undone: `${JSON.stringify(input.argv)} 没有执行`,
+    };
+  };
 
   async function authorize(
     input: RunCommandInput,
     signal?: AbortSignal,
   ): Promise<BlockedOutcome | undefined> {
-    const name = input.argv[0] ?? "";
-    const program = await options.policy.resolveProgram(name);
+    const program = await options.policy.resolveProgram(input.argv[0] ?? "");
     // A name the policy refuses outright is answered not_allowed when run: nothing to ask.
-    if (!program.ok || mayRun(input, program)) return undefined;
-    const reason = notAllowed(name);
-    switch (options.approval) {
-      case "auto":
-        // Not asked and not blocked: running it answers not_allowed, and the run goes on.
-        return undefined;
-      case "deny":
-        return blockRun(`${reason}；--approval deny：${JSON.stringify(input.argv)} 没有执行`);
-      case "ask": {
-        const outcome = await requestApproval({
-          approver: options.approver ?? (async () => "deny"),
-          request: { tool: "run_command", argv: input.argv, program: program.path, reason },
-          timeoutMs: options.approvalTimeoutMs ?? 60_000,
-          ...(signal === undefined ? {} : { signal }),
-        });
-        if (!outcome.allowed)
-          return blockRun(`${reason}；${outcome.reason}：${JSON.stringify(input.argv)} 没有执行`);
-        if (outcome.forRun) allowedForRun.add(program.path);
-        else allowedOnce.set(input, program.path);
-        return undefined;
-      }
-      default: {
-        const unreachable: never = options.approval;
-        throw new TypeError(`unhandled approval mode ${String(unreachable)}`);
-      }
-    }
+    if (!program.ok) return undefined;
+    return gate.authorize(input, gatedCall(input, program), signal);
   }
 
   async function runCommand(
     input: RunCommandInput,
     signal?: AbortSignal,
   ): Promise<RunCommandResult | ToolErrorResult | BlockedOutcome> {
-    // Called directly, without `authorize` first, the call is gated all the same.
-    const blocked = await authorize(input, signal);
-    if (blocked !== undefined) return blocked;
     const [name = "", ...args] = input.argv;
-    // Resolved again, and run only if this path is the one allowed: PATH may have changed.
+    // Resolved again, not taken from `authorize`: PATH may have changed, and only the path
+    // that was allowed may run (the gate asks again for another one).
     const program = await options.policy.resolveProgram(name);
     if (!program.ok) return toolError("not_allowed", program.reason);
-    const allowed = mayRun(input, program);
-    // "Allow once" is used up by this call.
-    allowedOnce.delete(input);
-    if (!allowed) return toolError("not_allowed", notAllowed(name));
+    // Called directly, without `authorize` first, the call is gated all the same.
+    const refused = await gate.admit(input, gatedCall(input, program), signal);
+    if (refused !== undefined) return refused;
 
     const timeoutMs = Math.min(input.timeoutMs ?? options.defaultTimeoutMs ?? 30_000, maxTimeoutMs);
     const command: [string, ...string[]] = [program.path, ...args];
@@ -156,4 +139,21 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
   }
 
   return Object.assign(runCommand, { authorize });
+}
+
+/**
+ * `run_command` as a tool (design §6), over `createRunCommand(options)`. Asked before the
+ * call starts: a refused call ends the run blocked without running, and is neither counted
+ * nor traced as started.
+ */
+export function createRunCommandTool(options: RunCommandOptions): Tool {
+  const runCommand = createRunCommand(options);
+  return defineTool({
+    description:
+      "在工作区运行程序（不经过 shell）：{ argv, timeoutMs? } → { exitCode, signal, stdout, stderr, truncated, timedOut }；" +
+      "超时返回 timeout 错误，消息里是同样的字段（timedOut: true）",
+    inputSchema: RunCommandInputSchema,
+    authorize: (input, signal) => runCommand.authorize(input, signal),
+    execute: (input, signal) => runCommand(input, signal),
+  });
 }

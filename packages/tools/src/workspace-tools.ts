@@ -1,4 +1,5 @@
 import { defineTool, type ToolSet } from "@coding-agent/agent-core";
+import type { ApprovalOptions } from "./approval-gate.ts";
 import type { ApprovalMode, Approver } from "./approvals.ts";
 import { createEditTools } from "./edit-tools.ts";
 import type { EditSession } from "./edits/edit-session.ts";
@@ -10,7 +11,7 @@ import {
   type ReadLimits,
   readWorkspaceFile,
 } from "./fs-read.ts";
-import { createRunCommand, RunCommandInputSchema } from "./run-command.ts";
+import { createRunCommandTool } from "./run-command.ts";
 import { createSandboxPolicy } from "./sandbox/policy.ts";
 import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
 import { SearchInputSchema, searchWorkspace } from "./search.ts";
@@ -59,27 +60,17 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     sandbox: options.sandbox,
     ...(options.testCommand === undefined ? {} : { testCommand: options.testCommand }),
   });
-  const runCommand = createRunCommand({
-    policy,
-    sandbox: options.sandbox,
+  // One gate per tool, each remembering its own "allow for the run" answers.
+  const approvals: ApprovalOptions = {
     approval: options.approval,
     ...(options.approver === undefined ? {} : { approver: options.approver }),
     ...(options.approvalTimeoutMs === undefined
       ? {}
       : { approvalTimeoutMs: options.approvalTimeoutMs }),
-  });
+  };
   return {
     ...createReadTools(workspace, limits),
-    run_command: defineTool({
-      description:
-        "在工作区运行程序（不经过 shell）：{ argv, timeoutMs? } → { exitCode, signal, stdout, stderr, truncated, timedOut }；" +
-        "超时返回 timeout 错误，消息里是同样的字段（timedOut: true）",
-      inputSchema: RunCommandInputSchema,
-      // Asked before the call starts: a refused call ends the run blocked without
-      // running, and is neither counted nor traced as started.
-      authorize: (input, signal) => runCommand.authorize(input, signal),
-      execute: (input, signal) => runCommand(input, signal),
-    }),
+    run_command: createRunCommandTool({ policy, sandbox: options.sandbox, ...approvals }),
     run_tests: defineTool({
       description:
         "运行工作区的测试命令：{} → { passed, failed, skipped, failures: [{ name, message }], exitCode }",
@@ -88,11 +79,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     }),
     ...createEditTools({
       workspace,
-      approval: options.approval,
-      ...(options.approver === undefined ? {} : { approver: options.approver }),
-      ...(options.approvalTimeoutMs === undefined
-        ? {}
-        : { approvalTimeoutMs: options.approvalTimeoutMs }),
+      ...approvals,
       ...(options.allowPaths === undefined ? {} : { allowPaths: options.allowPaths }),
       ...(options.editSession === undefined ? {} : { session: options.editSession }),
     }),

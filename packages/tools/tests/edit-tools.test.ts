@@ -421,12 +421,24 @@ describe("the write tools inside runAgent", () => {
     return { result, started };
   }
 
-  it("a write refused by --approval deny is neither run, counted in toolCalls nor traced as started", async () => {
-    const { result, started } = await run({ approval: "deny" });
-    expect(result).toMatchObject({ status: "blocked", code: "permission_denied", toolCalls: 0 });
-    expect(started).toEqual([]);
-    expect(await readFile(ws("notes.txt"), "utf8")).toContain("second line");
-  });
+  it.each<[string, Partial<EditToolsOptions>]>([
+    ["--approval deny", { approval: "deny" }],
+    ["ask, answered deny", { approval: "ask", approver: async () => "deny" }],
+    [
+      "ask, never answered",
+      { approval: "ask", approver: () => new Promise(() => {}), approvalTimeoutMs: 50 },
+    ],
+  ])(
+    "a write refused by %s is neither run, counted in toolCalls nor traced as started",
+    async (_case, options) => {
+      const before = await snapshotTree(layout.base);
+      const { result, started } = await run(options);
+      expect(result).toMatchObject({ status: "blocked", code: "permission_denied", toolCalls: 0 });
+      expect(result.reason).toContain("edit_file 要修改 notes.txt");
+      expect(started).toEqual([]);
+      expect(await snapshotTree(layout.base)).toEqual(before);
+    },
+  );
 
   it("ask is asked once per call, before it starts, and the allowed edit is written", async () => {
     let asked = 0;

@@ -219,6 +219,29 @@ describe("run_command approvals for a program outside the allowlist", () => {
     expect(ran("run-1.txt") && ran("run-2.txt")).toBe(true);
     expect(approver).toHaveBeenCalledTimes(1);
   });
+
+  it("ask + allow for the run covers that program only: another one is asked again", async () => {
+    const approver = vi.fn<Approver>(async (request) =>
+      request.argv[0] === "touch" ? "allow_run" : "deny",
+    );
+    const command = runCommand("ask", approver);
+    await command({ argv: touchArgv("scope.txt") });
+    const other = await command({ argv: ["mkdir", "scope-dir"] });
+    expect(isBlocked(other)).toBe(true);
+    expect(approver).toHaveBeenCalledTimes(2);
+    expect(ran("scope.txt")).toBe(true);
+    expect(ran("scope-dir")).toBe(false);
+  });
+
+  it("authorize, then execute: an allowed-once call runs without a second question", async () => {
+    const approver = vi.fn<Approver>(async () => "allow_once");
+    const command = runCommand("ask", approver);
+    const input = { argv: touchArgv("authorized.txt") };
+    expect(await command.authorize(input)).toBeUndefined();
+    expect(await command(input)).toMatchObject({ exitCode: 0 });
+    expect(approver).toHaveBeenCalledTimes(1);
+    expect(ran("authorized.txt")).toBe(true);
+  });
 });
 
 describe("the four tools inside runAgent", () => {

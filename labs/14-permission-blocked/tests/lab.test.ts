@@ -5,15 +5,15 @@ import path from "node:path";
 import {
   type ApprovalMode,
   type Approver,
-  commandNeedsApproval,
-  createCommandTool,
+  createRunCommandTool,
   createSandboxPolicy,
   createScriptedProvider,
   createWorkspace,
+  decideApproval,
+  type GatedCall,
   isBlockedOutcome,
   runAgent,
   type TraceEvent,
-  withApproval,
 } from "@lab";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
@@ -35,23 +35,49 @@ function touchCall() {
   return { argv: ["touch", name], ran: () => existsSync(path.join(workspace, name)) };
 }
 
-/** run_command with `echo` allowed and every other program gated by `approval`. */
+/** The capstone's run_command, `echo` allowed, every other program gated by `approval` and decided by `decideApproval`. */
 function gatedRunCommand(approval: ApprovalMode, approver?: Approver, timeoutMs?: number) {
-  const policy = createSandboxPolicy({
-    workspace: createWorkspace(workspace),
-    allowCommands: ["echo"],
-  });
-  return withApproval(createCommandTool(policy), {
+  return createRunCommandTool({
+    policy: createSandboxPolicy({ workspace: createWorkspace(workspace), allowCommands: ["echo"] }),
+    sandbox: { kind: "none" },
     approval,
+    decideApproval,
     ...(approver === undefined ? {} : { approver }),
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    needsApproval: commandNeedsApproval(policy),
+    ...(timeoutMs === undefined ? {} : { approvalTimeoutMs: timeoutMs }),
   });
 }
 
 const signal = () => new AbortController().signal;
 
-describe("withApproval on run_command", () => {
+describe("decideApproval", () => {
+  const call: GatedCall = {
+    request: {
+      tool: "run_command",
+      argv: ["rm", "a.txt"],
+      program: "/usr/bin/rm",
+      reason: "rm 不在允许的命令里",
+    },
+    undone: '["rm","a.txt"] 没有执行',
+  };
+
+  it("a refusal ends the run: blockRun naming why permission was needed, why it was not given and the call", () => {
+    const verdict = decideApproval({ allowed: false, reason: "用户拒绝" }, call);
+    expect(isBlockedOutcome(verdict), "拒绝应当返回 blockRun(...)").toBe(true);
+    const reason = (verdict as { reason?: string }).reason ?? "";
+    for (const part of ["rm 不在允许的命令里", "用户拒绝", '["rm","a.txt"] 没有执行']) {
+      expect(reason, `原因里应当有「${part}」`).toContain(part);
+    }
+  });
+
+  it("an allowance keeps its scope: allow for the run, or this once", () => {
+    expect(decideApproval({ allowed: true, forRun: true }, call), "本次运行都允许").toBe(
+      "allow_run",
+    );
+    expect(decideApproval({ allowed: true, forRun: false }, call), "只允许一次").toBe("allow_once");
+  });
+});
+
+describe("run_command with decideApproval", () => {
   it("runs an allowed program without asking", async () => {
     const approver = vi.fn<Approver>();
     const result = await gatedRunCommand("ask", approver).execute(

@@ -147,8 +147,10 @@ describe("what the gate remembers", () => {
   });
 
   it("allow once holds only while the call would do what was shown: a changed request is asked again", async () => {
-    const answers = ["allow_once", "deny"] as const;
-    const approver = vi.fn<Approver>(async () => answers[approver.mock.calls.length - 1] ?? "deny");
+    const approver = vi
+      .fn<Approver>()
+      .mockResolvedValueOnce("allow_once")
+      .mockResolvedValue("deny");
     const checks = gate({ approval: "ask", approver });
     const input = {};
     expect(await checks.authorize(input, gated("/bin/rm", "shown"))).toBeUndefined();

@@ -102,6 +102,12 @@ export {
   type SandboxPolicy,
 } from "./sandbox/policy.ts";
 export {
+  type KillReason,
+  OWN_PROCESS_GROUP,
+  type ProcessGroup,
+  type StartedChild,
+} from "./sandbox/process-group.ts";
+export {
   BWRAP_INSTALL,
   chooseSandbox,
   SANDBOX_MODES,

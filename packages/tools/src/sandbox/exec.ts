@@ -1,5 +1,11 @@
 import { spawn } from "node:child_process";
 import { createOutputCap } from "./output-cap.ts";
+import {
+  type KillReason,
+  OWN_PROCESS_GROUP,
+  type ProcessGroup,
+  type StartedChild,
+} from "./process-group.ts";
 
 /** How to run one process. `argv[0]` is the program's absolute path; no shell is involved. */
 export interface ProcessOptions {
@@ -10,7 +16,7 @@ export interface ProcessOptions {
   readonly timeoutMs: number;
   /** Bytes kept of each of stdout and stderr (head and tail). */
   readonly maxOutputBytes: number;
-  /** The run's signal: when it fires the whole process group is killed. */
+  /** The run's signal: when it fires the child and everything it started are killed. */
   readonly signal?: AbortSignal;
 }
 
@@ -26,13 +32,18 @@ export interface ProcessResult {
 }
 
 /**
- * Runs a process in its own process group with stdin closed, and always ends it:
- * on timeout, on the run's abort, and when the main process exits while children
- * it started in the background still run, the whole group gets SIGKILL. Resolves
- * after the group's output pipes have closed; rejects with the signal's reason on
- * abort (after the kill), or with the spawn error.
+ * Runs a process with stdin closed and no shell, and always ends it: `group` decides
+ * whether the child leads its own process group and kills the child and everything it
+ * started on timeout, on the run's abort, on an error, and when the child exits while
+ * children it started in the background still run. By default (`OWN_PROCESS_GROUP`) the
+ * whole group gets SIGKILL. Resolves after the output pipes have closed; rejects with the
+ * signal's reason on abort (after the kill), with the spawn error, or with what `group`
+ * threw.
  */
-export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
+export function runProcess(
+  options: ProcessOptions,
+  group: ProcessGroup = OWN_PROCESS_GROUP,
+): Promise<ProcessResult> {
   const [program, ...args] = options.argv;
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) {
@@ -44,8 +55,8 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
       env: { ...options.env },
       // stdin closed: a command waiting for input sees end-of-file, never hangs on it.
       stdio: ["ignore", "pipe", "pipe"],
-      // A new session and process group (setsid): the group id is the child's pid.
-      detached: true,
+      // With a new session and process group (setsid) the group id is the child's pid.
+      detached: group.newGroup,
       shell: false,
     });
     const stdout = createOutputCap(options.maxOutputBytes);
@@ -55,26 +66,33 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
 
     let timedOut = false;
     let aborted = false;
-    const killGroup = () => {
-      if (child.pid === undefined) return;
+    // Undefined when the spawn failed: there is nothing to kill.
+    const started: StartedChild | undefined =
+      child.pid === undefined
+        ? undefined
+        : { pid: child.pid, kill: (signal) => child.kill(signal) };
+    const killAll = (reason: KillReason) => {
+      if (started === undefined) return;
       try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // ESRCH: the group is already gone.
+        group.killAll(started, reason);
+      } catch (error) {
+        // Inside a timer or an event handler a throw would crash the whole process.
+        cleanUp();
+        reject(error);
       }
     };
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup();
+      killAll("timeout");
     }, options.timeoutMs);
     const onAbort = () => {
       aborted = true;
-      killGroup();
+      killAll("abort");
     };
     options.signal?.addEventListener("abort", onAbort, { once: true });
     // The main process ended: what it left running in the background goes too, or it
     // would outlive the call (and hold the output pipes open).
-    child.on("exit", killGroup);
+    child.on("exit", () => killAll("exit"));
 
     const cleanUp = () => {
       clearTimeout(timer);
@@ -82,7 +100,7 @@ export function runProcess(options: ProcessOptions): Promise<ProcessResult> {
     };
     child.on("error", (error) => {
       cleanUp();
-      killGroup();
+      killAll("error");
       reject(error);
     });
     child.on("close", (exitCode, signal) => {

@@ -129,6 +129,14 @@ describe("runProcess ends the whole process group", { timeout: 10_000 }, () => {
       value: { exitCode: 0, stdout: "started\n", timedOut: false },
     });
   });
+
+  it("comes back with the result when the main process exits and nothing of its group is left", async () => {
+    const outcome = await settleWithin(run(lab.sh("echo alone")), RETURN_MS);
+    expect(outcome, "组已经不在了：结束它时的 ESRCH 不该让调用失败").toMatchObject({
+      settled: true,
+      value: { exitCode: 0, stdout: "alone\n", timedOut: false },
+    });
+  });
 });
 
 describe("your runProcess inside run_command and runAgent", { timeout: 10_000 }, () => {

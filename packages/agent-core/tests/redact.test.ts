@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createRedactor, redactorForEnvironment } from "../src/redact.ts";
+import {
+  createRedactor,
+  DEFAULT_SECRET_PATTERNS,
+  redactorForEnvironment,
+  SECRET_ENV_NAME,
+} from "../src/redact.ts";
 import { NEGATIVES, POSITIVES, SECRET_CORPUS, secretCore } from "./fixtures/secret-corpus.ts";
 
 describe("createRedactor", () => {
@@ -242,5 +247,226 @@ describe("redactorForEnvironment", () => {
     const rotated = redactorForEnvironment({ A_TOKEN: "value-two-222" });
     expect(rotated).not.toBe(first);
     expect(rotated("value-two-222 value-one-111")).toBe("[REDACTED:env] value-one-111");
+  });
+});
+
+describe("the exact shapes and markers", () => {
+  const redact = createRedactor({ env: {} });
+  const AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+
+  it.each([
+    ["google-api-key", `AIza${"G00gleK3y_-".repeat(4).slice(0, 35)}`],
+    ["slack-token", "xoxb-2048-4096-AbCdEfGhIj"],
+    ["slack-webhook", "https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/XxXxXxXx"],
+    ["stripe-key", `sk_live_${"51HfakeStripeKey".repeat(2)}`],
+    ["jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlX2hlcmU"],
+    ["private-key", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkq\n-----END PRIVATE KEY-----"],
+  ])("names a %s in its marker", (name, secret) => {
+    expect(redact(`got ${secret} here`)).toBe(`got [REDACTED:${name}] here`);
+  });
+
+  it.each([
+    ["no type", "PRIVATE KEY"],
+    ["a one-word type", "RSA PRIVATE KEY"],
+    ["a two-word type", "OPENSSH ENCRYPTED PRIVATE KEY"],
+  ])("ends a private key block with %s at its END line, keeping the text after it", (_, kind) => {
+    const block = `-----BEGIN ${kind}-----\nMIIEowIBAAKCAQEAfake\n-----END ${kind}-----`;
+    expect(redact(`key:\n${block}\nfingerprint ok`)).toBe(
+      "key:\n[REDACTED:private-key]\nfingerprint ok",
+    );
+  });
+
+  it.each([
+    [
+      "quoted in CSV",
+      `"AKIAI44QH8DHBEXAMPLE","${AWS_SECRET}"`,
+      `"[REDACTED:aws-access-key]","[REDACTED:aws-secret-key]"`,
+    ],
+    [
+      "with spaces around =",
+      `AKIAI44QH8DHBEXAMPLE = ${AWS_SECRET} done`,
+      "[REDACTED:aws-access-key] = [REDACTED:aws-secret-key] done",
+    ],
+    [
+      "in JSON",
+      `{"AKIAI44QH8DHBEXAMPLE": "${AWS_SECRET}"}`,
+      `{"[REDACTED:aws-access-key]": "[REDACTED:aws-secret-key]"}`,
+    ],
+    [
+      "followed by more text",
+      `AKIAI44QH8DHBEXAMPLE ${AWS_SECRET} (rotated)`,
+      "[REDACTED:aws-access-key] [REDACTED:aws-secret-key] (rotated)",
+    ],
+  ])("masks an AWS secret key written after its id %s", (_, text, expected) => {
+    expect(redact(text)).toBe(expected);
+  });
+
+  it("does not take a longer run of key characters after an AWS id for a secret key", () => {
+    expect(redact(`AKIAI44QH8DHBEXAMPLE ${AWS_SECRET}Z`)).toBe(
+      `[REDACTED:aws-access-key] ${AWS_SECRET}Z`,
+    );
+  });
+
+  it.each([
+    [
+      "a quoted JSON field",
+      '{"Authorization": "Basic dXNlcjpwYXNz"}',
+      '{"Authorization": "Basic [REDACTED:authorization]"}',
+    ],
+    [
+      "a space before the colon",
+      "Authorization : Bearer abcd1234",
+      "Authorization : Bearer [REDACTED:authorization]",
+    ],
+    [
+      "no space after the colon",
+      "Authorization:Basic dXNlcjpwYXNz",
+      "Authorization:Basic [REDACTED:authorization]",
+    ],
+    [
+      "several spaces after the scheme",
+      "Authorization: Bearer   abcd-1234",
+      "Authorization: Bearer   [REDACTED:authorization]",
+    ],
+    [
+      "a proxy header",
+      "Proxy-Authorization: Basic dXNlcjpwYXNz",
+      "Proxy-Authorization: Basic [REDACTED:authorization]",
+    ],
+  ])(
+    "masks the credential of an Authorization header with %s, keeping its scheme",
+    (_, text, expected) => {
+      expect(redact(text)).toBe(expected);
+    },
+  );
+
+  it("masks a bearer token after several spaces", () => {
+    expect(redact("Bearer \t abcdefghij")).toBe("Bearer \t [REDACTED:bearer-token]");
+  });
+
+  it.each([
+    "apikey",
+    "api_key",
+    "api-key",
+    "accesskey",
+    "access_key",
+    "privatekey",
+    "private_key",
+    "private-key",
+    "credential",
+    "credentials",
+  ])("masks the value of a %s field", (field) => {
+    expect(redact(`${field}: abcd1234`)).toBe(`${field}: "[REDACTED:secret-field]"`);
+    expect(redact(`{"${field}":"abcd1234"}`)).toBe(`{"${field}":"[REDACTED:secret-field]"}`);
+  });
+
+  it("masks a field whose value merely starts with a marker", () => {
+    const withSecret = createRedactor({ env: {}, secrets: ["s3cr3t-part"] });
+    expect(withSecret("password=s3cr3t-part-and-more")).toBe('password="[REDACTED:secret-field]"');
+    expect(redact("token=[REDACTED:env]tail")).toBe('token="[REDACTED:secret-field]"');
+  });
+
+  it('keeps the word "undefined" when there are no literal secrets', () => {
+    expect(redact("undefined token=abcd1234")).toBe('undefined token="[REDACTED:secret-field]"');
+  });
+});
+
+describe("environment values", () => {
+  it("skips variables whose value is undefined", () => {
+    const env = { UNSET_TOKEN: undefined, API_TOKEN: "value-123456" };
+    expect(createRedactor({ env })("value-123456")).toBe("[REDACTED:env]");
+    expect(redactorForEnvironment(env)("value-123456")).toBe("[REDACTED:env]");
+  });
+
+  it("masks a secret-looking value of exactly six characters, not one of five", () => {
+    const env = { API_TOKEN: "12345", SESSION_KEY: "123456" };
+    expect(redactorForEnvironment(env)("12345 and 123456")).toBe("12345 and [REDACTED:env]");
+  });
+
+  it("reuses the compiled redactor when only a value too short to mask changes", () => {
+    const first = redactorForEnvironment({ A_TOKEN: "value-one-111", PIN_CODE_KEY: "1234" });
+    expect(redactorForEnvironment({ A_TOKEN: "value-one-111", PIN_CODE_KEY: "9876" })).toBe(first);
+    expect(redactorForEnvironment({ A_TOKEN: "value-one-111", PIN_CODE_KEY: undefined })).toBe(
+      first,
+    );
+  });
+});
+
+describe("the prefilter", () => {
+  /** A pattern that counts how often a text is scanned with it. */
+  class CountingPattern extends RegExp {
+    scans = 0;
+    override [Symbol.replace](text: string, replacer: never): string {
+      this.scans += 1;
+      return super[Symbol.replace](text, replacer);
+    }
+  }
+
+  it("does not scan a text pattern by pattern when no shape could match it", () => {
+    const patterns = DEFAULT_SECRET_PATTERNS.map(({ name, pattern }) => ({
+      name,
+      pattern: new CountingPattern(pattern),
+    }));
+    const redact = createRedactor({ env: {}, secrets: ["lit-secret-1"], patterns });
+    const scans = () => patterns.reduce((sum, { pattern }) => sum + pattern.scans, 0);
+    expect(redact("读取 README.md 成功，共 42 行")).toBe("读取 README.md 成功，共 42 行");
+    expect(scans()).toBe(0);
+    expect(redact("lit-secret-1 and AKIAIOSFODNN7EXAMPLE")).toBe(
+      "[REDACTED:env] and [REDACTED:aws-access-key]",
+    );
+    expect(scans()).toBe(patterns.length);
+  });
+
+  it("is left out when any one pattern has a flag it cannot combine", () => {
+    const custom = createRedactor({
+      env: {},
+      patterns: [
+        { name: "ticket", pattern: /\bTICKET-\d+/g },
+        { name: "line", pattern: /^secret line$/gm },
+      ],
+    });
+    // Combined without its `m`, `^secret line$` would match no line of this text.
+    expect(custom("a\nsecret line\nb")).toBe("a\n[REDACTED:line]\nb");
+    expect(custom("TICKET-7\nsecret line")).toBe("[REDACTED:ticket]\n[REDACTED:line]");
+  });
+});
+
+describe("the remembered secret-looking names", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("tests each variable name once, and forgets them all after 4,096 names", () => {
+    const test = vi.spyOn(SECRET_ENV_NAME, "test");
+    const probe = "REMEMBERED_PROBE_TOKEN";
+    // A value too short to mask: only the name is looked at, no redactor is compiled.
+    const timesProbeTested = () => {
+      test.mockClear();
+      redactorForEnvironment({ [probe]: "x" });
+      return test.mock.calls.filter(([tested]) => tested === probe).length;
+    };
+    let fresh = 0;
+    const addFreshName = () => {
+      fresh += 1;
+      redactorForEnvironment({ [`PLAIN_VARIABLE_${fresh}`]: "x" });
+    };
+
+    timesProbeTested();
+    expect(timesProbeTested(), "a remembered name is not tested again").toBe(0);
+    // Other tests have remembered names too: add fresh names until the probe is forgotten,
+    // which leaves exactly two remembered (the last fresh name, then the probe again).
+    let forgotten = false;
+    for (let index = 0; index <= 4_096 && !forgotten; index += 1) {
+      addFreshName();
+      forgotten = timesProbeTested() === 1;
+    }
+    expect(forgotten, "the names are forgotten within 4,096 new ones").toBe(true);
+    for (let index = 0; index < 4_094; index += 1) addFreshName();
+    expect(timesProbeTested(), "4,096 names are remembered").toBe(0);
+    addFreshName();
+    expect(timesProbeTested(), "the 4,097th name makes it forget").toBe(1);
+    expect(redactorForEnvironment({ [probe]: "probe-value-1" })("probe-value-1")).toBe(
+      "[REDACTED:env]",
+    );
   });
 });

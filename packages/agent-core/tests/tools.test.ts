@@ -11,6 +11,8 @@ import {
   isBlockedOutcome,
   isToolRegistry,
   type Tool,
+  ToolErrorResultSchema,
+  type ToolRegistry,
   toolError,
 } from "../src/tools.ts";
 import type { TraceEvent } from "../src/trace.ts";
@@ -64,14 +66,6 @@ describe("createToolRegistry", () => {
     expect(() => createToolRegistry({ t: { inputSchema, execute: () => "" } })).toThrow(
       InvalidToolRegistryError,
     );
-  });
-
-  it("rejects a tool without execute", () => {
-    expect(() => createToolRegistry({ broken: {} as never })).toThrow(InvalidToolRegistryError);
-  });
-
-  it("rejects a name a model could not spell safely", () => {
-    expect(() => createToolRegistry({ "rm -rf": noop })).toThrow(InvalidToolRegistryError);
   });
 });
 
@@ -128,15 +122,6 @@ describe("ToolRegistry.validate", () => {
     spied.validate("t", { n: "x" });
     spied.validate("t", { n: 1 });
     expect(execute).not.toHaveBeenCalled();
-  });
-});
-
-describe("toolError", () => {
-  it("builds the value a tool returns for an expected failure", () => {
-    expect(toolError("not_found", "没有这个文件")).toEqual({
-      ok: false,
-      error: { code: "not_found", message: "没有这个文件" },
-    });
   });
 });
 
@@ -314,5 +299,139 @@ describe("authorize", () => {
     const { result } = await runGated(tool);
     expect(result).toMatchObject({ status: "blocked", toolCalls: 0 });
     expect(result.reason).toContain("拒绝 rm x");
+  });
+});
+
+describe("createToolRegistry's errors", () => {
+  it("rejects a name a model could not spell safely, quoting it and the rule it breaks", () => {
+    expect(() => createToolRegistry({ "rm -rf": noop })).toThrow(
+      '工具名 "rm -rf" 无效：需以字母开头，只含字母、数字、_ . -',
+    );
+  });
+
+  it.each([
+    ["an object without execute", {}],
+    ["undefined", undefined],
+    ["an execute that is not a function", { execute: "run" }],
+  ])("rejects a tool that is %s, naming it", (_, tool) => {
+    expect(() => createToolRegistry({ broken: tool as never })).toThrow(
+      new InvalidToolRegistryError("工具 broken 缺少 execute 函数"),
+    );
+  });
+
+  it("says why a schema cannot be converted, keeping the conversion error as the cause", () => {
+    let thrown: unknown;
+    try {
+      createToolRegistry({ t: { inputSchema: z.object({ when: z.date() }), execute: () => "" } });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(InvalidToolRegistryError);
+    const { message, cause } = thrown as InvalidToolRegistryError;
+    expect(cause).toBeInstanceOf(Error);
+    expect(message).toBe(
+      `工具 t 的 inputSchema 无法转换为 JSON Schema：${(cause as Error).message}`,
+    );
+    expect((cause as Error).message).not.toBe("");
+  });
+
+  it("says a schema must describe an object", () => {
+    expect(() => createToolRegistry({ t: { inputSchema: z.string(), execute: () => "" } })).toThrow(
+      "工具 t 的 inputSchema 必须描述一个对象（z.object）",
+    );
+  });
+});
+
+describe("ToolRegistry.validate's message and unknown names", () => {
+  const registry = createToolRegistry({
+    echo: defineTool({ inputSchema: z.object({ text: z.string() }), execute: () => "" }),
+  });
+
+  it("says which tool's input is wrong and lists each problem in the message", () => {
+    const checked = registry.validate("echo", { text: 1 });
+    expect(checked.ok).toBe(false);
+    if (checked.ok) return;
+    expect(checked.error.message).toMatch(/^工具 echo 的输入不符合它的 inputSchema：text: /);
+  });
+
+  it("passes the input through for a name that is not registered instead of throwing", () => {
+    const input = { text: 1 };
+    expect(registry.validate("missing", input)).toEqual({ ok: true, input });
+  });
+});
+
+describe("toolError", () => {
+  it("builds the value a tool returns for an expected failure, with no issues key without issues", () => {
+    const result = toolError("not_found", "没有这个文件");
+    expect(result).toStrictEqual({
+      ok: false,
+      error: { code: "not_found", message: "没有这个文件" },
+    });
+    expect(Object.keys(result.error)).toEqual(["code", "message"]);
+  });
+
+  it("keeps the issues it is given", () => {
+    const issues = [{ path: "path", message: "必须是字符串" }];
+    expect(toolError("invalid_input", "输入无效", issues)).toStrictEqual({
+      ok: false,
+      error: { code: "invalid_input", message: "输入无效", issues },
+    });
+  });
+
+  it("matches ToolErrorResultSchema, which keeps each issue's path and message", () => {
+    const result = toolError("invalid_input", "输入无效", [{ path: "a[0]", message: "太短" }]);
+    expect(ToolErrorResultSchema.parse(result)).toEqual(result);
+  });
+
+  it.each([
+    ["an issue without a path", [{ message: "太短" }]],
+    ["an issue whose message is not text", [{ path: "a", message: 1 }]],
+  ])("is not mistaken for a tool's error when it has %s", (_, issues) => {
+    const value = { ok: false, error: { code: "invalid_input", message: "输入无效", issues } };
+    expect(ToolErrorResultSchema.safeParse(value).success).toBe(false);
+  });
+});
+
+describe("isToolRegistry on look-alikes", () => {
+  const fn = () => undefined;
+  it.each([
+    ["a Map (get without validate)", new Map()],
+    ["get and names without validate", { get: fn, names: [] }],
+    ["validate and names without get", { validate: fn, names: [] }],
+    ["get and validate without a names list", { get: fn, validate: fn, names: "a,b" }],
+    ["only names", { names: [] }],
+    [
+      "a tool set with tools called get, validate and names",
+      { get: noop, validate: noop, names: noop },
+    ],
+  ])("says no to %s", (_, value) => {
+    expect(isToolRegistry(value as never)).toBe(false);
+  });
+
+  it("says yes to a hand-made registry (get, validate and a names list)", () => {
+    const registry: ToolRegistry = {
+      get: () => undefined,
+      validate: (_, input) => ({ ok: true, input }),
+      names: [],
+      descriptions: [],
+    };
+    expect(isToolRegistry(registry)).toBe(true);
+  });
+});
+
+describe("isBlockedOutcome", () => {
+  it.each([
+    ["text", "blocked"],
+    ["a number", 0],
+    ["undefined", undefined],
+    ["null", null],
+    ["a symbol", Symbol("blocked")],
+    ["an object without the brand", { reason: "x" }],
+  ])("says no to %s without throwing", (_, value) => {
+    expect(isBlockedOutcome(value)).toBe(false);
+  });
+
+  it("says yes to what blockRun returns", () => {
+    expect(isBlockedOutcome(blockRun("不允许"))).toBe(true);
   });
 });

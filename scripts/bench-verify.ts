@@ -1,8 +1,11 @@
 /**
  * `pnpm bench:verify`: wall time of `verify:lesson 05 --no-cache` against a bare `vitest run`
  * of the same lab's solution tests, measured alternately in the same run; prints the medians
- * and their ratio (target: at most 3x), the same verify answered from the verdict cache, and
- * `verify:lesson --all` per lab, without and with the cache.
+ * and their ratio (target: at most 3x); the same verify as an author meets it after editing
+ * the lab (no verdict for the lab as it now is, the capstone's tests unchanged since the
+ * last verify, so answered from the capstone cache), with its ratio; the same verify
+ * answered from the verdict cache; and `verify:lesson --all` per lab, without and with the
+ * cache.
  * Usage: `pnpm bench:verify [runs] [lesson]`.
  */
 import { spawn } from "node:child_process";
@@ -67,6 +70,13 @@ async function main(): Promise<void> {
     verifyTimes.push(await verify());
     bareTimes.push(await bare());
   }
+  // After an edit to the lab: a seed not used before is a verdict key never stored (the
+  // seed is part of it), as an edited lab's is; the capstone's key has no seed in it.
+  let seed = 1_000 + Math.floor(Math.random() * 1_000_000);
+  const edited = () => time(tsx, [SOURCES, script, lab.id, "--seed", String(seed++)], repoRoot);
+  await edited();
+  const editedTimes: number[] = [];
+  for (let run = 0; run < runs; run++) editedTimes.push(await edited());
   // The verdict cache: one run stores the verdict, the runs after it are answered from it.
   await cached();
   const cachedTimes: number[] = [];
@@ -87,6 +97,7 @@ async function main(): Promise<void> {
       `verify:lesson ${lab.id} --no-cache：中位数 ${ms(verifyMs)}（${verifyTimes.map(ms).join(", ")}）`,
       `vitest run（${lab.id} solution）：中位数 ${ms(bareMs)}（${bareTimes.map(ms).join(", ")}）`,
       `比值 ${ratio.toFixed(2)}x（目标 ≤ ${TARGET_RATIO}x）${ratio <= TARGET_RATIO ? "" : "：超出目标"}`,
+      `verify:lesson ${lab.id}（改动本课之后：本课重新验证，总项目测试来自缓存）：中位数 ${ms(median(editedTimes))}（${editedTimes.map(ms).join(", ")}），比值 ${(median(editedTimes) / bareMs).toFixed(2)}x`,
       `verify:lesson ${lab.id}（结论来自缓存）：中位数 ${ms(median(cachedTimes))}（${cachedTimes.map(ms).join(", ")}）`,
       `verify:lesson --all --no-cache（${labCount} 课）：${perLab(allCold)}`,
       `verify:lesson --all（结论来自缓存，${labCount} 课）：${perLab(allCached)}`,

@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { sharedContentKey } from "../content-key.ts";
 import { pathExists } from "../path-exists.ts";
 import { workspacePackages } from "./capstone-link.ts";
 
@@ -47,6 +48,7 @@ const jsonReport = z.object({
 export async function runCapstoneTests(
   repoRoot: string,
   requests: readonly { readonly packageName: string; readonly files: readonly string[] }[],
+  options: { readonly cache?: boolean } = {},
 ): Promise<Map<string, CapstoneFileResult>> {
   const results = new Map<string, CapstoneFileResult>();
   const byPackage = new Map<string, Set<string>>();
@@ -56,6 +58,7 @@ export async function runCapstoneTests(
     byPackage.set(request.packageName, files);
   }
   const packageDirs = await workspacePackages(repoRoot);
+  const cache = options.cache === true ? await capstoneCache(repoRoot) : undefined;
   await Promise.all(
     [...byPackage].map(async ([packageName, files]) => {
       const packageDir = packageDirs.get(packageName)?.dir;
@@ -68,11 +71,19 @@ export async function runCapstoneTests(
         } else present.push(file);
       }
       if (packageDir === undefined || present.length === 0) return;
-      for (const result of await runVitest(repoRoot, packageDir, present)) {
+      const toRun = present.filter((file) => {
+        const hit = cache?.read(file);
+        if (hit !== undefined) results.set(file, hit);
+        return hit === undefined;
+      });
+      if (toRun.length === 0) return;
+      for (const result of await runVitest(repoRoot, packageDir, toRun)) {
         results.set(result.file, result);
+        cache?.keep(result);
       }
     }),
   );
+  await cache?.save();
   return results;
 }
 
@@ -123,6 +134,57 @@ async function runVitest(
     );
     return { file, passed, testNames, problems };
   });
+}
+
+const CACHE_FILE = path.join(".lab-kit", "capstone-cache.json");
+
+const CachedResultsSchema = z.object({
+  key: z.string(),
+  files: z.record(
+    z.string(),
+    z.object({
+      file: z.string(),
+      passed: z.number(),
+      testNames: z.array(z.string()),
+      problems: z.array(z.string()).max(0),
+    }),
+  ),
+});
+
+/**
+ * The passing capstone test files of the last verify runs, kept while nothing they can
+ * depend on changed: every file under `packages/`, the lockfile, the root configs and the
+ * Node version (`sharedContentKey`). An author who edits a lab then re-verifies it without
+ * running the capstone's tests again. A file with a problem is never kept.
+ */
+async function capstoneCache(repoRoot: string) {
+  const key = await sharedContentKey(repoRoot, "lab-kit capstone tests v1");
+  const file = path.join(repoRoot, CACHE_FILE);
+  let stored: z.infer<typeof CachedResultsSchema> = { key, files: {} };
+  try {
+    const parsed = CachedResultsSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
+    if (parsed.success && parsed.data.key === key) stored = parsed.data;
+  } catch {
+    // Missing or unreadable: the tests run.
+  }
+  let changed = false;
+  return {
+    read: (test: string): CapstoneFileResult | undefined => stored.files[test],
+    keep(result: CapstoneFileResult): void {
+      if (result.problems.length > 0) return;
+      stored.files[result.file] = { ...result, testNames: [...result.testNames], problems: [] };
+      changed = true;
+    },
+    async save(): Promise<void> {
+      if (!changed) return;
+      try {
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(file, `${JSON.stringify(stored)}\n`);
+      } catch {
+        // A read-only checkout verifies all the same, only without the cache.
+      }
+    },
+  };
 }
 
 function missing(file: string, problem: string): CapstoneFileResult {

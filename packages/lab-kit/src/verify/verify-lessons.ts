@@ -145,6 +145,7 @@ export async function verifyLessons(
         packageName: entry.manifest.capstone.package,
         files: entry.manifest.capstone.tests,
       })),
+      { cache: options.cache === true },
     ),
     Promise.all(
       ready.map((entry) => capstoneLinkProblems(repoRoot, entry.manifest.capstone, packages)),

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { getEventListeners } from "node:events";
+import { describe, expect, it, vi } from "vitest";
 import { AbortError, ScriptExhaustedError, ScriptNotFinishedError } from "../src/errors.ts";
 import { createHistory } from "../src/messages.ts";
 import { createModelRequest, type ModelRequest } from "../src/provider.ts";
@@ -174,5 +175,101 @@ describe("ScriptSchema", () => {
 
   it("rejects a turn with neither action nor error", () => {
     expect(ScriptSchema.safeParse([{ delayMs: 5 }]).success).toBe(false);
+  });
+});
+
+describe("ScriptSchema's output, exactly", () => {
+  const X = { type: "finish", summary: "x" };
+  const U = { inputTokens: 2, outputTokens: 1 };
+
+  it.each([
+    ["an action alone", [{ action: X }], [{ action: X }]],
+    [
+      "an action with usage and a delay",
+      [{ action: X, usage: U, delayMs: 5 }],
+      [{ action: X, usage: U, delayMs: 5 }],
+    ],
+    ["several actions with usage", [{ actions: [X], usage: U }], [{ actions: [X], usage: U }]],
+    ["an error with a delay", [{ error: "boom", delayMs: 3 }], [{ error: "boom", delayMs: 3 }]],
+    ["an error, whose usage means nothing", [{ error: "boom", usage: U }], [{ error: "boom" }]],
+  ])("turns %s into exactly that turn", (_, input, output) => {
+    expect(ScriptSchema.parse(input)).toStrictEqual(output);
+  });
+
+  it("says what a turn needs, at the turn", () => {
+    const parsed = ScriptSchema.safeParse([{}]);
+    expect(parsed.success ? [] : parsed.error.issues).toMatchObject([
+      { path: [0], message: "每一轮需要 action、actions 或 error 之一（且只能有一个）" },
+    ]);
+  });
+});
+
+describe("createScriptedProvider, details a test relies on", () => {
+  const finish = { action: { type: "finish", summary: "x" } };
+
+  it("counts the turns that remain, never below zero", async () => {
+    const provider = createScriptedProvider([finish, finish, finish]);
+    expect(provider.remaining).toBe(3);
+    await provider.complete(request(1), never);
+    expect(provider.remaining).toBe(2);
+  });
+
+  it("replies to a turn without delay (or a delay of 0) without waiting for a timer", async () => {
+    vi.useFakeTimers();
+    try {
+      const provider = createScriptedProvider([finish, { ...finish, delayMs: 0 }]);
+      for (const step of [1, 2]) {
+        let done = false;
+        void provider.complete(request(step), never).then(() => {
+          done = true;
+        });
+        for (let tick = 0; tick < 10; tick += 1) await Promise.resolve();
+        expect(done).toBe(true);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("leaves no usage key on a reply that has none", async () => {
+    const reply = await createScriptedProvider([finish]).complete(request(1), never);
+    expect(Object.keys(reply)).toEqual(["action"]);
+  });
+
+  it("names what happened in its AbortErrors, and leaves no listener on the signal", async () => {
+    const already = new AbortController();
+    already.abort();
+    await expect(
+      createScriptedProvider([finish]).complete(request(1), already.signal),
+    ).rejects.toThrow("不消耗任何一轮");
+
+    const during = new AbortController();
+    const pending = createScriptedProvider([{ ...finish, delayMs: 10_000 }]).complete(
+      request(1),
+      during.signal,
+    );
+    during.abort();
+    await expect(pending).rejects.toThrow("延迟被 signal 中止");
+    expect(getEventListeners(during.signal, "abort")).toHaveLength(0);
+
+    const { signal } = new AbortController();
+    await createScriptedProvider([{ ...finish, delayMs: 1 }]).complete(request(1), signal);
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
+  });
+
+  it("snapshots a request it did not build as a frozen deep copy, keeping numbers and views", async () => {
+    const history = createHistory();
+    history.append({ role: "user", content: "任务" });
+    const view = history.view();
+    const original = { task: { goal: "g" }, messages: view, step: 2, tools: [] };
+    const provider = createScriptedProvider([finish]);
+    await provider.complete(original, never);
+    const [snapshot] = provider.requests;
+    expect(snapshot?.step).toBe(2);
+    expect(snapshot?.task).toEqual({ goal: "g" });
+    expect(snapshot?.task).not.toBe(original.task);
+    expect(Object.isFrozen(snapshot?.task)).toBe(true);
+    // A history view is already immutable: kept by reference, not copied.
+    expect(snapshot?.messages).toBe(view);
   });
 });

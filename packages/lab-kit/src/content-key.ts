@@ -4,9 +4,10 @@
  * them has changed. Generated folders are never part of a key.
  */
 import { createHash, type Hash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { glob } from "tinyglobby";
+import type { z } from "zod";
 import { toPosixPath } from "./posix-path.ts";
 
 /** What tools write into the tree (all git-ignored): never part of a key. */
@@ -64,4 +65,34 @@ export async function labContentKey(
   await hashFiles(repoRoot, [`${toPosixPath(path.relative(repoRoot, labDir))}/**`], hash);
   extra(hash);
   return hash.digest("hex");
+}
+
+/**
+ * The JSON stored in `file` when it matches `schema` and was stored under `key`;
+ * undefined when it is missing, unreadable, of another shape or of another key.
+ */
+export async function readKeyed<T extends { readonly key: string }>(
+  file: string,
+  schema: z.ZodType<T>,
+  key: string,
+): Promise<T | undefined> {
+  try {
+    const parsed = schema.safeParse(JSON.parse(await readFile(file, "utf8")));
+    return parsed.success && parsed.data.key === key ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Stores `entry` (which carries its key) as JSON in `file`. A cache that cannot be
+ * written (a read-only checkout) only makes the next run slower: the error is dropped.
+ */
+export async function writeKeyed(file: string, entry: { readonly key: string }): Promise<void> {
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, `${JSON.stringify(entry)}\n`);
+  } catch {
+    // Nothing is lost: the result was computed and is returned all the same.
+  }
 }

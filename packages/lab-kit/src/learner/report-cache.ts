@@ -5,10 +5,9 @@
  * hangs until a test timeout); a learner usually changes one lab between two looks.
  * Reports are kept under the git-ignored `.lab-kit/lessons-cache/`.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { labContentKey, sharedContentKey } from "../content-key.ts";
+import { labContentKey, readKeyed, sharedContentKey, writeKeyed } from "../content-key.ts";
 import type { RunTarget, TargetReport } from "../runner-types.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 
@@ -77,36 +76,26 @@ function cacheFile(repoRoot: string, lab: ResolvedLab): string {
   return path.join(repoRoot, CACHE_DIR, `${lab.id}-${lab.slug}.json`);
 }
 
-async function readCachedReport(
+function readCachedReport(
   repoRoot: string,
   lab: ResolvedLab,
   key: string,
 ): Promise<TargetReport | undefined> {
-  try {
-    const parsed = CachedReportSchema.safeParse(
-      JSON.parse(await readFile(cacheFile(repoRoot, lab), "utf8")),
-    );
-    return parsed.success && parsed.data.key === key ? parsed.data.report : undefined;
-  } catch {
-    // Missing, unreadable or not JSON: the starter simply runs.
-    return undefined;
-  }
+  // Missing, unreadable, another shape or another key: the starter simply runs.
+  return readKeyed(cacheFile(repoRoot, lab), CachedReportSchema, key).then(
+    (entry) => entry?.report,
+  );
 }
 
-async function writeCachedReport(
+function writeCachedReport(
   repoRoot: string,
   lab: ResolvedLab,
   entry: { readonly key: string; readonly report: TargetReport },
 ): Promise<void> {
-  const file = cacheFile(repoRoot, lab);
-  try {
-    await mkdir(path.dirname(file), { recursive: true });
-    const { label, tests, loadErrors } = entry.report;
-    await writeFile(
-      file,
-      `${JSON.stringify({ key: entry.key, report: { label, tests, loadErrors } })}\n`,
-    );
-  } catch {
-    // A read-only checkout still gets its progress, only without the cache.
-  }
+  const { label, tests, loadErrors } = entry.report;
+  const stored: z.infer<typeof CachedReportSchema> = {
+    key: entry.key,
+    report: { label, tests: [...tests], loadErrors: [...loadErrors] },
+  };
+  return writeKeyed(cacheFile(repoRoot, lab), stored);
 }

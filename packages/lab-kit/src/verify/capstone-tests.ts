@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { sharedContentKey } from "../content-key.ts";
+import { readKeyed, sharedContentKey, writeKeyed } from "../content-key.ts";
 import { pathExists } from "../path-exists.ts";
 import { workspacePackages } from "./capstone-link.ts";
 
@@ -160,13 +160,7 @@ const CachedResultsSchema = z.object({
 async function capstoneCache(repoRoot: string) {
   const key = await sharedContentKey(repoRoot, "lab-kit capstone tests v1");
   const file = path.join(repoRoot, CACHE_FILE);
-  let stored: z.infer<typeof CachedResultsSchema> = { key, files: {} };
-  try {
-    const parsed = CachedResultsSchema.safeParse(JSON.parse(await readFile(file, "utf8")));
-    if (parsed.success && parsed.data.key === key) stored = parsed.data;
-  } catch {
-    // Missing or unreadable: the tests run.
-  }
+  const stored = (await readKeyed(file, CachedResultsSchema, key)) ?? { key, files: {} };
   let changed = false;
   return {
     read: (test: string): CapstoneFileResult | undefined => stored.files[test],
@@ -176,13 +170,7 @@ async function capstoneCache(repoRoot: string) {
       changed = true;
     },
     async save(): Promise<void> {
-      if (!changed) return;
-      try {
-        await mkdir(path.dirname(file), { recursive: true });
-        await writeFile(file, `${JSON.stringify(stored)}\n`);
-      } catch {
-        // A read-only checkout verifies all the same, only without the cache.
-      }
+      if (changed) await writeKeyed(file, stored);
     },
   };
 }

@@ -1,7 +1,6 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { labContentKey, sharedContentKey } from "../content-key.ts";
+import { labContentKey, readKeyed, sharedContentKey, writeKeyed } from "../content-key.ts";
 import type { LabLocation } from "../labs.ts";
 
 /** Where verdicts of sound labs are kept, under the git-ignored `.lab-kit/`. */
@@ -47,28 +46,19 @@ function cacheFile(repoRoot: string, lab: LabLocation): string {
 }
 
 /** The cached verdict for this key, if one was stored (only sound verdicts are). */
-export async function readCachedVerdict(
+export function readCachedVerdict(
   repoRoot: string,
   lab: LabLocation,
   key: string,
 ): Promise<CachedVerdict | undefined> {
-  try {
-    const parsed = cachedVerdict.safeParse(
-      JSON.parse(await readFile(cacheFile(repoRoot, lab), "utf8")),
-    );
-    return parsed.success && parsed.data.key === key ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return readKeyed(cacheFile(repoRoot, lab), cachedVerdict, key);
 }
 
 /** Stores a sound verdict under its key; a failed check is never cached. */
-export async function writeCachedVerdict(
+export function writeCachedVerdict(
   repoRoot: string,
   lab: LabLocation,
   entry: CachedVerdict,
 ): Promise<void> {
-  const file = cacheFile(repoRoot, lab);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, `${JSON.stringify(entry, null, 2)}\n`);
+  return writeKeyed(cacheFile(repoRoot, lab), entry);
 }

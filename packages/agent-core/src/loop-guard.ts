@@ -169,6 +169,7 @@ class Guard implements LoopGuard {
     // so the repeated action itself is counted (maxRepeatedActions: 1 stops at steps: 2).
     this.#steps += 1;
     const maxRepeated = this.#limits.maxRepeatedActions;
+    // Stryker disable next-line ConditionalExpression: equivalent, `repeats > undefined` is false; the early return only skips the fingerprint.
     if (maxRepeated === undefined) return CONTINUE;
     const fingerprint = isActionList(action)
       ? // Stryker disable next-line StringLiteral: equivalent, each fingerprint is a JSON object, so the list is unambiguous without a separator.
@@ -190,6 +191,7 @@ class Guard implements LoopGuard {
 
   beforeToolCall(): GuardVerdict {
     const max = this.#limits.maxToolCalls;
+    // Stryker disable next-line ConditionalExpression: equivalent, `toolCalls >= undefined` is false.
     if (max !== undefined && this.#toolCalls >= max) {
       return stop("max_tool_calls", `已执行 ${this.#toolCalls} 次工具调用，达到上限 ${max}`);
     }

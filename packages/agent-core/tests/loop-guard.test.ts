@@ -227,6 +227,10 @@ describe("createLoopGuard", () => {
   });
 
   it("measures the run's time with the real clock when none is given", async () => {
+    // Not a broken clock that stops every run at once: a generous budget goes on.
+    expect(createLoopGuard({ maxSteps: 5, maxDurationMs: 60_000 }).beforeModelCall()).toEqual({
+      stop: false,
+    });
     const guard = createLoopGuard({ maxSteps: 5, maxDurationMs: 1 });
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(guard.beforeModelCall()).toMatchObject({ stop: true, code: "max_duration" });
@@ -262,5 +266,22 @@ describe("createLoopGuard", () => {
     const error = caught as InvalidLimitsError;
     expect(error.message).toMatch(/^invalid limits: maxSteps: .+; maxTokens: .+$/);
     expect(error.cause).toBeDefined();
+  });
+
+  it("says how many tool calls ran and what the limit was", () => {
+    const guard = createLoopGuard({ maxSteps: 9, maxToolCalls: 1 });
+    guard.recordToolCall();
+    expect(guard.beforeToolCall()).toEqual({
+      stop: true,
+      code: "max_tool_calls",
+      reason: "已执行 1 次工具调用，达到上限 1",
+    });
+  });
+
+  it("reports the elapsed time since the guard was created", () => {
+    let now = 1_000;
+    const guard = createLoopGuard({ maxSteps: 9 }, { clock: () => now });
+    now = 1_250;
+    expect(guard.counters().elapsedMs).toBe(250);
   });
 });

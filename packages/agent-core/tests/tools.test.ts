@@ -344,14 +344,19 @@ describe("createToolRegistry's errors", () => {
 
 describe("ToolRegistry.validate's message and unknown names", () => {
   const registry = createToolRegistry({
-    echo: defineTool({ inputSchema: z.object({ text: z.string() }), execute: () => "" }),
+    echo: defineTool({
+      inputSchema: z.object({ text: z.string(), times: z.number() }),
+      execute: () => "",
+    }),
   });
 
-  it("says which tool's input is wrong and lists each problem in the message", () => {
-    const checked = registry.validate("echo", { text: 1 });
+  it("says which tool's input is wrong and lists each problem in the message, split by ；", () => {
+    const checked = registry.validate("echo", { text: 1, times: "2" });
     expect(checked.ok).toBe(false);
     if (checked.ok) return;
-    expect(checked.error.message).toMatch(/^工具 echo 的输入不符合它的 inputSchema：text: /);
+    expect(checked.error.message).toMatch(
+      /^工具 echo 的输入不符合它的 inputSchema：text: [^；]+；times: [^；]+$/,
+    );
   });
 
   it("passes the input through for a name that is not registered instead of throwing", () => {

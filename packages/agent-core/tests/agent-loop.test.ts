@@ -864,4 +864,8 @@ describe("statusOf", () => {
   ] as const)("maps %s to %s", (code, status) => {
     expect(statusOf(code)).toBe(status);
   });
+
+  it("throws for a code it does not know (a caller outside TypeScript), naming it", () => {
+    expect(() => statusOf("bogus" as never)).toThrow(new TypeError("unhandled stop code bogus"));
+  });
 });

@@ -18,6 +18,7 @@ import type { TaskBudgets } from "../src/task.ts";
 import { createScriptedProvider } from "../src/testing/index.ts";
 import { blockRun, defineTool, type Tool, type ToolSet, toolError } from "../src/tools.ts";
 import type { TraceEvent } from "../src/trace.ts";
+import { HttpError, sequence } from "./fixtures/failing-providers.ts";
 
 const finish = { type: "finish", summary: "完成" };
 const say = (content: string) => ({ type: "message", content });
@@ -626,30 +627,6 @@ describe("thrown values that are not Errors", () => {
 });
 
 const policy: RetryPolicy = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1_000 };
-
-/** What a provider adapter throws: an error with the HTTP status (undefined: no answer). */
-class HttpError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | undefined,
-  ) {
-    super(message);
-  }
-}
-
-/** A provider answering each call with the next entry: an error to throw or a reply. */
-function sequence(...answers: unknown[]) {
-  let calls = 0;
-  const provider: Provider = {
-    async complete() {
-      const answer = answers[Math.min(calls, answers.length - 1)];
-      calls += 1;
-      if (answer instanceof Error) throw answer;
-      return answer as never;
-    },
-  };
-  return { provider, calls: () => calls };
-}
 
 describe("retries", () => {
   const done = { action: finish };

@@ -6,36 +6,13 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ModelRetryOptions, runAgent } from "../src/agent-loop.ts";
-import type { ModelResponse, Provider } from "../src/provider.ts";
+import type { Provider } from "../src/provider.ts";
 import type { RetryPolicy } from "../src/retry.ts";
 import type { TraceEvent } from "../src/trace.ts";
+import { HttpError, sequence } from "./fixtures/failing-providers.ts";
 
 const finish = { action: { type: "finish", summary: "完成" } };
 const policy: RetryPolicy = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1_000 };
-
-/** What a provider adapter throws: an error with the HTTP status (undefined: no answer). */
-class HttpError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | undefined,
-  ) {
-    super(message);
-  }
-}
-
-/** A provider answering each call with the next entry: an error to throw or a reply. */
-function sequence(...answers: unknown[]) {
-  let calls = 0;
-  const provider: Provider = {
-    async complete(): Promise<ModelResponse> {
-      const answer = answers[Math.min(calls, answers.length - 1)];
-      calls += 1;
-      if (answer instanceof Error) throw answer;
-      return answer as ModelResponse;
-    },
-  };
-  return { provider, calls: () => calls };
-}
 
 /** A sleep that returns at once and records what it was asked to wait. */
 function recordingSleep() {

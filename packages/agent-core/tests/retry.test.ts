@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { AbortError } from "../src/errors.ts";
 import { FAILURE_CLASSES } from "../src/failure.ts";
@@ -203,5 +204,180 @@ describe("withRetry", () => {
     );
     expect(thrown).toMatchObject({ ok: false, reason: "cancelled", attempts: 1 });
     expect(clock.slept).toEqual([]);
+  });
+});
+
+describe("withRetry, the details a caller relies on", () => {
+  const http503 = () => http(503);
+
+  it("rejects a random() outside [0, 1) and accepts a base delay of 0", () => {
+    for (const r of [1, -0.1, Number.NaN]) {
+      expect(() => decideRetry(input(), policy, fixed(r))).toThrow(RangeError);
+    }
+    const none = { maxAttempts: 3, baseDelayMs: 0, maxDelayMs: 0 };
+    expect(decideRetry(input(), none, fixed(0.5))).toEqual({ retry: true, delayMs: 0 });
+  });
+
+  it("treats a plain throw as a bug by default: not retried", async () => {
+    const boom = new Error("boom");
+    const result = await withRetry(
+      async () => {
+        throw boom;
+      },
+      policy,
+      { sleep: fakeClock().sleep, random: fixed(0) },
+    );
+    expect(result).toEqual({ ok: false, error: boom, reason: "not_retryable", attempts: 1 });
+  });
+
+  it("answers a signal aborted before the first call with an AbortError named cancelled", async () => {
+    const result = await withRetry(async () => 1, policy, {
+      sleep: fakeClock().sleep,
+      random: fixed(0),
+      signal: AbortSignal.abort(),
+    });
+    expect(result.ok).toBe(false);
+    const error = result.ok ? undefined : result.error;
+    expect(error).toBeInstanceOf(AbortError);
+    expect((error as Error).message).toBe("cancelled");
+  });
+
+  it("stops on a failure its failureOf calls cancelled, and on an AbortError whatever its class", async () => {
+    const stop = new Error("stopped by policy");
+    const byClass = await withRetry(
+      async () => {
+        throw stop;
+      },
+      policy,
+      {
+        sleep: fakeClock().sleep,
+        random: fixed(0),
+        failureOf: () => ({ source: "stop", code: "cancelled" }),
+      },
+    );
+    expect(byClass).toEqual({ ok: false, error: stop, reason: "cancelled", attempts: 1 });
+    const abort = new AbortError("inner");
+    const byError = await withRetry(
+      async () => {
+        throw abort;
+      },
+      policy,
+      { sleep: fakeClock().sleep, random: fixed(0), failureOf: providerFailure },
+    );
+    expect(byError).toEqual({ ok: false, error: abort, reason: "cancelled", attempts: 1 });
+  });
+
+  it("keeps the last failure as the error when cancelled during a wait, and removes its listener", async () => {
+    const controller = new AbortController();
+    const first = http503();
+    const never = fakeClock("never", () => controller.abort());
+    const result = await withRetry(
+      async () => {
+        throw first;
+      },
+      policy,
+      {
+        sleep: never.sleep,
+        random: fixed(0),
+        failureOf: providerFailure,
+        signal: controller.signal,
+      },
+    );
+    expect(result).toEqual({ ok: false, error: first, reason: "cancelled", attempts: 1 });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  it("counts a wait that ended although the signal fired meanwhile as cancelled", async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const result = await withRetry(
+      async () => {
+        calls += 1;
+        throw http503();
+      },
+      policy,
+      {
+        sleep: async () => controller.abort(),
+        random: fixed(0),
+        failureOf: providerFailure,
+        signal: controller.signal,
+      },
+    );
+    expect(result).toMatchObject({ ok: false, reason: "cancelled", attempts: 1 });
+    expect(calls).toBe(1);
+  });
+
+  it("takes a sleep that rejects with an AbortError as a cancel, and passes any other rejection on", async () => {
+    const { signal } = new AbortController();
+    const options = (sleep: () => Promise<void>) => ({
+      sleep,
+      random: fixed(0),
+      failureOf: providerFailure,
+      signal,
+    });
+    const failing = async () => {
+      throw http503();
+    };
+    await expect(
+      withRetry(
+        failing,
+        policy,
+        options(() => Promise.reject(new AbortError("sleep stopped"))),
+      ),
+    ).resolves.toMatchObject({ ok: false, reason: "cancelled" });
+    const broken = new Error("timer broke");
+    await expect(
+      withRetry(
+        failing,
+        policy,
+        options(() => Promise.reject(broken)),
+      ),
+    ).rejects.toBe(broken);
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
+  });
+
+  it("leaves no listener after a wait that ended normally", async () => {
+    const { signal } = new AbortController();
+    const statuses = [503];
+    const result = await withRetry(
+      async () => {
+        if (statuses.shift() !== undefined) throw http503();
+        return "ok";
+      },
+      policy,
+      { sleep: async () => {}, random: fixed(0), failureOf: providerFailure, signal },
+    );
+    expect(result).toEqual({ ok: true, value: "ok", attempts: 2 });
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
+  });
+
+  it("fingerprints thrown non-errors by their text, and unprintable ones alike", async () => {
+    const retryable = { failureOf: () => ({ source: "provider" as const, status: 503 }) };
+    const run = (values: unknown[]) =>
+      withRetry(
+        async () => {
+          throw values.shift();
+        },
+        policy,
+        { sleep: fakeClock().sleep, random: fixed(0), ...retryable },
+      );
+    // "a" then "b" differ, so the second is retried; "c" twice in a row is the same failure.
+    await expect(run(["a", "b", "c", "c"])).resolves.toMatchObject({
+      reason: "same_failure",
+      attempts: 4,
+    });
+    const unprintable = () => ({
+      toString() {
+        throw new Error("no text");
+      },
+    });
+    await expect(run([unprintable(), unprintable()])).resolves.toMatchObject({
+      reason: "same_failure",
+      attempts: 2,
+    });
+    // An error's name is part of its fingerprint: a TypeError then a RangeError differ.
+    await expect(
+      run([new TypeError("x"), new RangeError("x"), new RangeError("x")]),
+    ).resolves.toMatchObject({ reason: "same_failure", attempts: 3 });
   });
 });

@@ -5,13 +5,8 @@ import type { Provider } from "../src/provider.ts";
 import { createScriptedProvider } from "../src/testing/index.ts";
 import type { ToolInput, ToolSet } from "../src/tools.ts";
 import type { TraceEvent } from "../src/trace.ts";
+import { call } from "./fixtures/actions.ts";
 
-const call = (tool: string, input: Record<string, unknown> = {}, callId?: string) => ({
-  type: "tool_call",
-  tool,
-  input,
-  ...(callId === undefined ? {} : { callId }),
-});
 const finish = { type: "finish", summary: "ok" };
 
 /** Resolves after `ticks` microtasks. */

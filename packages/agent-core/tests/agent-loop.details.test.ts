@@ -18,18 +18,10 @@ import type { TaskBudgets } from "../src/task.ts";
 import { createScriptedProvider } from "../src/testing/index.ts";
 import { blockRun, defineTool, type Tool, type ToolSet, toolError } from "../src/tools.ts";
 import type { TraceEvent } from "../src/trace.ts";
+import { call, replies, say } from "./fixtures/actions.ts";
 import { HttpError, sequence } from "./fixtures/failing-providers.ts";
 
 const finish = { type: "finish", summary: "完成" };
-const say = (content: string) => ({ type: "message", content });
-const call = (tool: string, input: Record<string, unknown> = {}, callId?: string) => ({
-  type: "tool_call",
-  tool,
-  input,
-  ...(callId === undefined ? {} : { callId }),
-});
-const replies = (...actions: unknown[]) =>
-  createScriptedProvider(actions.map((action) => ({ action })));
 const ok: Tool = { execute: () => "ok" };
 
 /** Runs with a trace; returns the result and every event. */

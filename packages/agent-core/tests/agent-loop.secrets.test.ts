@@ -3,6 +3,7 @@ import { type RunOptions, runAgent } from "../src/agent-loop.ts";
 import { createScriptedProvider, type ScriptedTurn } from "../src/testing/index.ts";
 import type { ToolInput, ToolSet } from "../src/tools.ts";
 import type { TraceEvent } from "../src/trace.ts";
+import { call, say } from "./fixtures/actions.ts";
 import { SECRET_CORPUS, secretCore } from "./fixtures/secret-corpus.ts";
 
 const OPENAI = `sk-proj-${"Pr0jKeyAbCdEf".repeat(4)}`;
@@ -11,13 +12,6 @@ const AWS = "AKIAIOSFODNN7EXAMPLE";
 const BEARER = "Bearer abc.def-ghi_jkl-mno";
 
 const finish = (summary: string) => ({ type: "finish", summary });
-const say = (content: string) => ({ type: "message", content });
-const call = (tool: string, input: Record<string, unknown> = {}, callId?: string) => ({
-  type: "tool_call",
-  tool,
-  input,
-  ...(callId === undefined ? {} : { callId }),
-});
 
 /** Every channel a run writes to: the result, each request the provider saw, the trace. */
 async function channels(

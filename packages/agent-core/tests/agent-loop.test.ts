@@ -6,18 +6,9 @@ import type { ModelRequest, Provider } from "../src/provider.ts";
 import { createRedactor } from "../src/redact.ts";
 import { createScriptedProvider } from "../src/testing/index.ts";
 import { defineTool, type ToolSet, toolError } from "../src/tools.ts";
+import { call, replies, say } from "./fixtures/actions.ts";
 
-/** A script of plain replies. */
-const replies = (...actions: unknown[]) =>
-  createScriptedProvider(actions.map((action) => ({ action })));
 const finish = (summary = "完成") => ({ type: "finish", summary });
-const say = (content: string) => ({ type: "message", content });
-const call = (tool: string, input: Record<string, unknown> = {}, callId?: string) => ({
-  type: "tool_call",
-  tool,
-  input,
-  ...(callId === undefined ? {} : { callId }),
-});
 
 const echo: ToolSet = { echo: { execute: (input) => input.text } };
 

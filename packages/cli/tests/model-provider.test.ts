@@ -41,23 +41,24 @@ async function cli(argv: string[], env: Record<string, string | undefined>) {
   return { code, stdout: out.join(""), stderr: err.join("") };
 }
 
+/** `coding-agent run 你好` against the OpenAI-compatible loopback server, as JSON. */
+const openaiRun = (server: FakeModelServer, ...more: string[]) => [
+  "run",
+  "你好",
+  "--provider",
+  "openai",
+  "--model",
+  "m",
+  "--base-url",
+  server.openaiBaseUrl,
+  "--json",
+  ...more,
+];
+
 describe("coding-agent run against a real model API (loopback server)", () => {
   it("completes with --provider openai: echo once, then the model's text as the summary", async () => {
     const server = await serve(ECHO_THEN_TEXT, OPENAI_KEY);
-    const { code, stdout, stderr } = await cli(
-      [
-        "run",
-        "你好",
-        "--provider",
-        "openai",
-        "--model",
-        "m",
-        "--base-url",
-        server.openaiBaseUrl,
-        "--json",
-      ],
-      { OPENAI_API_KEY: OPENAI_KEY },
-    );
+    const { code, stdout, stderr } = await cli(openaiRun(server), { OPENAI_API_KEY: OPENAI_KEY });
     expect(code).toBe(0);
     const result = JSON.parse(stdout);
     expect(result).toMatchObject({ status: "completed", summary: "我说了：你好", toolCalls: 1 });
@@ -143,25 +144,12 @@ describe("coding-agent run against a real model API (loopback server)", () => {
 });
 
 describe("coding-agent run retries a model call that failed retryable", () => {
-  const args = (server: FakeModelServer, ...more: string[]) => [
-    "run",
-    "你好",
-    "--provider",
-    "openai",
-    "--model",
-    "m",
-    "--base-url",
-    server.openaiBaseUrl,
-    "--json",
-    ...more,
-  ];
-
   it("completes after one HTTP 503 (default --max-retries 2)", async () => {
     const server = await serve(
       [{ status: 503, body: { error: { message: "overloaded" } } }, { text: "好了" }],
       OPENAI_KEY,
     );
-    const { code, stdout } = await cli(args(server), { OPENAI_API_KEY: OPENAI_KEY });
+    const { code, stdout } = await cli(openaiRun(server), { OPENAI_API_KEY: OPENAI_KEY });
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ status: "completed", summary: "好了", steps: 1 });
     expect(server.requests).toHaveLength(2);
@@ -172,7 +160,7 @@ describe("coding-agent run retries a model call that failed retryable", () => {
       [{ status: 503, body: { error: { message: "overloaded" } } }, { text: "好了" }],
       OPENAI_KEY,
     );
-    const once = await cli(args(busy, "--max-retries", "0"), { OPENAI_API_KEY: OPENAI_KEY });
+    const once = await cli(openaiRun(busy, "--max-retries", "0"), { OPENAI_API_KEY: OPENAI_KEY });
     expect(once.code).toBe(1);
     expect(JSON.parse(once.stdout)).toMatchObject({ code: "provider_error" });
     expect(busy.requests).toHaveLength(1);
@@ -181,7 +169,7 @@ describe("coding-agent run retries a model call that failed retryable", () => {
       [{ status: 400, body: { error: { message: "bad model" } } }, { text: "好了" }],
       OPENAI_KEY,
     );
-    const refused = await cli(args(bad), { OPENAI_API_KEY: OPENAI_KEY });
+    const refused = await cli(openaiRun(bad), { OPENAI_API_KEY: OPENAI_KEY });
     expect(refused.code).toBe(1);
     expect(bad.requests).toHaveLength(1);
   });

@@ -85,6 +85,7 @@ const streamingReporter = {
 };
 
 const SETUP_FILE = path.join(import.meta.dirname, "runner-setup.js");
+const SHUFFLE_RUNNER = path.join(import.meta.dirname, "runner-shuffle.js");
 const PROGRESS_CHANNEL = `lab-kit-progress-${process.pid}`;
 
 /**
@@ -156,10 +157,14 @@ function projectFor(target) {
       // ended, since the parent kills this whole process.
       pool: "threads",
       setupFiles: [SETUP_FILE],
+      // vitest 4 takes `sequence.shuffle` and its seed from the root config only; this
+      // project's own runner shuffles, so a shuffled target needs no process of its own.
+      ...(target.shuffleSeed === undefined ? {} : { runner: SHUFFLE_RUNNER }),
       provide: {
         labKitLabel: target.label,
         labKitChannel: PROGRESS_CHANNEL,
         labKitSkip: [...target.skip],
+        ...(target.shuffleSeed === undefined ? {} : { labKitShuffleSeed: target.shuffleSeed }),
       },
     },
   };
@@ -179,11 +184,6 @@ async function run(job) {
       projects: job.targets.map(projectFor),
       passWithNoTests: true,
       teardownTimeout: LAB_TEST_TIMEOUT_MS,
-      // vitest 4 reads shuffle and seed from the root config only (an inline project's
-      // `sequence` is ignored), so a shuffled run is a process of its own.
-      ...(job.seed === undefined
-        ? {}
-        : { sequence: { shuffle: { files: true, tests: true }, seed: job.seed } }),
       ...(job.maxWorkers === undefined ? {} : { maxWorkers: job.maxWorkers }),
     },
     // The cache (file durations, so the slowest file, often a timeout gate, starts first)

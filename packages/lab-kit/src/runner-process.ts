@@ -41,7 +41,6 @@ export interface RoundResult {
 
 export interface RoundOptions {
   readonly root: string;
-  readonly seed: number | undefined;
   /** Time a running test may take, beyond its target's own timeout, before it counts as hung. */
   readonly hangGraceMs: number;
   readonly importTimeoutMs: number;
@@ -182,7 +181,6 @@ export async function runRound(
         root: options.root,
         cacheDir: path.join(targets[0]?.packageDir ?? options.root, "node_modules", ".vite"),
         targets,
-        ...(options.seed === undefined ? {} : { seed: options.seed }),
         ...(options.maxWorkers === undefined ? {} : { maxWorkers: options.maxWorkers }),
       };
       child.send(job);

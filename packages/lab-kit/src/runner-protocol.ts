@@ -80,6 +80,8 @@ export interface ChildTarget {
   readonly packageDir: string;
   readonly srcDir: string;
   readonly testTimeoutMs: number;
+  /** Run this target's tests in the order this seed gives (see runner-shuffle.js). */
+  readonly shuffleSeed?: number;
   /** Tests (full names) an earlier round found blocking their worker; skipped this time. */
   readonly skip: readonly string[];
   /** Test files (absolute) an earlier round found stuck while importing; left out this time. */
@@ -92,8 +94,6 @@ export interface RunJob {
   readonly root: string;
   readonly cacheDir: string;
   readonly targets: readonly ChildTarget[];
-  /** Shuffle files and tests with this seed (vitest reads it from the root config only). */
-  readonly seed?: number;
   readonly maxWorkers?: number;
 }
 

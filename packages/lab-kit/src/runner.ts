@@ -43,9 +43,9 @@ const MAX_HUNG = 8;
 /**
  * Runs each lab's shared tests against each target's sources and reports every test's
  * full name, state, modifier and, for a failure, its kind, plus imports the tests may not
- * make. Targets run as inline projects of one vitest process; shuffled targets (vitest
- * takes the seed from the root config only) in one more process per seed, at the same
- * time. Each process runs under a watchdog: a test or a file import that blocks its worker
+ * make. Targets run as inline projects of one vitest process, a shuffled target too (its
+ * project's test runner shuffles with the target's seed: runner-shuffle.js). The process
+ * runs under a watchdog: a test or a file import that blocks its worker
  * is reported (`timeout`, or a load error), the process is killed, and the targets it had
  * not finished run again without that test or file.
  *
@@ -58,19 +58,8 @@ export async function runLabTargets(
 ): Promise<TargetReport[]> {
   const prepared = targets.map(prepareTarget);
   assertUniqueLabels(prepared);
-  const batches = new Map<number | undefined, ChildTarget[]>();
-  targets.forEach((target, index) => {
-    const child = prepared[index];
-    if (child === undefined) return;
-    const batch = batches.get(target.shuffleSeed);
-    if (batch === undefined) batches.set(target.shuffleSeed, [child]);
-    else batch.push(child);
-  });
   const reports = new Map<string, TargetReport>();
-  const results = await Promise.all(
-    [...batches].map(([seed, batch]) => runBatch(batch, seed, options)),
-  );
-  for (const report of results.flat()) reports.set(report.label, report);
+  for (const report of await runBatch(prepared, options)) reports.set(report.label, report);
   return prepared.map(
     (target) => reports.get(target.label) ?? { label: target.label, tests: [], loadErrors: [] },
   );
@@ -88,12 +77,18 @@ function prepareTarget(target: RunTarget): ChildTarget {
       );
     }
   }
+  if (target.shuffleSeed !== undefined && !Number.isSafeInteger(target.shuffleSeed)) {
+    throw new InvalidRunTargetError(
+      `target ${target.label}: shuffleSeed must be an integer: ${target.shuffleSeed}`,
+    );
+  }
   return {
     label: target.label,
     labDir: target.labDir,
     packageDir: target.packageDir,
     srcDir: target.srcDir ?? path.join(target.packageDir, "src"),
     testTimeoutMs: Math.min(target.testTimeoutMs ?? LAB_TEST_TIMEOUT_MS, LAB_TEST_TIMEOUT_MS),
+    ...(target.shuffleSeed === undefined ? {} : { shuffleSeed: target.shuffleSeed }),
     skip: [],
     exclude: [],
   };
@@ -125,7 +120,6 @@ interface TargetHistory {
  */
 async function runBatch(
   initial: readonly ChildTarget[],
-  seed: number | undefined,
   options: RunOptions,
 ): Promise<TargetReport[]> {
   const history = new Map<string, TargetHistory>(
@@ -139,7 +133,6 @@ async function runBatch(
   for (let pending = groups.shift(); pending !== undefined; pending = groups.shift()) {
     const result = await runRound(pending, {
       root: commonAncestor(pending.flatMap((target) => [target.labDir, target.packageDir])),
-      seed,
       hangGraceMs: options.hangGraceMs ?? 3_000,
       importTimeoutMs: options.importTimeoutMs ?? LAB_IMPORT_TIMEOUT_MS,
       idleMs: options.idleMs ?? 30_000,

@@ -53,3 +53,55 @@ it("runs a shuffled target in an order set by its seed: two seeds, two orders", 
     await rm(root, { recursive: true, force: true });
   }
 }, 120_000);
+
+it("shuffles one target and keeps the other in file order within the same run", async () => {
+  const copies = await Promise.all([copyFixture("runner-lab"), copyFixture("runner-lab")]);
+  try {
+    const labs = copies.map((copy) => copy.dir);
+    for (const labDir of labs) {
+      await rm(path.join(labDir, "tests", "lab.test.ts"));
+      await writeFile(path.join(labDir, "tests", "order.test.ts"), ORDER_TEST);
+      await writeFile(path.join(labDir, "tests", "order.log"), "");
+    }
+    const [inOrderLab = "", shuffledLab = ""] = labs;
+    const reports = await runLabTargets([
+      { label: "in-order", labDir: inOrderLab, packageDir: path.join(inOrderLab, "good") },
+      {
+        label: "shuffled",
+        labDir: shuffledLab,
+        packageDir: path.join(shuffledLab, "good"),
+        shuffleSeed: 1,
+      },
+    ]);
+    for (const report of reports) {
+      expect(
+        report.tests.filter((test) => test.state === "passed"),
+        report.label,
+      ).toHaveLength(NAMES.length);
+    }
+    const order = async (labDir: string) =>
+      (await readFile(path.join(labDir, "tests", "order.log"), "utf8"))
+        .split("\n")
+        .filter((line) => line !== "");
+    expect(await order(inOrderLab)).toEqual(NAMES);
+    const shuffled = await order(shuffledLab);
+    expect([...shuffled].sort()).toEqual(NAMES);
+    expect(shuffled).not.toEqual(NAMES);
+  } finally {
+    await Promise.all(copies.map((copy) => rm(copy.root, { recursive: true, force: true })));
+  }
+}, 120_000);
+
+it("rejects a seed that is not an integer before starting anything", async () => {
+  const { root, dir: labDir } = await copyFixture("runner-lab");
+  try {
+    const target = { label: "good", labDir, packageDir: path.join(labDir, "good") };
+    for (const shuffleSeed of [1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(runLabTargets([{ ...target, shuffleSeed }])).rejects.toThrow(
+        /shuffleSeed must be an integer/,
+      );
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});

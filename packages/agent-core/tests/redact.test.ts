@@ -431,42 +431,71 @@ describe("the prefilter", () => {
   });
 });
 
-describe("the remembered secret-looking names", () => {
+describe("how redactorForEnvironment notices a change", () => {
   afterEach(() => {
     vi.restoreAllMocks();
   });
 
-  it("tests each variable name once, and forgets them all after 4,096 names", () => {
-    const test = vi.spyOn(SECRET_ENV_NAME, "test");
-    const probe = "REMEMBERED_PROBE_TOKEN";
-    // A value too short to mask: only the name is looked at, no redactor is compiled.
-    const timesProbeTested = () => {
-      test.mockClear();
-      redactorForEnvironment({ [probe]: "x" });
-      return test.mock.calls.filter(([tested]) => tested === probe).length;
-    };
-    let fresh = 0;
-    const addFreshName = () => {
-      fresh += 1;
-      redactorForEnvironment({ [`PLAIN_VARIABLE_${fresh}`]: "x" });
-    };
+  const masks = (env: Record<string, string | undefined>, text: string) =>
+    redactorForEnvironment(env)(text) !== text;
 
-    timesProbeTested();
-    expect(timesProbeTested(), "a remembered name is not tested again").toBe(0);
-    // Other tests have remembered names too: add fresh names until the probe is forgotten,
-    // which leaves exactly two remembered (the last fresh name, then the probe again).
-    let forgotten = false;
-    for (let index = 0; index <= 4_096 && !forgotten; index += 1) {
-      addFreshName();
-      forgotten = timesProbeTested() === 1;
-    }
-    expect(forgotten, "the names are forgotten within 4,096 new ones").toBe(true);
-    for (let index = 0; index < 4_094; index += 1) addFreshName();
-    expect(timesProbeTested(), "4,096 names are remembered").toBe(0);
-    addFreshName();
-    expect(timesProbeTested(), "the 4,097th name makes it forget").toBe(1);
-    expect(redactorForEnvironment({ [probe]: "probe-value-1" })("probe-value-1")).toBe(
-      "[REDACTED:env]",
+  it("tests no name and builds nothing while the names and secret values stay the same", () => {
+    const env = { UNCHANGED_TOKEN: "value-same-777", HOME: "/home/ann", SHORT_KEY: "123" };
+    const first = redactorForEnvironment(env);
+    const test = vi.spyOn(SECRET_ENV_NAME, "test");
+    // A fresh object with the same names and values: only the comparison runs.
+    expect(redactorForEnvironment({ ...env, HOME: "/home/bob" })).toBe(first);
+    expect(test).not.toHaveBeenCalled();
+    redactorForEnvironment({ ...env, EXTRA: "1" });
+    expect(test, "a new name is tested").toHaveBeenCalled();
+  });
+
+  it("masks a secret value rotated under the same names", () => {
+    redactorForEnvironment({ ROTATED_TOKEN: "value-old-1111", HOME: "/h" });
+    const env = { ROTATED_TOKEN: "value-new-2222", HOME: "/h" };
+    expect(redactorForEnvironment(env)("value-new-2222 value-old-1111")).toBe(
+      "[REDACTED:env] value-old-1111",
     );
+  });
+
+  it("masks a secret-looking variable whose value grew long enough to mask", () => {
+    redactorForEnvironment({ GROWN_TOKEN: "12345", HOME: "/h" });
+    expect(masks({ GROWN_TOKEN: "123456789", HOME: "/h" }, "123456789")).toBe(true);
+    redactorForEnvironment({ UNSET_TOKEN: undefined, HOME: "/h" });
+    expect(masks({ UNSET_TOKEN: "now-set-3333", HOME: "/h" }, "now-set-3333")).toBe(true);
+  });
+
+  it("masks a secret under a new name even when the number of names stays the same", () => {
+    redactorForEnvironment({ PLAIN_NAME: "value-4444-abc", HOME: "/h" });
+    expect(masks({ RENAMED_TOKEN: "value-4444-abc", HOME: "/h" }, "value-4444-abc")).toBe(true);
+    // Renamed as the last name too: every position is compared, not only the first.
+    redactorForEnvironment({ HOME: "/h", PLAIN_NAME: "value-5555-abc" });
+    expect(masks({ HOME: "/h", RENAMED_TOKEN: "value-5555-abc" }, "value-5555-abc")).toBe(true);
+  });
+
+  it("masks a secret added with one more name, and forgets one that was removed", () => {
+    redactorForEnvironment({ HOME: "/h" });
+    expect(masks({ HOME: "/h", ADDED_TOKEN: "value-6666-abc" }, "value-6666-abc")).toBe(true);
+    expect(masks({ HOME: "/h" }, "value-6666-abc")).toBe(false);
+  });
+
+  it("keeps the compiled redactor when only the order of the names or a short value changed", () => {
+    const first = redactorForEnvironment({
+      ORDER_TOKEN: "value-7777-abc",
+      HOME: "/h",
+      PIN_KEY: "1",
+    });
+    expect(
+      redactorForEnvironment({ HOME: "/h", PIN_KEY: "1", ORDER_TOKEN: "value-7777-abc" }),
+    ).toBe(first);
+    expect(
+      redactorForEnvironment({ HOME: "/h", PIN_KEY: "2", ORDER_TOKEN: "value-7777-abc" }),
+    ).toBe(first);
+  });
+
+  it("also reads a non-enumerable name of an object it is given (more masked, never less)", () => {
+    const env = { HOME: "/h" };
+    Object.defineProperty(env, "HIDDEN_TOKEN", { value: "value-8888-abc", enumerable: false });
+    expect(masks(env, "value-8888-abc")).toBe(true);
   });
 });

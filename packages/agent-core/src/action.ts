@@ -74,7 +74,7 @@ function parseCopy(data: unknown): ActionParseResult {
     return { ok: false, reason: `模型回复必须是对象，实际是 ${describe(data)}` };
   }
   const type = (data as { type?: unknown }).type;
-  if (!ACTION_TYPES.some((known) => known === type)) {
+  if (type !== "message" && type !== "tool_call" && type !== "finish") {
     return {
       ok: false,
       reason: `未知的动作类型 ${describe(type)}，可选：${ACTION_TYPES.join("、")}`,
@@ -187,7 +187,7 @@ function copyPlainData(value: unknown, ancestors: object[]): unknown {
   if (isArray) {
     const items: unknown[] = [];
     for (let index = 0; index < value.length; index += 1) {
-      const item = copyPlainData(value[index], ancestors);
+      const item = copyItem(value[index], ancestors);
       if (item === CYCLE) return CYCLE;
       items.push(item);
     }
@@ -195,7 +195,7 @@ function copyPlainData(value: unknown, ancestors: object[]): unknown {
   } else {
     const record: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
-      const item = copyPlainData((value as Record<string, unknown>)[key], ancestors);
+      const item = copyItem((value as Record<string, unknown>)[key], ancestors);
       if (item === CYCLE) return CYCLE;
       // Assigning "__proto__" would set the prototype instead of copying the data.
       // Stryker disable next-line ConditionalExpression: defining every key is equivalent (the descriptor an assignment makes); assignment is the fast path
@@ -214,6 +214,11 @@ function copyPlainData(value: unknown, ancestors: object[]): unknown {
   }
   ancestors.pop();
   return out;
+}
+
+/** A value inside the reply: most are texts and numbers, kept without a call. */
+function copyItem(value: unknown, ancestors: object[]): unknown {
+  return typeof value === "object" && value !== null ? copyPlainData(value, ancestors) : value;
 }
 
 /**
@@ -238,6 +243,61 @@ export function fingerprintAction(action: Action): string {
       throw new TypeError(`unhandled action ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+/**
+ * True exactly when the two validated actions have the same fingerprint
+ * (`fingerprintAction`), compared by value without building either: the same type and
+ * texts, the same tool and input (keys in any order), whatever their call ids. A
+ * property test holds it to the fingerprints.
+ */
+export function sameAction(a: Action, b: Action): boolean {
+  switch (a.type) {
+    case "message":
+      return b.type === "message" && a.content === b.content;
+    case "finish":
+      return b.type === "finish" && a.summary === b.summary;
+    case "tool_call":
+      return (
+        b.type === "tool_call" &&
+        a.tool === b.tool &&
+        a.inputError === b.inputError &&
+        sameJson(a.input, b.input)
+      );
+    // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable, an action has one of the three types
+    default: {
+      const unreachable: never = a;
+      // Stryker disable next-line StringLiteral: unreachable, see the default above
+      throw new TypeError(`unhandled action ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** Equal JSON values, as `canonicalJson` would tell (keys in any order; `-0` is `0`). */
+function sameJson(
+  a: z.core.util.JSONType | undefined,
+  b: z.core.util.JSONType | undefined,
+): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const isArray = Array.isArray(a);
+  if (isArray !== Array.isArray(b)) return false;
+  if (isArray) {
+    const other = b as z.core.util.JSONType[];
+    if (a.length !== other.length) return false;
+    for (let index = 0; index < a.length; index += 1) {
+      if (!sameJson(a[index], other[index])) return false;
+    }
+    return true;
+  }
+  const left = a as Record<string, z.core.util.JSONType>;
+  const right = b as Record<string, z.core.util.JSONType>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  for (const key of keys) {
+    if (!Object.hasOwn(right, key) || !sameJson(left[key], right[key])) return false;
+  }
+  return true;
 }
 
 /** JSON of a JSON value with object keys sorted at every depth. */

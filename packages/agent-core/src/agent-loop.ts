@@ -3,8 +3,14 @@ import { type Action, type MessageAction, parseAction, type ToolCallAction } fro
 import { errorMessage, InvalidTaskError, isAbortError } from "./errors.ts";
 import { classifyFailure, type Failure, type FailureClass } from "./failure.ts";
 import { formatValueIssues } from "./issues.ts";
-import { createLoopGuard, type Limits, type LoopGuard, parseLimits } from "./loop-guard.ts";
-import { createHistory, deepFreeze, type History, type Message } from "./messages.ts";
+import {
+  guardOfRun,
+  type Limits,
+  type LoopGuard,
+  parseLimits,
+  performanceClock,
+} from "./loop-guard.ts";
+import { createRunHistory, deepFreeze, type Message, type RunHistory } from "./messages.ts";
 import {
   createModelRequest,
   type Provider,
@@ -131,7 +137,7 @@ interface Run {
   readonly guard: LoopGuard;
   /** The limits the guard enforces (the caller's, tightened by the task's budgets). */
   readonly limits: Limits;
-  readonly history: History;
+  readonly history: RunHistory;
   readonly tracer: Tracer;
   readonly redact: Redactor;
   /** Cap on an observation, an error text and a reason. */
@@ -165,7 +171,7 @@ export async function runAgent(
     const details = formatValueIssues(parsedTask.issues, "; ");
     throw new InvalidTaskError(`invalid task: ${details}`);
   }
-  const clock = options.clock ?? (() => performance.now());
+  const clock = options.clock ?? performanceClock;
   // Read per run, not per process: a key set or rotated since the last run is masked too.
   const redact = options.redact ?? redactorForEnvironment();
   const callerLimits = parseLimits(limits);
@@ -175,9 +181,9 @@ export async function runAgent(
     task: deepFreeze(redactTask(parsedTask.task, redact)),
     provider,
     tools: isToolRegistry(tools) ? tools : createToolRegistry(tools),
-    guard: createLoopGuard(runLimits, { clock }),
+    guard: guardOfRun(runLimits, clock),
     limits: runLimits,
-    history: createHistory(),
+    history: createRunHistory(),
     tracer: createTracer(options.trace, clock),
     redact,
     maxChars: options.maxObservationChars ?? DEFAULT_MAX_OBSERVATION_CHARS,
@@ -195,7 +201,7 @@ export async function runAgent(
 }
 
 async function loop(run: Run, limits: Limits): Promise<RunResult> {
-  run.history.append({ role: "user", content: renderTask(run.task) });
+  run.history.appendFlat({ role: "user", content: renderTask(run.task) });
   // A frozen copy: a sink keeps what it is given, and must not hold the caller's object.
   run.tracer.emit({ type: "run_started", goal: run.task.goal, limits: Object.freeze(limits) });
 
@@ -216,11 +222,11 @@ async function loop(run: Run, limits: Limits): Promise<RunResult> {
 
     switch (action.type) {
       case "finish":
-        run.history.append({ role: "assistant", type: "finish", summary: action.summary });
+        run.history.appendFlat({ role: "assistant", type: "finish", summary: action.summary });
         return finish(run, "finished", "模型提出完成", action.summary);
       case "message":
         // A message is a new observation for the next round; nothing else happens.
-        run.history.append({ role: "assistant", type: "message", content: action.content });
+        run.history.appendFlat({ role: "assistant", type: "message", content: action.content });
         break;
       case "tool_call": {
         const stop = await callTool(run, action, reply.tool);
@@ -375,7 +381,7 @@ async function actOnReply(
   const calls: { readonly action: RecordedToolCall; readonly name: string }[] = [];
   for (const [index, action] of actions.entries()) {
     if (action.type === "message") {
-      run.history.append({ role: "assistant", type: "message", content: action.content });
+      run.history.appendFlat({ role: "assistant", type: "message", content: action.content });
       continue;
     }
     recordCall(run, action as RecordedToolCall);
@@ -400,7 +406,8 @@ type RecordedToolCall = ToolCallAction & { readonly callId: string };
 /** Writes a tool call into the history; its input is already a private frozen copy. */
 function recordCall(run: Run, action: RecordedToolCall): void {
   const { callId, tool, input } = action;
-  run.history.append({ role: "assistant", type: "tool_call", callId, tool, input });
+  // The input is the frozen copy `redactAction` made.
+  run.history.appendFlat({ role: "assistant", type: "tool_call", callId, tool, input });
 }
 
 /**
@@ -523,7 +530,7 @@ async function callTool(
     redact: run.redact,
     maxChars: run.maxChars,
   });
-  run.history.append({
+  run.history.appendFlat({
     role: "tool",
     callId,
     tool: toolName,
@@ -900,7 +907,11 @@ function redactAction(run: Run, action: Action, defaultCallId: string): Action {
         type: "tool_call",
         tool: identifier(run, action.tool),
         input: deepFreeze(redactJson(run.redact, action.input)) as ToolCallAction["input"],
-        callId: uniqueCallId(run, action.callId ?? defaultCallId),
+        // The default id is the runtime's own text: nothing in it to redact or bound.
+        callId: uniqueCallId(
+          run,
+          action.callId === undefined ? defaultCallId : identifier(run, action.callId),
+        ),
         ...(action.inputError === undefined ? {} : { inputError: clip(run, action.inputError) }),
       };
     // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable, parseAction yields only the three action types
@@ -912,9 +923,8 @@ function redactAction(run: Run, action: Action, defaultCallId: string): Action {
   }
 }
 
-/** The id redacted and bounded, then suffixed until it is unused in this run. */
-function uniqueCallId(run: Run, id: string): string {
-  const base = identifier(run, id);
+/** The id (redacted and bounded) suffixed until it is unused in this run. */
+function uniqueCallId(run: Run, base: string): string {
   let callId = base;
   for (let n = 2; run.callIds.has(callId); n += 1) callId = `${base}_${n}`;
   run.callIds.add(callId);
@@ -930,14 +940,39 @@ function clip(run: Run, text: string): string {
   return truncateMiddle(run.redact(text), run.maxChars).text;
 }
 
-/** A copy of JSON data with every string and key redacted; `__proto__` stays a data key. */
+/**
+ * JSON data with every string and key redacted. The data is the private copy
+ * `parseAction` made of the reply, so a part in which nothing is masked (almost every
+ * part) is kept as it is instead of being copied again; a part with a secret is copied.
+ */
 function redactJson(redact: Redactor, value: unknown): unknown {
   if (typeof value === "string") return redact(value);
   if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => redactJson(redact, item));
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
+      const redacted = redactJson(redact, item);
+      if (redacted === item) continue;
+      out ??= value.slice();
+      out[index] = redacted;
+    }
+    return out ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    if (redact(key) !== key || redactJson(redact, item) !== item)
+      return redactRecord(redact, record);
+  }
+  return record;
+}
+
+/** A copy of a record with every key and value redacted; `__proto__` stays a data key. */
+function redactRecord(redact: Redactor, record: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const item = redactJson(redact, (value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(record)) {
+    const item = redactJson(redact, record[key]);
     // Assigning "__proto__" would set the prototype instead of copying the data.
     if (key === "__proto__") {
       Object.defineProperty(out, key, {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Action, fingerprintAction } from "./action.ts";
+import { type Action, fingerprintAction, sameAction } from "./action.ts";
 import { InvalidLimitsError } from "./errors.ts";
 import { formatValueIssues, toValueIssues } from "./issues.ts";
 import type { TokenUsage } from "./provider.ts";
@@ -107,15 +107,72 @@ const CONTINUE: GuardVerdict = Object.freeze({ stop: false });
 
 /** Validates limits, throwing `InvalidLimitsError` (a configuration mistake) if they are wrong. */
 export function parseLimits(limits: unknown): Limits {
+  const plain = plainLimits(limits);
+  if (plain !== undefined) return plain;
   const parsed = LimitsSchema.safeParse(limits);
   if (parsed.success) return parsed.data;
   const details = formatValueIssues(toValueIssues(parsed.error.issues), "; ");
   throw new InvalidLimitsError(`invalid limits: ${details}`, { cause: parsed.error });
 }
 
+/**
+ * The smallest value of each limit, in the schema's order (the order of a parsed copy's
+ * keys). A test holds it to `LimitsSchema`.
+ */
+export const LIMIT_MINIMUMS: readonly (readonly [keyof Limits, number])[] = [
+  ["maxSteps", 0],
+  ["maxToolCalls", 0],
+  ["maxTokens", 0],
+  ["maxDurationMs", 0],
+  ["modelTimeoutMs", 1],
+  ["toolTimeoutMs", 1],
+  ["maxRepeatedActions", 1],
+  ["maxToolErrors", 1],
+];
+
+/**
+ * A copy of limits that `LimitsSchema` plainly accepts (a plain object of safe integers at
+ * or above their minimums, `maxSteps` set, no other key), checked directly: a run starts
+ * with this, and the schema costs more than the rest of the check. Anything else
+ * (`undefined` for an optional limit, an unknown key, another prototype) is undefined,
+ * and the schema decides and gives the reasons.
+ */
+function plainLimits(value: unknown): Limits | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+  const record = value as Record<string, unknown>;
+  const copy: Record<string, number> = {};
+  let found = 0;
+  for (const [key, minimum] of LIMIT_MINIMUMS) {
+    const item = record[key];
+    if (item === undefined && key !== "maxSteps") continue;
+    if (!Number.isSafeInteger(item) || (item as number) < minimum) return undefined;
+    copy[key] = item as number;
+    found += 1;
+  }
+  return Object.keys(record).length === found ? (copy as Limits) : undefined;
+}
+
 /** Creates a guard for one run; the duration clock starts now. */
 export function createLoopGuard(limits: Limits, options: LoopGuardOptions = {}): LoopGuard {
-  return new Guard(parseLimits(limits), options.clock ?? (() => performance.now()));
+  return new Guard(parseLimits(limits), options.clock ?? performanceClock, false);
+}
+
+/**
+ * The guard of a run, for `runAgent`: its limits are already parsed (a run parses them
+ * once, not twice), and the actions it records are the run's own, never changed once
+ * recorded (their inputs are frozen), so it compares each with the last by value
+ * (`sameAction`) instead of building a fingerprint per step. A guard made by
+ * `createLoopGuard` may be given actions their caller changes later: it keeps a
+ * fingerprint.
+ */
+export function guardOfRun(limits: Limits, clock: () => number): LoopGuard {
+  return new Guard(limits, clock, true);
+}
+
+/** The default clock: milliseconds from `performance.now`. */
+export function performanceClock(): number {
+  return performance.now();
 }
 
 const stop = (code: BudgetCode, reason: string): GuardVerdict => ({ stop: true, code, reason });
@@ -134,12 +191,16 @@ class Guard implements LoopGuard {
   #toolErrors = 0;
   #inputTokens = 0;
   #outputTokens = 0;
+  /** Compare the recorded actions themselves (see `guardOfRun`), or their fingerprints. */
+  readonly #byValue: boolean;
+  #last: Action | readonly Action[] | undefined = undefined;
   #lastFingerprint: string | undefined = undefined;
   #repeats = 0;
 
-  constructor(limits: Limits, clock: () => number) {
+  constructor(limits: Limits, clock: () => number, byValue: boolean) {
     this.#limits = limits;
     this.#clock = clock;
+    this.#byValue = byValue;
     this.#startedAt = clock();
     this.#maxToolErrors = limits.maxToolErrors ?? DEFAULT_MAX_TOOL_ERRORS;
   }
@@ -171,12 +232,7 @@ class Guard implements LoopGuard {
     const maxRepeated = this.#limits.maxRepeatedActions;
     // Stryker disable next-line ConditionalExpression: equivalent, `repeats > undefined` is false; the early return only skips the fingerprint.
     if (maxRepeated === undefined) return CONTINUE;
-    const fingerprint = isActionList(action)
-      ? // Stryker disable next-line StringLiteral: equivalent, each fingerprint is a JSON object, so the list is unambiguous without a separator.
-        `[${action.map(fingerprintAction).join(",")}]`
-      : fingerprintAction(action);
-    this.#repeats = fingerprint === this.#lastFingerprint ? this.#repeats + 1 : 1;
-    this.#lastFingerprint = fingerprint;
+    this.#repeats = this.#isRepeat(action) ? this.#repeats + 1 : 1;
     if (this.#repeats > maxRepeated) {
       const what = isActionList(action)
         ? `同一组 ${action.length} 个动作`
@@ -235,6 +291,22 @@ class Guard implements LoopGuard {
     };
   }
 
+  /** True if `action` is the same as the last one recorded; remembers it for the next. */
+  #isRepeat(action: Action | readonly Action[]): boolean {
+    if (this.#byValue) {
+      const last = this.#last;
+      this.#last = action;
+      return last !== undefined && sameActions(action, last);
+    }
+    const fingerprint = isActionList(action)
+      ? // Stryker disable next-line StringLiteral: equivalent, each fingerprint is a JSON object, so the list is unambiguous without a separator.
+        `[${action.map(fingerprintAction).join(",")}]`
+      : fingerprintAction(action);
+    const last = this.#lastFingerprint;
+    this.#lastFingerprint = fingerprint;
+    return fingerprint === last;
+  }
+
   #checkDuration(): GuardVerdict {
     const max = this.#limits.maxDurationMs;
     if (max === undefined) return CONTINUE;
@@ -246,4 +318,16 @@ class Guard implements LoopGuard {
 
 function isActionList(action: Action | readonly Action[]): action is readonly Action[] {
   return Array.isArray(action);
+}
+
+/** `sameAction` for a recorded reply: one action, or a list compared item by item. */
+function sameActions(a: Action | readonly Action[], b: Action | readonly Action[]): boolean {
+  if (!isActionList(a) || !isActionList(b)) {
+    return !isActionList(a) && !isActionList(b) && sameAction(a, b);
+  }
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index += 1) {
+    if (!sameAction(a[index] as Action, b[index] as Action)) return false;
+  }
+  return true;
 }

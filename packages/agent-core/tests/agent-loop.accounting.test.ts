@@ -132,3 +132,68 @@ describe("runAgent never loses a __proto__ input key", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe("runAgent records a tool input with every secret in it masked, and its shape kept", () => {
+  const KEY = `sk-proj-${"Pr0jKeyAbCdEf".repeat(4)}`;
+
+  /** The input the history records and the input the tool got, for one tool call. */
+  async function recordedInput(json: string): Promise<{ recorded: unknown; seen: unknown }> {
+    const action = JSON.parse(`{"type":"tool_call","tool":"t","input":${json}}`);
+    let seen: unknown;
+    const tools: ToolSet = {
+      t: {
+        execute: (input) => {
+          seen = input;
+          return "ok";
+        },
+      },
+    };
+    const result = await runAgent(
+      "任务",
+      createScriptedProvider([{ action }, { action: finish }]),
+      tools,
+      { maxSteps: 5 },
+    );
+    const message = result.messages[1];
+    const recorded =
+      message?.role === "assistant" && message.type === "tool_call" ? message.input : undefined;
+    return { recorded, seen };
+  }
+
+  it.each([
+    [
+      "in an array",
+      `{"list":["a","${KEY}",3,null]}`,
+      '{"list":["a","[REDACTED:openai-key]",3,null]}',
+    ],
+    [
+      "in a nested array",
+      `{"rows":[["x"],["${KEY}"]]}`,
+      '{"rows":[["x"],["[REDACTED:openai-key]"]]}',
+    ],
+    ["in a key", `{"${KEY}":1,"b":2}`, '{"[REDACTED:openai-key]":1,"b":2}'],
+    [
+      "in a nested object",
+      `{"a":{"b":"${KEY}"},"c":true}`,
+      '{"a":{"b":"[REDACTED:openai-key]"},"c":true}',
+    ],
+    [
+      "next to a __proto__ key",
+      `{"__proto__":{"p":1},"k":"${KEY}"}`,
+      '{"__proto__":{"p":1},"k":"[REDACTED:openai-key]"}',
+    ],
+    ["nowhere", '{"a":[1,{"b":null}],"c":"d"}', '{"a":[1,{"b":null}],"c":"d"}'],
+  ])("%s", async (_, json, expected) => {
+    const { recorded, seen } = await recordedInput(json);
+    expect(JSON.stringify(recorded)).toBe(expected);
+    // The tool gets exactly what the history records: the same frozen object.
+    expect(seen).toBe(recorded);
+    expect(Object.isFrozen(recorded)).toBe(true);
+    expect(Object.getPrototypeOf(recorded)).toBe(Object.prototype);
+  });
+
+  it("keeps an array an array when it masks inside it", async () => {
+    const { recorded } = await recordedInput(`{"list":["${KEY}"]}`);
+    expect(Array.isArray((recorded as { list: unknown }).list)).toBe(true);
+  });
+});

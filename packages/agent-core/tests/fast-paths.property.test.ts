@@ -6,8 +6,14 @@
  * the slow path's answer.
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { type Action, fingerprintAction, sameAction } from "../src/action.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  type Action,
+  ActionSchema,
+  fingerprintAction,
+  parseAction,
+  sameAction,
+} from "../src/action.ts";
 import { runAgent } from "../src/agent-loop.ts";
 import {
   createLoopGuard,
@@ -301,6 +307,25 @@ describe("sameAction", () => {
     expect(same, "not vacuous: many pairs are the same action").toBeGreaterThan(1_000);
   });
 
+  it("agrees with the fingerprints on inputs that differ in one small value (5,000 pairs)", () => {
+    const small = fc.constantFrom<unknown>(1, 2, 0, -0, null, "a", "1", true, {}, [], [1], [1, 2], {
+      x: 1,
+    });
+    const tiny: fc.Arbitrary<Action> = fc
+      .dictionary(fc.constantFrom("x", "y"), small, { maxKeys: 2 })
+      .map((input) => ({ type: "tool_call", tool: "t", input }) as Action);
+    let same = 0;
+    fc.assert(
+      fc.property(tiny, tiny, (a, b) => {
+        const expected = fingerprintAction(a) === fingerprintAction(b);
+        if (expected) same += 1;
+        expect(sameAction(a, b)).toBe(expected);
+      }),
+      { numRuns: 5_000 },
+    );
+    expect(same, "not vacuous: many pairs are the same action").toBeGreaterThan(100);
+  });
+
   it("tells an array from an object with index keys, and a missing key from another", () => {
     const call = (value: Record<string, never>) =>
       ({ type: "tool_call", tool: "t", input: value }) as unknown as Action;
@@ -418,5 +443,154 @@ describe("a run's history", () => {
     expect(recorded.input).toEqual(reply.input);
     expect(recorded.input).not.toBe(reply.input);
     expect(Object.isFrozen(reply.input)).toBe(false);
+  });
+});
+
+describe("which values take the direct path, and which the schema's", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** Whether `parse(value)` asked the schema. */
+  function askedSchema(schema: { safeParse: unknown }, parse: () => unknown): boolean {
+    const spy = vi.spyOn(schema as { safeParse: (value: unknown) => unknown }, "safeParse");
+    try {
+      parse();
+    } catch {
+      // A rejected value throws (parseLimits): what matters here is the path it took.
+    }
+    const asked = spy.mock.calls.length > 0;
+    spy.mockRestore();
+    return asked;
+  }
+
+  class Plain {
+    goal = "g";
+  }
+
+  it.each<[string, unknown]>([
+    ["a goal", { goal: " g " }],
+    ["a goal and a workspace", { goal: "g", workspace: " repo " }],
+    ["a goal and constraints", { goal: "g", constraints: [" a ", "b"] }],
+    ["a goal and no constraints", { goal: "g", constraints: [] }],
+    ["all three", { goal: "g", workspace: "w", constraints: ["a"] }],
+  ])("parseTask takes %s without the schema", (_, task) => {
+    expect(askedSchema(TaskSchema, () => parseTask(task))).toBe(false);
+  });
+
+  it.each<[string, unknown]>([
+    ["budgets", { goal: "g", budgets: { maxSteps: 1 } }],
+    ["an extra key", { goal: "g", extra: 1 }],
+    ["an undefined workspace", { goal: "g", workspace: undefined }],
+    ["an undefined goal", { goal: undefined }],
+    ["a blank goal", { goal: "  " }],
+    ["a goal that is a number", { goal: 1 }],
+    ["a blank workspace", { goal: "g", workspace: " " }],
+    ["a workspace that is a number", { goal: "g", workspace: 1 }],
+    ["constraints that are not an array", { goal: "g", constraints: "a" }],
+    ["a constraint that is a number", { goal: "g", constraints: ["a", 1] }],
+    ["a blank constraint", { goal: "g", constraints: ["a", " "] }],
+    ["a class instance", new Plain()],
+    ["an object without a prototype", Object.assign(Object.create(null), { goal: "g" })],
+    ["null", null],
+    ["a text", "g"],
+  ])("parseTask leaves %s to the schema", (_, task) => {
+    expect(askedSchema(TaskSchema, () => parseTask(task))).toBe(true);
+  });
+
+  it.each<[string, unknown]>([
+    ["maxSteps alone", { maxSteps: 0 }],
+    ["every limit at its minimum", Object.fromEntries(LIMIT_MINIMUMS)],
+    ["the bench's limits", { maxSteps: 10, maxRepeatedActions: 2, maxToolCalls: 10 }],
+  ])("parseLimits takes %s without the schema", (_, limits) => {
+    expect(askedSchema(LimitsSchema, () => parseLimits(limits))).toBe(false);
+  });
+
+  it.each<[string, unknown]>([
+    ["no maxSteps", { maxTokens: 1 }],
+    ["an undefined optional limit", { maxSteps: 1, maxTokens: undefined }],
+    ["an unknown key", { maxSteps: 1, maxStep: 2 }],
+    ["a limit below its minimum", { maxSteps: 1, toolTimeoutMs: 0 }],
+    ["a fraction", { maxSteps: 1.5 }],
+    ["a number past the safe integers", { maxSteps: 2 ** 53 }],
+    ["a text", { maxSteps: "1" }],
+    ["a class instance", Object.assign(new Plain(), { maxSteps: 1 })],
+    ["an object without a prototype", Object.assign(Object.create(null), { maxSteps: 1 })],
+    ["null", null],
+    ["a number", 5],
+  ])("parseLimits leaves %s to the schema", (_, limits) => {
+    expect(askedSchema(LimitsSchema, () => parseLimits(limits))).toBe(true);
+  });
+
+  const finish = { type: "finish", summary: "x" };
+
+  it.each<[string, unknown]>([
+    ["an action", { action: finish }],
+    ["an action and another key", { action: finish, note: 1 }],
+    ["an action and zero usage", { action: finish, usage: { inputTokens: 0, outputTokens: 0 } }],
+    ["a class instance", Object.assign(new Plain(), { action: finish })],
+  ])("parseModelResponse takes %s without the schema", (_, response) => {
+    expect(askedSchema(ModelResponseSchema, () => parseModelResponse(response))).toBe(false);
+  });
+
+  it.each<[string, unknown]>([
+    ["actions", { actions: [finish] }],
+    ["both action and actions", { action: finish, actions: [finish] }],
+    ["no action", {}],
+    ["an array", [finish]],
+    ["null", null],
+    ["a text", "finish"],
+    ["usage that is null", { action: finish, usage: null }],
+    ["usage that is a number", { action: finish, usage: 1 }],
+    ["usage of a class", { action: finish, usage: Object.assign(new Plain(), { inputTokens: 1 }) }],
+    ["usage with a fraction", { action: finish, usage: { inputTokens: 1.5, outputTokens: 0 } }],
+    ["usage below zero", { action: finish, usage: { inputTokens: 0, outputTokens: -1 } }],
+    [
+      "usage with an extra key",
+      { action: finish, usage: { inputTokens: 1, outputTokens: 1, total: 2 } },
+    ],
+    ["usage missing a count", { action: finish, usage: { inputTokens: 1 } }],
+  ])("parseModelResponse leaves %s to the schema", (_, response) => {
+    expect(askedSchema(ModelResponseSchema, () => parseModelResponse(response))).toBe(true);
+  });
+
+  it.each<[string, unknown]>([
+    ["a message", { type: "message", content: "x" }],
+    ["a finish", finish],
+    ["a tool call", { type: "tool_call", tool: "echo", input: { text: "m1", n: [1, null] } }],
+    [
+      "a tool call with every field",
+      { type: "tool_call", tool: "t", input: {}, callId: "c", inputError: "e" },
+    ],
+  ])("parseAction takes %s without the schema", (_, reply) => {
+    expect(askedSchema(ActionSchema, () => parseAction(reply))).toBe(false);
+  });
+
+  it.each<[string, unknown]>([
+    ["an empty inputError", { type: "tool_call", tool: "t", input: {}, inputError: "" }],
+    ["an unknown key", { type: "tool_call", tool: "t", input: {}, extra: 1 }],
+  ])("parseAction leaves %s to the schema", (_, reply) => {
+    expect(askedSchema(ActionSchema, () => parseAction(reply))).toBe(true);
+  });
+});
+
+describe("a guard's memory of the last action", () => {
+  const call = (x: number) => ({ type: "tool_call" as const, tool: "t", input: { x } });
+
+  it("is a fingerprint for createLoopGuard: changing a recorded action later changes nothing", () => {
+    const guard = createLoopGuard({ maxSteps: 10, maxRepeatedActions: 1 });
+    const first = call(1);
+    guard.recordAction(first);
+    first.input.x = 2;
+    expect(guard.recordAction(call(2)).stop).toBe(false);
+    expect(guard.recordAction(call(2)).stop).toBe(true);
+  });
+
+  it("is the action itself for a run's guard, whose actions are frozen once recorded", () => {
+    const guard = guardOfRun({ maxSteps: 10, maxRepeatedActions: 1 }, () => 0);
+    const first = call(1);
+    guard.recordAction(first);
+    first.input.x = 2;
+    expect(guard.recordAction(call(2)).stop).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { runAgent } from "../src/agent-loop.ts";
 import type { Limits } from "../src/loop-guard.ts";
 import type { Provider } from "../src/provider.ts";
 import { createScriptedProvider } from "../src/testing/index.ts";
-import type { ToolInput, ToolSet } from "../src/tools.ts";
+import type { ToolSet } from "../src/tools.ts";
 import type { TraceEvent } from "../src/trace.ts";
 import { call } from "./fixtures/actions.ts";
 
@@ -101,64 +101,46 @@ describe("runAgent hands trace sinks a frozen copy of the limits", () => {
   });
 });
 
+/** The input the history records and the input the tool got, for one tool call. */
+async function recordedInput(json: string): Promise<{ recorded: unknown; seen: unknown }> {
+  const action = JSON.parse(`{"type":"tool_call","tool":"t","input":${json}}`);
+  let seen: unknown;
+  const tools: ToolSet = {
+    t: {
+      execute: (input) => {
+        seen = input;
+        return "ok";
+      },
+    },
+  };
+  const result = await runAgent(
+    "任务",
+    createScriptedProvider([{ action }, { action: finish }]),
+    tools,
+    { maxSteps: 5 },
+  );
+  expect(result.status).toBe("completed");
+  const message = result.messages[1];
+  const recorded =
+    message?.role === "assistant" && message.type === "tool_call" ? message.input : undefined;
+  return { recorded, seen };
+}
+
 describe("runAgent never loses a __proto__ input key", () => {
   it("keeps a __proto__ key parsed from JSON as data, for the tool and in the history", async () => {
-    const action = JSON.parse(
-      '{"type":"tool_call","tool":"t","input":{"__proto__":{"polluted":true},"n":{"__proto__":1}}}',
-    );
-    const seen: ToolInput[] = [];
-    const tools: ToolSet = {
-      t: {
-        execute: (input) => {
-          seen.push(input);
-          return "ok";
-        },
-      },
-    };
-    const result = await runAgent(
-      "任务",
-      createScriptedProvider([{ action }, { action: finish }]),
-      tools,
-      { maxSteps: 5 },
-    );
-    expect(result.status).toBe("completed");
-    const input = seen[0] as Record<string, unknown>;
+    const json = '{"__proto__":{"polluted":true},"n":{"__proto__":1}}';
+    const { recorded, seen } = await recordedInput(json);
+    const input = seen as Record<string, unknown>;
     expect(Object.hasOwn(input, "__proto__")).toBe(true);
     expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
-    expect(JSON.stringify(input)).toBe('{"__proto__":{"polluted":true},"n":{"__proto__":1}}');
-    const recorded = result.messages[1];
-    expect(recorded?.role === "assistant" && recorded.type === "tool_call").toBe(true);
-    expect(JSON.stringify(recorded)).toContain('"__proto__":{"polluted":true}');
+    expect(JSON.stringify(input)).toBe(json);
+    expect(JSON.stringify(recorded)).toBe(json);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
 
 describe("runAgent records a tool input with every secret in it masked, and its shape kept", () => {
   const KEY = `sk-proj-${"Pr0jKeyAbCdEf".repeat(4)}`;
-
-  /** The input the history records and the input the tool got, for one tool call. */
-  async function recordedInput(json: string): Promise<{ recorded: unknown; seen: unknown }> {
-    const action = JSON.parse(`{"type":"tool_call","tool":"t","input":${json}}`);
-    let seen: unknown;
-    const tools: ToolSet = {
-      t: {
-        execute: (input) => {
-          seen = input;
-          return "ok";
-        },
-      },
-    };
-    const result = await runAgent(
-      "任务",
-      createScriptedProvider([{ action }, { action: finish }]),
-      tools,
-      { maxSteps: 5 },
-    );
-    const message = result.messages[1];
-    const recorded =
-      message?.role === "assistant" && message.type === "tool_call" ? message.input : undefined;
-    return { recorded, seen };
-  }
 
   it.each([
     [

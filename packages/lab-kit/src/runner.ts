@@ -58,6 +58,8 @@ export async function runLabTargets(
 ): Promise<TargetReport[]> {
   const prepared = targets.map(prepareTarget);
   assertUniqueLabels(prepared);
+  // Nothing to run (every verdict came from the cache): no vitest process to start.
+  if (prepared.length === 0) return [];
   const reports = new Map<string, TargetReport>();
   for (const report of await runBatch(prepared, options)) reports.set(report.label, report);
   return prepared.map(

@@ -4,6 +4,7 @@ export declare const LAB_ALIAS: "@lab";
 export declare const LAB_TEST_TIMEOUT_MS: number;
 /** Extra time past the test timeout after which a learner's run ends a blocking test. */
 export declare const LAB_HANG_GRACE_MS: number;
+export declare const LAB_HANG_SILENCE_MS: number;
 /** The failure a learner sees for a test that blocked its worker (超时（同步死循环？）). */
 export declare const LAB_HANG_MESSAGE: string;
 /** How long a test file may take to load before it counts as blocked at its top level. */

@@ -23,6 +23,15 @@ export const LAB_TEST_TIMEOUT_MS = 2_000;
 export const LAB_HANG_GRACE_MS = 250;
 
 /**
+ * How long a running test's worker must have written no beat (lab-test-setup.js writes
+ * one every 100 ms while a test runs) before the test past its deadline counts as
+ * blocking. A test that only waits keeps beating, so a busy machine that delays vitest's
+ * own timeout never turns it into a reported endless loop; a synchronous loop beats
+ * never after its start, so it is caught as soon as its deadline passes.
+ */
+export const LAB_HANG_SILENCE_MS = 1_000;
+
+/**
  * How long a test file may take to load (its imports evaluated, its tests collected)
  * before it counts as blocked by a synchronous loop at a module's top level. Loading is
  * far slower than a test on a busy machine (vite transforms every file on first use).

@@ -6,10 +6,16 @@
 // The verifier's runner-setup.js does the same for verify:lesson, where a blocking test is
 // skipped and reported by the runner instead of failing inside vitest's own output.
 import { appendFileSync, readFileSync } from "node:fs";
+// From node:timers, not the globals: a learner's test may install vitest's fake timers.
+import { clearInterval, setInterval } from "node:timers";
 import { afterEach, beforeEach, inject } from "vitest";
 import { LAB_HANG_MESSAGE } from "./lab-test-settings.js";
 
 const progressFile = inject("labTestProgressFile");
+/** While a test runs, its worker writes a beat this often: a blocked worker writes none. */
+const BEAT_MS = 100;
+/** @type {ReturnType<typeof setInterval> | undefined} */
+let beating;
 const hungFile = inject("labTestHungFile");
 
 /** @param {{ task: { name: string, fullTestName?: string, timeout?: number, file?: { filepath: string } } }} context */
@@ -38,15 +44,25 @@ beforeEach((context) => {
     error.stack = `Error: ${LAB_HANG_MESSAGE}`;
     throw error;
   }
-  if (progressFile)
+  if (progressFile) {
     appendFileSync(
       progressFile,
       // The test's own timeout: a test given a longer one may run that long without blocking.
       `${JSON.stringify({ event: "start", key, at: Date.now(), timeout: context.task.timeout })}\n`,
     );
+    // A test that only waits (a promise that never settles) keeps its worker's event loop
+    // turning, so the beats go on and vitest's own timeout reports it; a synchronous loop
+    // stops them at once. The supervisor tells the two apart by the beats, not the clock.
+    clearInterval(beating);
+    beating = setInterval(() => {
+      appendFileSync(progressFile, `${JSON.stringify({ event: "beat", key, at: Date.now() })}\n`);
+    }, BEAT_MS);
+  }
 });
 
 afterEach((context) => {
+  clearInterval(beating);
+  beating = undefined;
   if (progressFile) {
     appendFileSync(
       progressFile,

@@ -17,6 +17,7 @@ import path from "node:path";
 import {
   IMPORT_HANG_MESSAGE,
   LAB_HANG_GRACE_MS,
+  LAB_HANG_SILENCE_MS,
   LAB_IMPORT_TIMEOUT_MS,
   LAB_TEST_TIMEOUT_MS,
 } from "./lab-test-settings.js";
@@ -124,7 +125,7 @@ function runChild(job, deadlines, onRunEnd) {
       execArgv: [],
     });
     const progress = openSync(job.progressFile, "r");
-    /** @type {Map<string, number>} running tests and when they count as blocking */
+    /** @type {Map<string, { blockedAt: number, beat: number }>} running tests: when they count as blocking, if silent, and their last beat */
     const running = new Map();
     /** @type {Map<string, number>} files loading and when they were queued */
     const loading = new Map();
@@ -177,12 +178,23 @@ function runChild(job, deadlines, onRunEnd) {
           JSON.parse(line)
         );
         const timeout = Math.max(entry.timeout ?? 0, LAB_TEST_TIMEOUT_MS);
-        if (entry.event === "start") running.set(entry.key, entry.at + timeout + deadlines.grace);
-        else running.delete(entry.key);
+        if (entry.event === "start") {
+          running.set(entry.key, {
+            blockedAt: entry.at + timeout + deadlines.grace,
+            beat: entry.at,
+          });
+        } else if (entry.event === "beat") {
+          const test = running.get(entry.key);
+          if (test !== undefined) test.beat = entry.at;
+        } else running.delete(entry.key);
       }
       const now = Date.now();
-      for (const [key, blockedAt] of running) {
-        if (now >= blockedAt) return end({ kind: "hung", key });
+      for (const [key, test] of running) {
+        // Past its timeout and silent: blocked. Still beating: only waiting; vitest's own
+        // timeout ends it, however late a busy machine lets that happen.
+        if (now >= test.blockedAt && now - test.beat >= LAB_HANG_SILENCE_MS) {
+          return end({ kind: "hung", key });
+        }
       }
       for (const [file, queuedAt] of loading) {
         if (now - queuedAt >= deadlines.load) return end({ kind: "load-hung", file });

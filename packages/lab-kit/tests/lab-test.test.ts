@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { Writable } from "node:stream";
 import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runLabTests } from "../src/lab-test.js";
 import { IMPORT_HANG_MESSAGE, LAB_HANG_MESSAGE } from "../src/lab-test-settings.js";
 import { copyFixture } from "./fixture-repo.ts";
 
@@ -109,6 +111,23 @@ describe("lab-test, a lab's own test run", () => {
     expect(run.stderr).not.toContain("同步死循环");
     expect(run.output).toMatch(/Tests {2}1 failed \| 4 passed \(5\)/);
     expect(run.code).toBe(1);
+  }, 180_000);
+
+  it("does not take a waiting test for a blocked one even past its deadline, while its worker beats", async () => {
+    const dir = await labPackage("waiting-early", { settle: NEVER });
+    let notices = "";
+    const stderr = new Writable({
+      write(chunk, _encoding, done) {
+        notices += String(chunk);
+        done();
+      },
+    });
+    // A deadline 1.5 s before vitest's own 2 s timeout, as a busy machine that delays the
+    // timeout's report would make it: without the beats the watchdog would end the run at
+    // 0.5 s and report the wait as an endless loop.
+    const code = await runLabTests(dir, [], { hangGraceMs: -1_500, stderr });
+    expect(notices).not.toContain("同步死循环");
+    expect(code).toBe(1);
   }, 180_000);
 
   it("leaves a test that has its own longer timeout running past the default, without taking it for a blocked one", async () => {

@@ -1,13 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.ts";
 import { EXIT_USAGE, exitCodeFor } from "../src/exit-codes.ts";
-
-const BIN = fileURLToPath(new URL("../bin/coding-agent-dev.js", import.meta.url));
+import { spawnBin } from "./support/spawn-bin.ts";
 
 async function cli(argv: string[], signal = new AbortController().signal) {
   const out: string[] = [];
@@ -272,28 +269,6 @@ describe("exitCodeFor", () => {
     expect(exitCodeFor(status)).toBe(code);
   });
 });
-
-/** Spawns the real bin; resolves with its exit code and output. */
-function spawnBin(args: string[], options: { interruptWhenStarted?: boolean } = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    let interrupted = false;
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      if (options.interruptWhenStarted && !interrupted && stderr.includes("开始运行")) {
-        interrupted = true;
-        child.kill("SIGINT");
-      }
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 // Each case starts node and compiles the sources with tsx: over 20 s on a busy machine. The
 // timeout only turns a hang into a failure. A Ctrl-C that does not cancel fails by its

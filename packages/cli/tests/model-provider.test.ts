@@ -1,5 +1,3 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import {
   type FakeModelServer,
   type FakeTurn,
@@ -7,8 +5,8 @@ import {
 } from "@coding-agent/providers/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.ts";
+import { spawnBin } from "./support/spawn-bin.ts";
 
-const BIN = fileURLToPath(new URL("../bin/coding-agent-dev.js", import.meta.url));
 const OPENAI_KEY = `sk-proj-${"CliTest0".repeat(4)}`;
 const ANTHROPIC_KEY = `sk-ant-api03-${"CliTest0".repeat(4)}`;
 
@@ -237,36 +235,8 @@ describe("the coding-agent bin against an OpenAI-compatible loopback server", {
 }, () => {
   it("completes from the command line with the key only in the environment", async () => {
     const server = await serve(ECHO_THEN_TEXT, OPENAI_KEY);
-    const args = [
-      "run",
-      "你好",
-      "--provider",
-      "openai",
-      "--model",
-      "m",
-      "--base-url",
-      server.openaiBaseUrl,
-      "--json",
-    ];
-    const { code, stdout, stderr } = await new Promise<{
-      code: number | null;
-      stdout: string;
-      stderr: string;
-    }>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args], {
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, OPENAI_API_KEY: OPENAI_KEY },
-      });
-      let out = "";
-      let err = "";
-      child.stdout.on("data", (chunk) => {
-        out += chunk;
-      });
-      child.stderr.on("data", (chunk) => {
-        err += chunk;
-      });
-      child.on("error", reject);
-      child.on("close", (exit) => resolve({ code: exit, stdout: out, stderr: err }));
+    const { code, stdout, stderr } = await spawnBin(openaiRun(server), {
+      env: { ...process.env, OPENAI_API_KEY: OPENAI_KEY },
     });
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ status: "completed", summary: "我说了：你好" });

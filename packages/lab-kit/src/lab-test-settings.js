@@ -14,11 +14,11 @@ export const LAB_TEST_TIMEOUT_MS = 2_000;
 /**
  * How long past {@link LAB_TEST_TIMEOUT_MS} a test may go without returning before the
  * learner's own test run decides it blocks its worker (a synchronous endless loop, which
- * no in-process timer can interrupt) and ends it. Short: a test still running past its
- * timeout has failed either way, so a busy machine that delays the end of a test that
- * merely timed out changes only how its failure is worded (and costs one restart), while
- * each blocked test of a learner's loop costs this wait (four blocked tests of lesson 05
- * took 22 s with 2 s here, under 15 s with 0.25 s).
+ * no in-process timer can interrupt) and ends it, provided its worker has also stopped
+ * beating ({@link LAB_HANG_SILENCE_MS}): a test that merely waits is never taken for a
+ * loop, however late a busy machine reports its timeout. Short, since each blocked test of
+ * a learner's loop costs this wait (four blocked tests of lesson 05 took 22 s with 2 s
+ * here, under 15 s with 0.25 s).
  */
 export const LAB_HANG_GRACE_MS = 250;
 

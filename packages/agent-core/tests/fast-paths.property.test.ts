@@ -107,7 +107,8 @@ describe("parseTask's direct check", () => {
       }),
       { numRuns: 3_000 },
     );
-    expect(accepted, "not vacuous: many random tasks are valid").toBeGreaterThan(300);
+    // About half the usual count (~450 of 3,000): every run draws new values.
+    expect(accepted, "not vacuous: many random tasks are valid").toBeGreaterThan(200);
   });
 
   it("copies the task: the caller's constraints array is not the one returned", () => {
@@ -188,7 +189,8 @@ describe("parseModelResponse's direct check", () => {
       }),
       { numRuns: 3_000 },
     );
-    expect(accepted, "not vacuous: many random responses are valid").toBeGreaterThan(300);
+    // About half the usual count (~320 of 3,000): every run draws new values.
+    expect(accepted, "not vacuous: many random responses are valid").toBeGreaterThan(150);
   });
 
   it("reads each field of a reply once, and copies the usage", () => {

@@ -79,8 +79,16 @@ export interface ChildTarget {
   readonly labDir: string;
   readonly packageDir: string;
   readonly srcDir: string;
+  /**
+   * Where the target's test files run from: the lab's own `tests/`, or, for a target of a
+   * worker group, a copy of it (one file path per target and project). Every path the
+   * child reports is the lab's own (`<labDir>/tests/…`), never the copy's.
+   */
+  readonly testsDir: string;
+  /** Targets with the same group run as one vitest project in shared workers. */
+  readonly workerGroup?: string;
   readonly testTimeoutMs: number;
-  /** Run this target's tests in the order this seed gives (see runner-shuffle.js). */
+  /** Run this target's tests in the order this seed gives (see runner-lab.js). */
   readonly shuffleSeed?: number;
   /** Tests (full names) an earlier round found blocking their worker; skipped this time. */
   readonly skip: readonly string[];

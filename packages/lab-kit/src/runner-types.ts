@@ -22,6 +22,15 @@ export interface RunTarget {
    * milliseconds on the solution is just as surely broken if it needs hundreds.
    */
   readonly testTimeoutMs?: number;
+  /**
+   * Targets with the same worker group run as one vitest project whose workers run one
+   * target's test file after another's, instead of a fresh worker per target (its start
+   * is most of a small target's cost). Each runs from its own copy of the lab's `tests/`
+   * (under `<packageDir>/.lab-kit/runs/`), with its own timeout and shuffle. Their
+   * `srcDir`s must differ: modules a worker has loaded stay loaded for its next file, so
+   * only sources no other member imports are evaluated afresh for each target.
+   */
+  readonly workerGroup?: string;
 }
 
 /**

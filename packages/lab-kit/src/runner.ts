@@ -1,3 +1,4 @@
+import { cp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
@@ -58,8 +59,10 @@ export async function runLabTargets(
 ): Promise<TargetReport[]> {
   const prepared = targets.map(prepareTarget);
   assertUniqueLabels(prepared);
+  assertGroupsSound(prepared);
   // Nothing to run (every verdict came from the cache): no vitest process to start.
   if (prepared.length === 0) return [];
+  await copyGroupedTests(prepared);
   const reports = new Map<string, TargetReport>();
   for (const report of await runBatch(prepared, options)) reports.set(report.label, report);
   return prepared.map(
@@ -67,7 +70,10 @@ export async function runLabTargets(
   );
 }
 
-function prepareTarget(target: RunTarget): ChildTarget {
+/** Folder, inside a target's package, of the grouped targets' copies of the lab's tests. */
+const RUNS_DIR = path.join(".lab-kit", "runs");
+
+function prepareTarget(target: RunTarget, index: number): ChildTarget {
   for (const [field, value] of [
     ["labDir", target.labDir],
     ["packageDir", target.packageDir],
@@ -84,11 +90,21 @@ function prepareTarget(target: RunTarget): ChildTarget {
       `target ${target.label}: shuffleSeed must be an integer: ${target.shuffleSeed}`,
     );
   }
+  if (target.workerGroup === "") {
+    throw new InvalidRunTargetError(`target ${target.label}: workerGroup must not be empty`);
+  }
+  // A copy per target: its position keeps two labels that read alike as files apart.
+  const copy = `${index}-${target.label.replace(/[^\w.-]/g, "_")}`;
   return {
     label: target.label,
     labDir: target.labDir,
     packageDir: target.packageDir,
     srcDir: target.srcDir ?? path.join(target.packageDir, "src"),
+    testsDir:
+      target.workerGroup === undefined
+        ? path.join(target.labDir, "tests")
+        : path.join(target.packageDir, RUNS_DIR, copy, "tests"),
+    ...(target.workerGroup === undefined ? {} : { workerGroup: target.workerGroup }),
     testTimeoutMs: Math.min(target.testTimeoutMs ?? LAB_TEST_TIMEOUT_MS, LAB_TEST_TIMEOUT_MS),
     ...(target.shuffleSeed === undefined ? {} : { shuffleSeed: target.shuffleSeed }),
     skip: [],
@@ -104,6 +120,49 @@ function assertUniqueLabels(targets: readonly ChildTarget[]): void {
     }
     seen.add(target.label);
   }
+}
+
+/**
+ * A worker group's members must not share sources (a worker keeps the modules of one
+ * member's file loaded for the next: the second member would run against the first's
+ * already evaluated modules), and its project's name must not be a target's label.
+ */
+function assertGroupsSound(targets: readonly ChildTarget[]): void {
+  const labels = new Set(targets.map((target) => target.label));
+  const sources = new Map<string, string>();
+  for (const target of targets) {
+    if (target.workerGroup === undefined) continue;
+    if (labels.has(`group:${target.workerGroup}`)) {
+      throw new InvalidRunTargetError(
+        `worker group ${target.workerGroup}: its project name group:${target.workerGroup} is also a target's label`,
+      );
+    }
+    const key = JSON.stringify([target.workerGroup, path.resolve(target.srcDir)]);
+    const other = sources.get(key);
+    if (other !== undefined) {
+      throw new InvalidRunTargetError(
+        `targets ${other} and ${target.label} of worker group ${target.workerGroup} share srcDir ${target.srcDir}`,
+      );
+    }
+    sources.set(key, target.label);
+  }
+}
+
+/** Writes each grouped target's copy of its lab's tests, replacing an older one. */
+async function copyGroupedTests(targets: readonly ChildTarget[]): Promise<void> {
+  await Promise.all(
+    targets
+      .filter((target) => target.workerGroup !== undefined)
+      .map(async (target) => {
+        const copyRoot = path.dirname(target.testsDir);
+        await rm(copyRoot, { recursive: true, force: true });
+        await cp(path.join(target.labDir, "tests"), target.testsDir, {
+          recursive: true,
+          // A link stays a link to what the lab's own reaches (cp makes its target absolute).
+          filter: (source) => path.basename(source) !== "node_modules",
+        });
+      }),
+  );
 }
 
 /** What earlier rounds learned about one target. */

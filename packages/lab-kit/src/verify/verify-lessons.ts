@@ -210,8 +210,11 @@ async function rerunTimedOutGates(
       const timedOut = report?.tests.some(
         (test) => mutation.breaks.includes(test.name) && test.failure?.kind === "timeout",
       );
-      if (timedOut === true && target !== undefined)
-        again.push({ ...target, testTimeoutMs: LAB_TEST_TIMEOUT_MS });
+      if (timedOut === true && target !== undefined) {
+        // Alone in its worker: nothing another file left running can slow it down.
+        const { workerGroup: _shared, ...alone } = target;
+        again.push({ ...alone, testTimeoutMs: LAB_TEST_TIMEOUT_MS });
+      }
     }
   }
   if (again.length === 0) return [...reports];
@@ -345,19 +348,32 @@ async function planLab(
         .map(([name]) => [name, `${lab.id}:gate:${name}`]),
     ),
   };
+  // The solution, the committed starter and the gates that expect failed assertions share
+  // workers (each has sources of its own). The shuffled solution has the solution's
+  // sources, the learner's code and a gate that expects a hang may leave work running
+  // after their tests end: each of those runs in a worker of its own.
+  const shared = { workerGroup: lab.id };
   const targets: RunTarget[] = [
-    { ...base, label: labels.solution, packageDir: solutionDir },
+    { ...base, ...shared, label: labels.solution, packageDir: solutionDir },
     { ...base, label: labels.shuffled, packageDir: solutionDir, shuffleSeed: seed },
-    { ...base, label: labels.starter, packageDir: starterDir, srcDir: pristine.srcDir },
+    {
+      ...base,
+      ...shared,
+      label: labels.starter,
+      packageDir: starterDir,
+      srcDir: pristine.srcDir,
+    },
   ];
   if (labels.learner !== undefined) {
     targets.push({ ...base, label: labels.learner, packageDir: starterDir });
   }
   for (const [name, label] of labels.gates) {
     const mutant = mutants.get(name);
+    const mutation = manifest.mutations.find((entry) => entry.name === name);
     if (mutant?.ok) {
       targets.push({
         ...base,
+        ...((mutation?.expect ?? "assertion") === "assertion" ? shared : {}),
         label,
         packageDir: solutionDir,
         srcDir: mutant.srcDir,

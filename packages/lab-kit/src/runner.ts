@@ -45,7 +45,7 @@ const MAX_HUNG = 8;
  * Runs each lab's shared tests against each target's sources and reports every test's
  * full name, state, modifier and, for a failure, its kind, plus imports the tests may not
  * make. Targets run as inline projects of one vitest process, a shuffled target too (its
- * project's test runner shuffles with the target's seed: runner-shuffle.js). The process
+ * target's files are shuffled by the test runner with its seed: runner-lab.js). The process
  * runs under a watchdog: a test or a file import that blocks its worker
  * is reported (`timeout`, or a load error), the process is killed, and the targets it had
  * not finished run again without that test or file.

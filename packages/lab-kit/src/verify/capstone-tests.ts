@@ -101,7 +101,17 @@ async function runVitest(
     stderr = await new Promise<string>((resolve) => {
       execFile(
         process.execPath,
-        [VITEST, "run", "--reporter=json", `--outputFile=${output}`, ...relative],
+        [
+          VITEST,
+          "run",
+          // vitest's on-disk cache of transformed modules, keyed by each file's path and
+          // content and the config: the package's sources are not transformed again on
+          // every verify (~0.3 s of CPU for agent-core).
+          "--experimental.fsModuleCache",
+          "--reporter=json",
+          `--outputFile=${output}`,
+          ...relative,
+        ],
         { cwd: packageDir, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } },
         (_error, _stdout, text) => resolve(text),
       );

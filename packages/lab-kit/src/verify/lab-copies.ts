@@ -74,6 +74,21 @@ export async function prepareMutant(
   return { ok: true, srcDir: path.join(root, "src") };
 }
 
+/**
+ * Writes the solution's `src/` unchanged to `<solution>/.lab-kit/shuffled/src`, for the
+ * shuffled run: sources of its own, so it can share a worker with the in-order run and
+ * still start from freshly evaluated modules (a worker keeps a module loaded for its next
+ * file, and state a first run leaves behind would hide an order dependence).
+ */
+export async function prepareShuffledCopy(
+  solutionDir: string,
+  solutionFiles: ReadonlyMap<string, string>,
+): Promise<string> {
+  const root = path.join(solutionDir, COPIES_DIR, "shuffled");
+  await writeTree(root, solutionFiles);
+  return path.join(root, "src");
+}
+
 /** Every file under `<packageDir>/src`, keyed `src/…` with `/` separators. */
 export async function readSourceTree(packageDir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();

@@ -26,6 +26,7 @@ import {
   type PristineStarter,
   prepareMutant,
   preparePristineStarter,
+  prepareShuffledCopy,
   readSourceTree,
 } from "./lab-copies.ts";
 import { learnerReport } from "./learner-report.ts";
@@ -348,14 +349,24 @@ async function planLab(
         .map(([name]) => [name, `${lab.id}:gate:${name}`]),
     ),
   };
-  // The solution, the committed starter and the gates that expect failed assertions share
-  // workers (each has sources of its own). The shuffled solution has the solution's
-  // sources, the learner's code and a gate that expects a hang may leave work running
-  // after their tests end: each of those runs in a worker of its own.
+  // The shuffled solution (from a copy of its sources), the committed starter and the
+  // gates that expect failed assertions share workers, each with sources of its own and
+  // its own copy of the tests. The solution runs the lab's own tests/ in a worker of its
+  // own: a path a test computes out of tests/ (a forbidden import included) means there
+  // what it means to the learner. The learner's code and a gate that expects a hang may
+  // leave work running after their tests end: each of those runs alone too.
   const shared = { workerGroup: lab.id };
+  const shuffledSrc = await prepareShuffledCopy(solutionDir, solutionFiles);
   const targets: RunTarget[] = [
-    { ...base, ...shared, label: labels.solution, packageDir: solutionDir },
-    { ...base, label: labels.shuffled, packageDir: solutionDir, shuffleSeed: seed },
+    { ...base, label: labels.solution, packageDir: solutionDir },
+    {
+      ...base,
+      ...shared,
+      label: labels.shuffled,
+      packageDir: solutionDir,
+      srcDir: shuffledSrc,
+      shuffleSeed: seed,
+    },
     {
       ...base,
       ...shared,

@@ -11,6 +11,7 @@ import { isBuiltin } from "node:module";
 import path from "node:path";
 import { BaseSequencer, createVitest } from "vitest/node";
 import { SOURCE_SSR_CONDITIONS } from "../../../source-condition.js";
+import { commonAncestor } from "./common-ancestor.js";
 import { LAB_ALIAS, LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
 
 /** @param {import("./runner-protocol.ts").ChildMessage} message */
@@ -169,19 +170,6 @@ function labPlugin(members) {
       return null;
     },
   };
-}
-
-/** @param {readonly string[]} paths */
-function commonAncestor(paths) {
-  const split = paths.map((entry) => path.resolve(entry).split(path.sep));
-  const first = split[0] ?? [path.sep];
-  let length = first.length;
-  for (const parts of split) {
-    let shared = 0;
-    while (shared < length && parts[shared] === first[shared]) shared++;
-    length = shared;
-  }
-  return first.slice(0, length).join(path.sep) || path.sep;
 }
 
 /**

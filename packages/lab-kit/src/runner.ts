@@ -2,6 +2,7 @@ import { cp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
+import { commonAncestor } from "./common-ancestor.js";
 import { InvalidRunTargetError } from "./errors.ts";
 import {
   blockedTestMessage,
@@ -339,16 +340,4 @@ function loadMessage(errors: readonly SerializedTestError[], labDir: string): st
 function relativeFile(labDir: string, file: string): string {
   const relative = path.relative(labDir, file);
   return toPosixPath(relative.startsWith("..") ? file : relative);
-}
-
-function commonAncestor(paths: readonly string[]): string {
-  const split = paths.map((entry) => path.resolve(entry).split(path.sep));
-  const first = split[0] ?? [path.sep];
-  let length = first.length;
-  for (const parts of split) {
-    let shared = 0;
-    while (shared < length && parts[shared] === first[shared]) shared++;
-    length = shared;
-  }
-  return first.slice(0, length).join(path.sep) || path.sep;
 }

@@ -1,0 +1,2 @@
+/** The deepest folder that holds every path given (`/` when they share none). */
+export function commonAncestor(paths: readonly string[]): string;

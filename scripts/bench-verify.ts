@@ -18,8 +18,11 @@ const args = process.argv.slice(2).filter((arg) => arg !== "--");
 const runs = Number(args[0] ?? 5);
 const lessonId = normalizeLessonId(args[1] ?? "05") ?? "05";
 const TARGET_RATIO = 3;
-/** As the root scripts run tsx: workspace packages from their sources (a clone has no dist/). */
-const SOURCES = "--conditions=@coding-agent/source";
+/**
+ * As the root scripts run a script: node with tsx loaded, workspace packages from their
+ * sources (a clone has no dist/).
+ */
+const NODE_TSX = ["--import", "tsx", "--conditions=@coding-agent/source"];
 
 /** Wall time of one command, in ms; fails loudly if the command fails unexpectedly. */
 function time(command: string, commandArgs: readonly string[], cwd: string): Promise<number> {
@@ -35,10 +38,10 @@ function time(command: string, commandArgs: readonly string[], cwd: string): Pro
 }
 
 /** Wall time of `verify:lesson --all`, whatever its verdict (a lab may be mid-edit). */
-function timeAll(tsx: string, script: string, extra: readonly string[]): Promise<number> {
+function timeAll(script: string, extra: readonly string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(tsx, [SOURCES, script, "--all", "--seed", "1", ...extra], {
+    const child = spawn(process.execPath, [...NODE_TSX, script, "--all", "--seed", "1", ...extra], {
       cwd: repoRoot,
       stdio: "ignore",
     });
@@ -53,13 +56,14 @@ async function main(): Promise<void> {
     process.stderr.write("用法：pnpm bench:verify [次数] [课号]\n");
     process.exit(EXIT_CODES.usage);
   }
-  const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx");
+  const node = process.execPath;
   const solution = path.join(lab.dir, "solution");
   // The lab's own `test` script: vitest run with the one lab config.
   const vitest = path.join(solution, "node_modules", ".bin", "lab-test");
   const script = path.join("scripts", "verify-lesson.ts");
-  const verify = () => time(tsx, [SOURCES, script, lab.id, "--seed", "1", "--no-cache"], repoRoot);
-  const cached = () => time(tsx, [SOURCES, script, lab.id, "--seed", "1"], repoRoot);
+  const verify = () =>
+    time(node, [...NODE_TSX, script, lab.id, "--seed", "1", "--no-cache"], repoRoot);
+  const cached = () => time(node, [...NODE_TSX, script, lab.id, "--seed", "1"], repoRoot);
   const bare = () => time(vitest, [], solution);
   // One warm-up of each so both read from a warm file cache.
   await verify();
@@ -73,7 +77,8 @@ async function main(): Promise<void> {
   // After an edit to the lab: a seed not used before is a verdict key never stored (the
   // seed is part of it), as an edited lab's is; the capstone's key has no seed in it.
   let seed = 1_000 + Math.floor(Math.random() * 1_000_000);
-  const edited = () => time(tsx, [SOURCES, script, lab.id, "--seed", String(seed++)], repoRoot);
+  const edited = () =>
+    time(node, [...NODE_TSX, script, lab.id, "--seed", String(seed++)], repoRoot);
   await edited();
   const editedTimes: number[] = [];
   for (let run = 0; run < runs; run++) editedTimes.push(await edited());
@@ -82,11 +87,11 @@ async function main(): Promise<void> {
   const cachedTimes: number[] = [];
   for (let run = 0; run < runs; run++) cachedTimes.push(await cached());
   const labCount = (await listLabs(repoRoot)).length;
-  const allCold = await timeAll(tsx, script, ["--no-cache"]);
+  const allCold = await timeAll(script, ["--no-cache"]);
   // The first cached run verifies and stores every verdict (--no-cache stores none); the
   // second is the one answered from the cache.
-  await timeAll(tsx, script, []);
-  const allCached = await timeAll(tsx, script, []);
+  await timeAll(script, []);
+  const allCached = await timeAll(script, []);
   const verifyMs = median(verifyTimes);
   const bareMs = median(bareTimes);
   const ratio = verifyMs / bareMs;

@@ -36,8 +36,9 @@ describe("learner commands from any folder", () => {
     const root = await readPackage(repoRoot);
     for (const name of Object.keys(ROOT_COMMANDS)) {
       // The tools import capstone entries (cli/parse-args): tsx must resolve them to sources.
+      // Node loads tsx itself (`--import`), not tsx's CLI, which starts a second process.
       expect(root.scripts?.[name], name).toMatch(
-        /^tsx --conditions=@coding-agent\/source scripts\//,
+        /^node --import tsx --conditions=@coding-agent\/source scripts\//,
       );
     }
   });

@@ -11,8 +11,15 @@ export {
   type Mutation,
   parseManifest,
 } from "./manifest.ts";
-export { type RunOptions, runLabTargets } from "./runner.ts";
-export type { FailureKind, RunTarget, TargetReport, TestOutcome } from "./runner-types.ts";
+export { type RunOptions, runLabAndPackageTests, runLabTargets } from "./runner.ts";
+export type {
+  FailureKind,
+  PackageTestFile,
+  PackageTestRun,
+  RunTarget,
+  TargetReport,
+  TestOutcome,
+} from "./runner-types.ts";
 export {
   runNewLessonCli,
   type ScaffoldResult,

@@ -27,17 +27,17 @@ function labTestsDir(/** @type {ChildTarget} */ target) {
 /**
  * A path or text with the target's copy of the tests folder replaced by the lab's own, so
  * no report names a copy.
- * @param {ChildTarget} target @param {string} text
+ * @param {ChildTarget | undefined} target @param {string} text
  */
 function restorePaths(target, text) {
-  return target.testsDir === labTestsDir(target)
+  return target === undefined || target.testsDir === labTestsDir(target)
     ? text
     : text.split(target.testsDir).join(labTestsDir(target));
 }
 
 /**
- * A test file's path as the lab names it, its errors with it.
- * @param {ChildTarget} target
+ * Errors as the parent receives them, with a target's copy paths restored.
+ * @param {ChildTarget | undefined} target
  * @param {readonly { name?: string, message?: string, stack?: string }[] | undefined} errors
  */
 function serializeErrors(target, errors) {
@@ -87,30 +87,60 @@ function locate({ project, moduleId }) {
   return { target, label: target.label, file: restorePaths(target, moduleId) };
 }
 
+/**
+ * Package runs by project name: their files run with the package's own config and are
+ * reported as `package-module` only (no lab target, no import or hang watch of their own).
+ * @type {Map<string, import("./runner-protocol.ts").ChildPackageRun>}
+ */
+const packageProjects = new Map();
+
+/** @param {{ project: { name: string } }} module */
+function isPackageModule({ project }) {
+  return packageProjects.has(project.name);
+}
+
 /** A reporter that streams each event to the parent as soon as vitest knows it. */
 const streamingReporter = {
   /** @param {ReadonlyArray<import("vitest/node").TestSpecification>} specifications */
   onTestRunStart(specifications) {
     send({
       type: "planned",
-      modules: specifications.map((spec) => {
-        const { label, file } = locate(spec);
-        return { project: label, file };
-      }),
+      modules: specifications
+        .filter((spec) => !isPackageModule(spec))
+        .map((spec) => {
+          const { label, file } = locate(spec);
+          return { project: label, file };
+        }),
     });
   },
   /** @param {import("vitest/node").TestModule} testModule */
   onTestModuleQueued(testModule) {
+    if (isPackageModule(testModule)) return;
     const { label, file } = locate(testModule);
     send({ type: "module-queued", project: label, file });
   },
   /** @param {import("vitest/node").TestModule} testModule */
   onTestModuleCollected(testModule) {
+    if (isPackageModule(testModule)) return;
     const { label, file } = locate(testModule);
     send({ type: "module-collected", project: label, file });
   },
   /** @param {import("vitest/node").TestModule} testModule */
   onTestModuleEnd(testModule) {
+    const run = packageProjects.get(testModule.project.name);
+    if (run !== undefined) {
+      send({
+        type: "package-module",
+        label: run.label,
+        file: testModule.moduleId,
+        errors: serializeErrors(undefined, testModule.errors()),
+        tests: [...testModule.children.allTests()].map((testCase) => ({
+          name: testCase.fullName,
+          state: stateOf(testCase),
+        })),
+      });
+      return;
+    }
     const { target, label, file } = locate(testModule);
     const tests = [...testModule.children.allTests()].map((testCase) => ({
       name: testCase.fullName,
@@ -253,8 +283,45 @@ class LabSequencer extends BaseSequencer {
   }
 }
 
-/** The projects of a job: one per target alone, one per worker group. */
-function projectsOf(/** @type {readonly ChildTarget[]} */ targets) {
+/**
+ * A package run's project: the package's own config (`extends`) and root, with exactly the
+ * run's files. vitest merges an inline project's `include` into the config's (the union:
+ * every test of the package), so a last config hook sets it instead. The package's own
+ * `maxWorkers` would make vitest refuse the mix of projects: this process sets the workers.
+ * Its sources have no `@lab` to resolve, so vitest's on-disk cache of transformed modules
+ * (keyed by path, content and config) is safe here and spares transforming them each time.
+ * @param {import("./runner-protocol.ts").ChildPackageRun} run
+ */
+function packageProjectFor(run) {
+  const name = `package:${run.label}`;
+  packageProjects.set(name, run);
+  const include = run.files.map((file) =>
+    path.relative(run.packageDir, file).split(path.sep).join("/"),
+  );
+  return {
+    ...(run.configFile === undefined ? {} : { extends: run.configFile }),
+    root: run.packageDir,
+    plugins: [
+      {
+        name: "lab-kit:package-files",
+        enforce: /** @type {const} */ ("post"),
+        /** @param {{ test?: Record<string, unknown> }} config */
+        config(config) {
+          config.test ??= {};
+          config.test.include = include;
+          delete config.test.maxWorkers;
+        },
+      },
+    ],
+    test: { name, root: run.packageDir, experimental: { fsModuleCache: true } },
+  };
+}
+
+/** The projects of a job: one per target alone, one per worker group, one per package run. */
+function projectsOf(
+  /** @type {readonly ChildTarget[]} */ targets,
+  /** @type {readonly import("./runner-protocol.ts").ChildPackageRun[]} */ packages,
+) {
   const groups = new Map();
   const projects = [];
   for (const target of targets) {
@@ -267,6 +334,7 @@ function projectsOf(/** @type {readonly ChildTarget[]} */ targets) {
     groups.set(target.workerGroup, members);
   }
   for (const [name, members] of groups) projects.push(projectFor(`group:${name}`, members, true));
+  for (const run of packages) projects.push(packageProjectFor(run));
   return projects;
 }
 
@@ -281,7 +349,7 @@ async function run(job) {
       config: false,
       watch: false,
       reporters: [streamingReporter],
-      projects: projectsOf(job.targets),
+      projects: projectsOf(job.targets, job.packages),
       sequence: { sequencer: LabSequencer },
       passWithNoTests: true,
       teardownTimeout: LAB_TEST_TIMEOUT_MS,

@@ -2,8 +2,10 @@ import { type ChildProcess, fork } from "node:child_process";
 import path from "node:path";
 import { LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
 import {
+  type ChildPackageRun,
   type ChildTarget,
   type ModuleReport,
+  type PackageModuleReport,
   parseChildMessage,
   type RunJob,
 } from "./runner-protocol.ts";
@@ -37,6 +39,8 @@ export interface RoundResult {
     string,
     readonly { importer: string; specifier: string }[]
   >;
+  /** Files of the package runs that finished. */
+  readonly packageModules: readonly PackageModuleReport[];
 }
 
 export interface RoundOptions {
@@ -66,11 +70,13 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
  */
 export async function runRound(
   targets: readonly ChildTarget[],
+  packages: readonly ChildPackageRun[],
   options: RoundOptions,
 ): Promise<RoundResult> {
   const planned = new Map<string, string[]>();
   const modules = new Map<string, ModuleReport[]>();
   const forbiddenImports = new Map<string, { importer: string; specifier: string }[]>();
+  const packageModules: PackageModuleReport[] = [];
   /** Running tests and importing files, keyed `[label, name-or-file]`, with start time. */
   const runningTests = new Map<string, number>();
   const importing = new Map<string, number>();
@@ -140,6 +146,11 @@ export async function runRound(
               specifier: message.specifier,
             });
             break;
+          case "package-module": {
+            const { type: _type, ...report } = message;
+            packageModules.push(report);
+            break;
+          }
           case "done":
             finish({ kind: "done" });
             break;
@@ -179,13 +190,18 @@ export async function runRound(
       const job: RunJob = {
         type: "run",
         root: options.root,
-        cacheDir: path.join(targets[0]?.packageDir ?? options.root, "node_modules", ".vite"),
+        cacheDir: path.join(
+          targets[0]?.packageDir ?? packages[0]?.packageDir ?? options.root,
+          "node_modules",
+          ".vite",
+        ),
         targets,
+        packages,
         ...(options.maxWorkers === undefined ? {} : { maxWorkers: options.maxWorkers }),
       };
       child.send(job);
     });
-    return { end, planned, modules, forbiddenImports };
+    return { end, planned, modules, forbiddenImports, packageModules };
   } finally {
     killGroup();
     process.removeListener("exit", killGroup);

@@ -37,6 +37,14 @@ const moduleReport = z.object({
 
 const projectFile = z.object({ project: z.string(), file: z.string() });
 
+const packageModuleReport = z.object({
+  /** The package run's label. */
+  label: z.string(),
+  file: z.string(),
+  errors: z.array(serializedError),
+  tests: z.array(z.object({ name: z.string(), state: z.enum(["passed", "failed", "skipped"]) })),
+});
+
 /** Every message the child sends, discriminated by `type`. */
 export const childMessageSchema = z.discriminatedUnion("type", [
   /** vitest planned these files, per project (= target label). */
@@ -63,6 +71,8 @@ export const childMessageSchema = z.discriminatedUnion("type", [
     importer: z.string(),
     specifier: z.string(),
   }),
+  /** A test file of a package run (its package's own config) finished. */
+  z.object({ type: z.literal("package-module"), ...packageModuleReport.shape }),
   /** vitest finished every planned file. */
   z.object({ type: z.literal("done") }),
   /** vitest failed outside the tests (could not start, crashed). */
@@ -71,6 +81,7 @@ export const childMessageSchema = z.discriminatedUnion("type", [
 
 export type ChildMessage = z.infer<typeof childMessageSchema>;
 export type ModuleReport = z.infer<typeof moduleReport>;
+export type PackageModuleReport = z.infer<typeof packageModuleReport>;
 export type TestModifier = z.infer<typeof testModifier>;
 
 /** One target as the child process receives it: every path absolute, every default filled. */
@@ -96,12 +107,24 @@ export interface ChildTarget {
   readonly exclude: readonly string[];
 }
 
+/** Test files of one workspace package, run as that package's own `vitest run` would. */
+export interface ChildPackageRun {
+  readonly label: string;
+  readonly packageDir: string;
+  /** The package's vitest config file, when it has one. */
+  readonly configFile?: string;
+  /** Absolute paths of the test files to run (and only those). */
+  readonly files: readonly string[];
+}
+
 /** The one message the parent sends: the job of this child process. */
 export interface RunJob {
   readonly type: "run";
   readonly root: string;
   readonly cacheDir: string;
   readonly targets: readonly ChildTarget[];
+  /** Test files run with their own package's vitest config, beside the targets. */
+  readonly packages: readonly ChildPackageRun[];
   readonly maxWorkers?: number;
 }
 

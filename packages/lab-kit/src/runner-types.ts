@@ -61,3 +61,27 @@ export interface TargetReport {
   /** Imports a file under `tests/` made other than `vitest`, `@lab`, `node:…` and `./…`. */
   readonly forbiddenImports?: readonly { readonly file: string; readonly specifier: string }[];
 }
+
+/** Test files of one workspace package, to run as the package's own `vitest run` would. */
+export interface PackageTestRun {
+  readonly label: string;
+  /** The package folder (holds its vitest config, if any). */
+  readonly packageDir: string;
+  /** Absolute paths of the test files to run (and only those). */
+  readonly files: readonly string[];
+}
+
+/** What one package test file did. */
+export interface PackageTestFile {
+  /** The package run's label. */
+  readonly label: string;
+  /** Absolute path. */
+  readonly file: string;
+  /** Full names (describe titles and the title joined by " > ") with their states. */
+  readonly tests: readonly {
+    readonly name: string;
+    readonly state: "passed" | "failed" | "skipped";
+  }[];
+  /** Why the file did not load (no test ran), if so. */
+  readonly loadError: string | undefined;
+}

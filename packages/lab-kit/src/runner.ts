@@ -2,6 +2,7 @@ import { cp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
+import { glob } from "tinyglobby";
 import { commonAncestor } from "./common-ancestor.js";
 import { InvalidRunTargetError } from "./errors.ts";
 import {
@@ -13,8 +14,14 @@ import {
 import { toPosixPath } from "./posix-path.ts";
 import { classifyFailure, type SerializedTestError, shortMessage } from "./runner-classify.ts";
 import { type RoundResult, runRound } from "./runner-process.ts";
-import type { ChildTarget, ModuleReport } from "./runner-protocol.ts";
-import type { RunTarget, TargetReport, TestOutcome } from "./runner-types.ts";
+import type { ChildPackageRun, ChildTarget, ModuleReport } from "./runner-protocol.ts";
+import type {
+  PackageTestFile,
+  PackageTestRun,
+  RunTarget,
+  TargetReport,
+  TestOutcome,
+} from "./runner-types.ts";
 
 /** Tuning knobs of {@link runLabTargets}; the defaults suit verify:lesson. */
 export interface RunOptions {
@@ -58,17 +65,55 @@ export async function runLabTargets(
   targets: readonly RunTarget[],
   options: RunOptions = {},
 ): Promise<TargetReport[]> {
+  return (await runLabAndPackageTests(targets, [], options)).reports;
+}
+
+/**
+ * {@link runLabTargets}, and in the same vitest process the given test files of workspace
+ * packages, each with its package's own vitest config (one vitest start instead of two).
+ * A package file is run again, once, when a round is killed before it finished; a file
+ * missing from the results never reported (it did not run).
+ */
+export async function runLabAndPackageTests(
+  targets: readonly RunTarget[],
+  packages: readonly PackageTestRun[],
+  options: RunOptions = {},
+): Promise<{ reports: TargetReport[]; packageFiles: PackageTestFile[] }> {
   const prepared = targets.map(prepareTarget);
   assertUniqueLabels(prepared);
   assertGroupsSound(prepared);
+  const runs = await Promise.all(packages.map(preparePackageRun));
   // Nothing to run (every verdict came from the cache): no vitest process to start.
-  if (prepared.length === 0) return [];
+  if (prepared.length === 0 && runs.length === 0) return { reports: [], packageFiles: [] };
   await copyGroupedTests(prepared);
   const reports = new Map<string, TargetReport>();
-  for (const report of await runBatch(prepared, options)) reports.set(report.label, report);
-  return prepared.map(
-    (target) => reports.get(target.label) ?? { label: target.label, tests: [], loadErrors: [] },
-  );
+  const batch = await runBatch(prepared, runs, options);
+  for (const report of batch.reports) reports.set(report.label, report);
+  return {
+    reports: prepared.map(
+      (target) => reports.get(target.label) ?? { label: target.label, tests: [], loadErrors: [] },
+    ),
+    packageFiles: batch.packageFiles,
+  };
+}
+
+async function preparePackageRun(run: PackageTestRun): Promise<ChildPackageRun> {
+  for (const file of [run.packageDir, ...run.files]) {
+    if (!path.isAbsolute(file)) {
+      throw new InvalidRunTargetError(`package run ${run.label}: paths must be absolute: ${file}`);
+    }
+  }
+  const configs = await glob(["vitest.config.{ts,mts,js,mjs}"], {
+    cwd: run.packageDir,
+    absolute: true,
+  });
+  const configFile = configs.sort()[0];
+  return {
+    label: run.label,
+    packageDir: run.packageDir,
+    files: [...run.files],
+    ...(configFile === undefined ? {} : { configFile }),
+  };
 }
 
 /** Folder, inside a target's package, of the grouped targets' copies of the lab's tests. */
@@ -174,16 +219,24 @@ interface TargetHistory {
   forbidden: { importer: string; specifier: string }[];
 }
 
+/** One round's work: targets, and package runs (only files not yet reported). */
+interface Round {
+  readonly targets: readonly ChildTarget[];
+  readonly packages: readonly ChildPackageRun[];
+}
+
 /**
  * Runs groups of targets until every target has a report. A group whose process had to
  * be killed is run again: after a hung test or import, its unfinished targets without that
  * test or file (the files that finished are kept); after an idle or crashed process,
  * each unfinished target alone, so one broken target cannot take the others down with it.
+ * Package files a killed process had not finished go with the next round, once.
  */
 async function runBatch(
   initial: readonly ChildTarget[],
+  packages: readonly ChildPackageRun[],
   options: RunOptions,
-): Promise<TargetReport[]> {
+): Promise<{ reports: TargetReport[]; packageFiles: PackageTestFile[] }> {
   const history = new Map<string, TargetHistory>(
     initial.map((target) => [
       target.label,
@@ -191,15 +244,29 @@ async function runBatch(
     ]),
   );
   const finished: TargetReport[] = [];
-  const groups: ChildTarget[][] = [[...initial]];
-  for (let pending = groups.shift(); pending !== undefined; pending = groups.shift()) {
-    const result = await runRound(pending, {
-      root: commonAncestor(pending.flatMap((target) => [target.labDir, target.packageDir])),
+  const packageFiles: PackageTestFile[] = [];
+  let packagesRetried = false;
+  const rounds: Round[] = [{ targets: [...initial], packages }];
+  for (let round = rounds.shift(); round !== undefined; round = rounds.shift()) {
+    const pending = round.targets;
+    const result = await runRound(pending, round.packages, {
+      root: commonAncestor([
+        ...pending.flatMap((target) => [target.labDir, target.packageDir]),
+        ...round.packages.map((run) => run.packageDir),
+      ]),
       hangGraceMs: options.hangGraceMs ?? 3_000,
       importTimeoutMs: options.importTimeoutMs ?? LAB_IMPORT_TIMEOUT_MS,
       idleMs: options.idleMs ?? 30_000,
       maxWorkers: options.maxWorkers ?? Math.max(2, os.availableParallelism()),
     });
+    for (const module of result.packageModules) {
+      packageFiles.push({
+        label: module.label,
+        file: module.file,
+        tests: module.tests,
+        loadError: module.tests.length === 0 ? module.errors[0]?.message : undefined,
+      });
+    }
     const end = result.end;
     const retry: ChildTarget[] = [];
     for (const target of pending) {
@@ -227,10 +294,39 @@ async function runBatch(
       }
       finished.push(buildReport(target, result, past, complete ? undefined : end));
     }
-    if (end.kind === "hung" && retry.length > 0) groups.push(retry);
-    else if (end.kind !== "hung") groups.push(...retry.map((target) => [target]));
+    const next: Round[] =
+      end.kind === "hung" && retry.length > 0
+        ? [{ targets: retry, packages: [] }]
+        : end.kind !== "hung"
+          ? retry.map((target) => ({ targets: [target], packages: [] }))
+          : [];
+    const unfinished =
+      end.kind === "done" || packagesRetried ? [] : unfinishedRuns(round.packages, packageFiles);
+    if (unfinished.length > 0) {
+      packagesRetried = true;
+      const [first, ...rest] = next;
+      next.splice(
+        0,
+        next.length,
+        ...(first === undefined
+          ? [{ targets: [], packages: unfinished }]
+          : [{ ...first, packages: unfinished }, ...rest]),
+      );
+    }
+    rounds.push(...next);
   }
-  return finished;
+  return { reports: finished, packageFiles };
+}
+
+/** The package runs' files that have no report yet. */
+function unfinishedRuns(
+  runs: readonly ChildPackageRun[],
+  done: readonly PackageTestFile[],
+): ChildPackageRun[] {
+  const reported = new Set(done.map((entry) => entry.file));
+  return runs
+    .map((run) => ({ ...run, files: run.files.filter((file) => !reported.has(file)) }))
+    .filter((run) => run.files.length > 0);
 }
 
 /** Every file planned for the target finished, here or in an earlier round, or hung. */

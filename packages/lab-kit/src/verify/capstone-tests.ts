@@ -1,11 +1,9 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { readKeyed, sharedContentKey, writeKeyed } from "../content-key.ts";
 import { pathExists } from "../path-exists.ts";
+import { runLabAndPackageTests } from "../runner.ts";
+import type { PackageTestFile, PackageTestRun } from "../runner-types.ts";
 import { workspacePackages } from "./capstone-link.ts";
 
 /** What the capstone package's own test run said about one test file. */
@@ -19,37 +17,37 @@ export interface CapstoneFileResult {
   readonly problems: readonly string[];
 }
 
-const VITEST = path.join(
-  path.dirname(createRequire(import.meta.url).resolve("vitest/package.json")),
-  "vitest.mjs",
-);
-
-const jsonReport = z.object({
-  testResults: z.array(
-    z.object({
-      name: z.string(),
-      message: z.string().optional(),
-      assertionResults: z.array(
-        z.object({
-          ancestorTitles: z.array(z.string()),
-          fullName: z.string(),
-          status: z.string(),
-          title: z.string(),
-        }),
-      ),
-    }),
-  ),
-});
+/** Capstone test files to run, and how to turn what they did into results. */
+export interface CapstonePlan {
+  /** Files not answered from the cache, per package: run them with `runLabAndPackageTests`. */
+  readonly runs: readonly PackageTestRun[];
+  /** Every requested file's result: from the cache, missing, or from `files`; caches passes. */
+  finish(files: readonly PackageTestFile[]): Promise<Map<string, CapstoneFileResult>>;
+}
 
 /**
- * Runs the capstone test files a manifest names, with the capstone package's own vitest
- * config, one vitest process per package. Missing packages or files are reported, not thrown.
+ * Runs the capstone test files a manifest names, each with its package's own vitest
+ * config. Missing packages or files are reported, not thrown.
  */
 export async function runCapstoneTests(
   repoRoot: string,
   requests: readonly { readonly packageName: string; readonly files: readonly string[] }[],
   options: { readonly cache?: boolean } = {},
 ): Promise<Map<string, CapstoneFileResult>> {
+  const plan = await planCapstoneTests(repoRoot, requests, options);
+  const { packageFiles } = await runLabAndPackageTests([], plan.runs);
+  return plan.finish(packageFiles);
+}
+
+/**
+ * What {@link runCapstoneTests} runs, so a caller can run it in the same vitest process
+ * as lab targets (`verify:lesson`: one vitest start fewer).
+ */
+export async function planCapstoneTests(
+  repoRoot: string,
+  requests: readonly { readonly packageName: string; readonly files: readonly string[] }[],
+  options: { readonly cache?: boolean } = {},
+): Promise<CapstonePlan> {
   const results = new Map<string, CapstoneFileResult>();
   const byPackage = new Map<string, Set<string>>();
   for (const request of requests) {
@@ -59,91 +57,61 @@ export async function runCapstoneTests(
   }
   const packageDirs = await workspacePackages(repoRoot);
   const cache = options.cache === true ? await capstoneCache(repoRoot) : undefined;
-  await Promise.all(
-    [...byPackage].map(async ([packageName, files]) => {
-      const packageDir = packageDirs.get(packageName)?.dir;
-      const present: string[] = [];
-      for (const file of files) {
-        if (packageDir === undefined) {
-          results.set(file, missing(file, `找不到总项目包 ${packageName}`));
-        } else if (!(await pathExists(path.join(repoRoot, file)))) {
-          results.set(file, missing(file, "测试文件不存在"));
-        } else present.push(file);
-      }
-      if (packageDir === undefined || present.length === 0) return;
-      const toRun = present.filter((file) => {
-        const hit = cache?.read(file);
-        if (hit !== undefined) results.set(file, hit);
-        return hit === undefined;
-      });
-      if (toRun.length === 0) return;
-      for (const result of await runVitest(repoRoot, packageDir, toRun)) {
-        results.set(result.file, result);
+  const runs: PackageTestRun[] = [];
+  const toRun: string[] = [];
+  for (const [packageName, files] of byPackage) {
+    const packageDir = packageDirs.get(packageName)?.dir;
+    const present: string[] = [];
+    for (const file of files) {
+      if (packageDir === undefined) {
+        results.set(file, missing(file, `找不到总项目包 ${packageName}`));
+      } else if (!(await pathExists(path.join(repoRoot, file)))) {
+        results.set(file, missing(file, "测试文件不存在"));
+      } else present.push(file);
+    }
+    if (packageDir === undefined) continue;
+    const uncached = present.filter((file) => {
+      const hit = cache?.read(file);
+      if (hit !== undefined) results.set(file, hit);
+      return hit === undefined;
+    });
+    if (uncached.length === 0) continue;
+    toRun.push(...uncached);
+    runs.push({
+      label: packageName,
+      packageDir,
+      files: uncached.map((file) => path.join(repoRoot, file)),
+    });
+  }
+  return {
+    runs,
+    async finish(files) {
+      for (const file of toRun) {
+        const result = resultOf(file, path.join(repoRoot, file), files);
+        results.set(file, result);
         cache?.keep(result);
       }
-    }),
-  );
-  await cache?.save();
-  return results;
+      await cache?.save();
+      return results;
+    },
+  };
 }
 
-async function runVitest(
-  repoRoot: string,
-  packageDir: string,
-  files: readonly string[],
-): Promise<CapstoneFileResult[]> {
-  const tempDir = await mkdtemp(path.join(os.tmpdir(), "lab-kit-capstone-"));
-  const output = path.join(tempDir, "report.json");
-  const relative = files.map((file) => path.relative(packageDir, path.join(repoRoot, file)));
-  let stderr: string;
-  let report: z.infer<typeof jsonReport> | undefined;
-  try {
-    stderr = await new Promise<string>((resolve) => {
-      execFile(
-        process.execPath,
-        [
-          VITEST,
-          "run",
-          // vitest's on-disk cache of transformed modules, keyed by each file's path and
-          // content and the config: the package's sources are not transformed again on
-          // every verify (~0.3 s of CPU for agent-core).
-          "--experimental.fsModuleCache",
-          "--reporter=json",
-          `--outputFile=${output}`,
-          ...relative,
-        ],
-        { cwd: packageDir, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } },
-        (_error, _stdout, text) => resolve(text),
-      );
-    });
-    try {
-      report = jsonReport.parse(JSON.parse(await readFile(output, "utf8")));
-    } catch {
-      report = undefined;
-    }
-  } finally {
-    await rm(tempDir, { recursive: true, force: true });
+function resultOf(
+  file: string,
+  absolute: string,
+  files: readonly PackageTestFile[],
+): CapstoneFileResult {
+  const entry = files.find((candidate) => path.resolve(candidate.file) === absolute);
+  if (entry === undefined) return missing(file, "没有运行：vitest 没有报告这个文件");
+  const problems = entry.tests
+    .filter((test) => test.state === "failed")
+    .map((test) => `测试失败："${test.name}"`);
+  if (entry.tests.length === 0) {
+    problems.push(`无法加载：${(entry.loadError ?? "没有测试").split("\n")[0] ?? ""}`);
   }
-  return files.map((file) => {
-    const absolute = path.join(repoRoot, file);
-    const entry = report?.testResults.find((result) => path.resolve(result.name) === absolute);
-    if (entry === undefined) {
-      const reason = stderr.split("\n").find((line) => line.trim() !== "") ?? "vitest 没有报告";
-      return missing(file, `没有运行：${reason.trim()}`);
-    }
-    const failed = entry.assertionResults.filter((test) => test.status === "failed");
-    const problems = failed.map((test) => `测试失败："${test.fullName}"`);
-    if (entry.assertionResults.length === 0 && entry.message) {
-      problems.push(`无法加载：${entry.message.split("\n")[0] ?? ""}`);
-    }
-    const passed = entry.assertionResults.filter((test) => test.status === "passed").length;
-    // Named like lab tests: describe titles and the title joined by " > " (the JSON
-    // reporter's own fullName joins them with spaces).
-    const testNames = entry.assertionResults.map((test) =>
-      [...test.ancestorTitles, test.title].join(" > "),
-    );
-    return { file, passed, testNames, problems };
-  });
+  const passed = entry.tests.filter((test) => test.state === "passed").length;
+  return { file, passed, testNames: entry.tests.map((test) => test.name), problems };
 }
 
 const CACHE_FILE = path.join(".lab-kit", "capstone-cache.json");

@@ -6,10 +6,10 @@ import type { LabLocation } from "../labs.ts";
 import { checkTestsIntegrity, describeIntegrity } from "../learner/tampering.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
-import { type RunOptions, runLabTargets } from "../runner.ts";
+import { type RunOptions, runLabAndPackageTests, runLabTargets } from "../runner.ts";
 import type { RunTarget, TargetReport } from "../runner-types.ts";
 import { capstoneLinkProblems, workspacePackages } from "./capstone-link.ts";
-import { type CapstoneFileResult, runCapstoneTests } from "./capstone-tests.ts";
+import { type CapstoneFileResult, planCapstoneTests } from "./capstone-tests.ts";
 import { type CheckLine, failed, isSound, type LabVerdict, passed } from "./check-line.ts";
 import {
   checkCapstone,
@@ -137,21 +137,25 @@ export async function verifyLessons(
       : entry.targets.filter((target) => target.label === entry.labels.learner),
   );
   const packages = await workspacePackages(repoRoot);
-  const [firstReports, types, capstone, links] = await Promise.all([
-    runLabTargets(targets, options.run),
+  // The capstone's test files run in the lab targets' vitest process, with their package's
+  // own config: one vitest start, not two.
+  const capstonePlan = await planCapstoneTests(
+    repoRoot,
+    fresh.map((entry) => ({
+      packageName: entry.manifest.capstone.package,
+      files: entry.manifest.capstone.tests,
+    })),
+    { cache: options.cache === true },
+  );
+  const [firstRun, types, links] = await Promise.all([
+    runLabAndPackageTests(targets, capstonePlan.runs, options.run),
     typecheckAll(fresh),
-    runCapstoneTests(
-      repoRoot,
-      fresh.map((entry) => ({
-        packageName: entry.manifest.capstone.package,
-        files: entry.manifest.capstone.tests,
-      })),
-      { cache: options.cache === true },
-    ),
     Promise.all(
       ready.map((entry) => capstoneLinkProblems(repoRoot, entry.manifest.capstone, packages)),
     ),
   ]);
+  const firstReports = firstRun.reports;
+  const capstone = await capstonePlan.finish(firstRun.packageFiles);
   const reports = await rerunTimedOutGates(fresh, firstReports, options.run);
   const linkProblems = new Map(ready.map((entry, index) => [entry.lab.dir, links[index] ?? []]));
   const byLabel = new Map(reports.map((report) => [report.label, report]));

@@ -1,0 +1,112 @@
+// Package test files (verify's capstone tests) run in the lab targets' vitest process, each
+// with its own package's vitest config.
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { InvalidRunTargetError } from "../src/errors.ts";
+import { runLabAndPackageTests } from "../src/runner.ts";
+import { copyFixture } from "./fixture-repo.ts";
+
+let root: string;
+let packageDir: string;
+
+const test = (body: string) => `import { expect, it } from "vitest";\n\n${body}\n`;
+
+beforeEach(async () => {
+  const copy = await copyFixture("verify-repo");
+  root = copy.root;
+  packageDir = path.join(copy.dir, "packages", "capstone");
+  await mkdir(path.join(packageDir, "tests"), { recursive: true });
+  // The package's own config: a setup file and a timeout that only it sets.
+  await writeFile(
+    path.join(packageDir, "vitest.config.ts"),
+    'export default { test: { include: ["tests/**/*.test.ts"], setupFiles: ["./setup.ts"], testTimeout: 4321, maxWorkers: 3 } };\n',
+  );
+  await writeFile(path.join(packageDir, "setup.ts"), "globalThis.fromSetup = 'package setup';\n");
+  await writeFile(
+    path.join(packageDir, "tests", "config.test.ts"),
+    test(
+      [
+        'it("sees the package config", (context) => {',
+        '  expect((globalThis as { fromSetup?: string }).fromSetup).toBe("package setup");',
+        "  expect(context.task.timeout).toBe(4321);",
+        "});",
+        "",
+        'it("fails on purpose", () => {',
+        "  expect(1).toBe(2);",
+        "});",
+      ].join("\n"),
+    ),
+  );
+  await writeFile(
+    path.join(packageDir, "tests", "other.test.ts"),
+    test(
+      [
+        // Slower than the lab's endless loop is found (2 s timeout, 0.5 s grace): still
+        // running when that round is killed.
+        'it("outlasts a killed round", async () => {',
+        "  await new Promise((resolve) => setTimeout(resolve, 4_000));",
+        "  expect(true).toBe(true);",
+        "}, 20_000);",
+      ].join("\n"),
+    ),
+  );
+  await writeFile(path.join(packageDir, "tests", "broken.test.ts"), "export const x = ;\n");
+});
+
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+describe("runLabAndPackageTests", () => {
+  it("runs exactly the files asked for, with their package's own config, and reports each test and load error", async () => {
+    const files = ["config.test.ts", "broken.test.ts"].map((file) =>
+      path.join(packageDir, "tests", file),
+    );
+    const { reports, packageFiles } = await runLabAndPackageTests(
+      [],
+      [{ label: "capstone", packageDir, files }],
+    );
+    expect(reports).toEqual([]);
+    const byFile = new Map(packageFiles.map((entry) => [path.basename(entry.file), entry]));
+    expect([...byFile.keys()].sort()).toEqual(["broken.test.ts", "config.test.ts"]);
+    expect(byFile.get("config.test.ts")).toMatchObject({
+      label: "capstone",
+      tests: [
+        { name: "sees the package config", state: "passed" },
+        { name: "fails on purpose", state: "failed" },
+      ],
+      loadError: undefined,
+    });
+    expect(byFile.get("broken.test.ts")?.tests).toEqual([]);
+    expect(byFile.get("broken.test.ts")?.loadError).toMatch(/\S/);
+  }, 120_000);
+
+  it("still reports a package file once when a lab target's endless loop kills the first round", async () => {
+    const { dir: labDir, root: labRoot } = await copyFixture("runner-lab");
+    await writeFile(
+      path.join(labDir, "tests", "lab.test.ts"),
+      'import { expect, it } from "vitest";\nimport { spin } from "@lab";\n\nit("stops spinning", () => {\n  expect(spin()).toBe(1);\n});\n',
+    );
+    try {
+      const file = path.join(packageDir, "tests", "other.test.ts");
+      const { reports, packageFiles } = await runLabAndPackageTests(
+        [{ label: "bad", labDir, packageDir: path.join(labDir, "bad") }],
+        [{ label: "capstone", packageDir, files: [file] }],
+        { hangGraceMs: 500 },
+      );
+      expect(
+        reports[0]?.tests.find((entry) => entry.name === "stops spinning")?.failure?.kind,
+      ).toBe("timeout");
+      expect(packageFiles.map((entry) => [entry.file, entry.tests])).toEqual([
+        [file, [{ name: "outlasts a killed round", state: "passed" }]],
+      ]);
+    } finally {
+      await rm(labRoot, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("rejects a relative path before starting anything", async () => {
+    await expect(
+      runLabAndPackageTests([], [{ label: "x", packageDir, files: ["tests/config.test.ts"] }]),
+    ).rejects.toBeInstanceOf(InvalidRunTargetError);
+  });
+});

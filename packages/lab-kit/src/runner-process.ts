@@ -1,6 +1,7 @@
-import { type ChildProcess, fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import { LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
+import { forkRunnerChild, takePrestartedRunner } from "./runner-prestart.ts";
 import {
   type ChildPackageRun,
   type ChildTarget,
@@ -52,7 +53,6 @@ export interface RoundOptions {
   readonly maxWorkers: number | undefined;
 }
 
-const CHILD_SCRIPT = path.join(import.meta.dirname, "runner-child.js");
 /** How often the watchdog compares running tests and imports with their deadlines. */
 const WATCHDOG_MS = 100;
 
@@ -83,11 +83,7 @@ export async function runRound(
   let lastActivity = Date.now();
   const timeouts = new Map(targets.map((target) => [target.label, target.testTimeoutMs]));
 
-  const child = fork(CHILD_SCRIPT, [], {
-    detached: true,
-    stdio: ["ignore", "ignore", "pipe", "ipc"],
-    execArgv: [],
-  });
+  const child = takePrestartedRunner() ?? forkRunnerChild();
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString("utf8")).slice(-4000);

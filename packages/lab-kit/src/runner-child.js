@@ -160,6 +160,7 @@ const streamingReporter = {
 
 const SETUP_FILE = path.join(import.meta.dirname, "runner-setup.js");
 const LAB_RUNNER = path.join(import.meta.dirname, "runner-lab.js");
+const PACKAGE_SETUP_FILE = path.join(import.meta.dirname, "runner-package-setup.js");
 const PROGRESS_CHANNEL = `lab-kit-progress-${process.pid}`;
 
 /**
@@ -313,7 +314,14 @@ function packageProjectFor(run) {
         },
       },
     ],
-    test: { name, root: run.packageDir, experimental: { fsModuleCache: true } },
+    test: {
+      name,
+      root: run.packageDir,
+      // Added to the config's own setup files (vitest merges the lists), before them.
+      setupFiles: [PACKAGE_SETUP_FILE],
+      provide: { labKitPackageDir: run.packageDir },
+      experimental: { fsModuleCache: true },
+    },
   };
 }
 

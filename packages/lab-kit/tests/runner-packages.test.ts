@@ -30,6 +30,8 @@ beforeEach(async () => {
         'it("sees the package config", (context) => {',
         '  expect((globalThis as { fromSetup?: string }).fromSetup).toBe("package setup");',
         "  expect(context.task.timeout).toBe(4321);",
+        "  // As under the package's own `vitest run`, whatever folder the runner runs in.",
+        `  expect(process.cwd()).toBe(${JSON.stringify(packageDir)});`,
         "});",
         "",
         'it("fails on purpose", () => {',

@@ -51,3 +51,18 @@ export function takePrestartedRunner(): ChildProcess | undefined {
   (child.stderr as (NodeJS.ReadableStream & { ref?: () => void }) | null)?.ref?.();
   return child;
 }
+
+/**
+ * Ends the prestarted child, if any, when the caller knows it will run nothing (every
+ * verdict from the cache): it would otherwise go on loading vitest until this process exits.
+ */
+export function discardPrestartedRunner(): void {
+  const child = prestarted;
+  prestarted = undefined;
+  if (child?.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    child.kill("SIGKILL");
+  }
+}

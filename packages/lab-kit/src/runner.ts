@@ -13,6 +13,7 @@ import {
 } from "./lab-test-settings.js";
 import { toPosixPath } from "./posix-path.ts";
 import { classifyFailure, type SerializedTestError, shortMessage } from "./runner-classify.ts";
+import { discardPrestartedRunner } from "./runner-prestart.ts";
 import { type RoundResult, runRound } from "./runner-process.ts";
 import type { ChildPackageRun, ChildTarget, ModuleReport } from "./runner-protocol.ts";
 import type {
@@ -83,8 +84,12 @@ export async function runLabAndPackageTests(
   assertUniqueLabels(prepared);
   assertGroupsSound(prepared);
   const runs = await Promise.all(packages.map(preparePackageRun));
-  // Nothing to run (every verdict came from the cache): no vitest process to start.
-  if (prepared.length === 0 && runs.length === 0) return { reports: [], packageFiles: [] };
+  // Nothing to run (every verdict came from the cache): no vitest process to start, and
+  // one started ahead of time is ended.
+  if (prepared.length === 0 && runs.length === 0) {
+    discardPrestartedRunner();
+    return { reports: [], packageFiles: [] };
+  }
   await copyGroupedTests(prepared);
   const reports = new Map<string, TargetReport>();
   const batch = await runBatch(prepared, runs, options);

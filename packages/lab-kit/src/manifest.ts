@@ -66,7 +66,22 @@ export const lessonManifestSchema = z
       /** Tests (full names) the pristine starter must fail by an assertion; all others pass. */
       failing: z.array(testName).min(1),
     }),
-    mutations: z.array(mutationSchema).min(1),
+    // A gate is named by its mutation's name (reports, `gate:<name>` proofs, its copy's
+    // folder): two with one name would be judged against one mutant.
+    mutations: z
+      .array(mutationSchema)
+      .min(1)
+      .superRefine((mutations, context) => {
+        mutations.forEach((mutation, index) => {
+          if (mutations.findIndex((other) => other.name === mutation.name) < index) {
+            context.addIssue({
+              code: "custom",
+              path: [index, "name"],
+              message: `变异名 ${mutation.name} 重复，每个变异门的名字必须唯一`,
+            });
+          }
+        });
+      }),
     hints: z.array(hintSchema).min(1),
     rubric: z.array(rubricRowSchema).min(1),
     capstone: capstoneSchema,

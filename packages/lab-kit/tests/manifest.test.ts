@@ -19,6 +19,18 @@ describe("parseManifest problems", () => {
     expect(problems.some((problem) => problem.startsWith("mutations.0"))).toBe(false);
   });
 
+  it("name a mutation whose name an earlier one already has", () => {
+    const mutation = { name: "same", description: "d", file: "src/a.ts", find: "a", replace: "b" };
+    const problems = problemsOf({
+      mutations: [
+        { ...mutation, breaks: ["t"] },
+        { ...mutation, breaks: ["t"] },
+      ],
+    });
+    expect(problems).toContain("mutations[1].name: 变异名 same 重复，每个变异门的名字必须唯一");
+    expect(problems.some((problem) => problem.startsWith("mutations[0].name"))).toBe(false);
+  });
+
   it("keep zod's English messages for every other parse in the process", async () => {
     const { z } = await import("zod");
     expect(z.string().safeParse(1).error?.issues[0]?.message).toBe(

@@ -331,16 +331,21 @@ async function planLab(
   const regions = regionResult.ok
     ? passed(`starter 与 solution 只在 ${regionResult.regions} 个练习区域内不同`)
     : failed(`练习区域：${regionResult.problems.join("；")}`);
-  const mutants = new Map<string, MutantResult>();
-  for (const mutation of manifest.mutations) {
-    mutants.set(mutation.name, await prepareMutant(solutionDir, solutionFiles, mutation));
-  }
+  // Every copy written, and the tests' integrity read, at once.
+  const [prepared, integrity, shuffledSrc] = await Promise.all([
+    Promise.all(
+      manifest.mutations.map(
+        async (mutation) =>
+          [mutation.name, await prepareMutant(solutionDir, solutionFiles, mutation)] as const,
+      ),
+    ),
+    checkTestsIntegrity({ testsDir: path.join(lab.dir, "tests") }),
+    prepareShuffledCopy(solutionDir, solutionFiles),
+  ]);
+  const mutants = new Map<string, MutantResult>(prepared);
   const learnerEdited = !sameFiles(workingStarter, pristine.files);
   const labName = toPosixPath(path.relative(repoRoot, lab.dir));
-  const testsNotice = describeIntegrity(
-    { name: labName },
-    await checkTestsIntegrity({ testsDir: path.join(lab.dir, "tests") }),
-  );
+  const testsNotice = describeIntegrity({ name: labName }, integrity);
   const base = { labDir: lab.dir };
   const labels: LabTargets = {
     solution: `${lab.id}:solution`,
@@ -360,7 +365,6 @@ async function planLab(
   // what it means to the learner. The learner's code and a gate that expects a hang may
   // leave work running after their tests end: each of those runs alone too.
   const shared = { workerGroup: lab.id };
-  const shuffledSrc = await prepareShuffledCopy(solutionDir, solutionFiles);
   const targets: RunTarget[] = [
     { ...base, label: labels.solution, packageDir: solutionDir },
     {

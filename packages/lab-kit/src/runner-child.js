@@ -11,8 +11,8 @@ import { isBuiltin } from "node:module";
 import path from "node:path";
 import { BaseSequencer, createVitest } from "vitest/node";
 import { SOURCE_SSR_CONDITIONS } from "../../../source-condition.js";
-import { commonAncestor } from "./common-ancestor.js";
 import { LAB_ALIAS, LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
+import { commonAncestor, targetOfFile } from "./runner-paths.js";
 
 /** @param {import("./runner-protocol.ts").ChildMessage} message */
 function send(message) {
@@ -80,9 +80,7 @@ const projectMembers = new Map();
  * @param {{ project: { name: string }, moduleId: string }} module
  */
 function locate({ project, moduleId }) {
-  const target = (projectMembers.get(project.name) ?? []).find((candidate) =>
-    moduleId.startsWith(candidate.testsDir + path.sep),
-  );
+  const target = targetOfFile(projectMembers.get(project.name) ?? [], moduleId);
   if (target === undefined) throw new Error(`lab-kit: no target runs ${moduleId}`);
   return { target, label: target.label, file: restorePaths(target, moduleId) };
 }
@@ -177,10 +175,7 @@ function labPlugin(members) {
     /** @param {string} source @param {string | undefined} importer */
     resolveId(source, importer) {
       const from = importer?.split("?")[0];
-      const target =
-        from === undefined
-          ? undefined
-          : members.find((member) => from.startsWith(member.testsDir + path.sep));
+      const target = from === undefined ? undefined : targetOfFile(members, from);
       if (from === undefined || target === undefined) return null;
       if (source === LAB_ALIAS) return path.join(target.srcDir, "index.ts");
       // A virtual module of vite itself (e.g. its dynamic-import helper), never a lab file.

@@ -7,16 +7,9 @@
 // (suites and tests of each file, in an order fixed by the seed) and keeps every other
 // file in file order.
 import { TestRunner } from "vitest";
+import { targetOfFile } from "./runner-paths.js";
 
 /** @typedef {{ label: string, testsDir: string, timeout: number, shuffleSeed?: number }} LabFileTarget */
-
-/**
- * The target whose tests folder holds `file`.
- * @param {readonly LabFileTarget[]} targets @param {string} file
- */
-export function targetOfFile(targets, file) {
-  return targets.find((target) => file.startsWith(`${target.testsDir}/`));
-}
 
 export default class LabTestRunner extends TestRunner {
   /** @param {import("vitest").SerializedConfig} config */

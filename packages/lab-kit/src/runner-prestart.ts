@@ -59,7 +59,12 @@ export function takePrestartedRunner(): ChildProcess | undefined {
 export function discardPrestartedRunner(): void {
   const child = prestarted;
   prestarted = undefined;
-  if (child?.pid === undefined || child.exitCode !== null) return;
+  if (child !== undefined) killProcessGroup(child);
+}
+
+/** Ends a runner child with every worker of its process group; nothing if it has ended. */
+export function killProcessGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null) return;
   try {
     process.kill(-child.pid, "SIGKILL");
   } catch {

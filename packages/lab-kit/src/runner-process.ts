@@ -1,7 +1,6 @@
-import type { ChildProcess } from "node:child_process";
 import path from "node:path";
 import { LAB_TEST_TIMEOUT_MS } from "./lab-test-settings.js";
-import { forkRunnerChild, takePrestartedRunner } from "./runner-prestart.ts";
+import { forkRunnerChild, killProcessGroup, takePrestartedRunner } from "./runner-prestart.ts";
 import {
   type ChildPackageRun,
   type ChildTarget,
@@ -201,14 +200,5 @@ export async function runRound(
   } finally {
     killGroup();
     process.removeListener("exit", killGroup);
-  }
-}
-
-function killProcessGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null) return;
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    child.kill("SIGKILL");
   }
 }

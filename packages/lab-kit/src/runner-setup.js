@@ -6,7 +6,7 @@
 // round found hanging, and after each file undoes what a file may leave behind for the
 // next file of a shared worker (fake timers, stubbed globals and environment variables).
 import { afterAll, afterEach, beforeEach, inject, vi } from "vitest";
-import { targetOfFile } from "./runner-lab.js";
+import { targetOfFile } from "./runner-paths.js";
 
 const targets = inject("labKitTargets") ?? [];
 const channelName = inject("labKitChannel");

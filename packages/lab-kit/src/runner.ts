@@ -3,7 +3,6 @@ import os from "node:os";
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { glob } from "tinyglobby";
-import { commonAncestor } from "./common-ancestor.js";
 import { InvalidRunTargetError } from "./errors.ts";
 import {
   blockedTestMessage,
@@ -13,6 +12,7 @@ import {
 } from "./lab-test-settings.js";
 import { toPosixPath } from "./posix-path.ts";
 import { classifyFailure, type SerializedTestError, shortMessage } from "./runner-classify.ts";
+import { commonAncestor } from "./runner-paths.js";
 import { discardPrestartedRunner } from "./runner-prestart.ts";
 import { type RoundResult, runRound } from "./runner-process.ts";
 import type { ChildPackageRun, ChildTarget, ModuleReport } from "./runner-protocol.ts";
@@ -309,14 +309,9 @@ async function runBatch(
       end.kind === "done" || packagesRetried ? [] : unfinishedRuns(round.packages, packageFiles);
     if (unfinished.length > 0) {
       packagesRetried = true;
-      const [first, ...rest] = next;
-      next.splice(
-        0,
-        next.length,
-        ...(first === undefined
-          ? [{ targets: [], packages: unfinished }]
-          : [{ ...first, packages: unfinished }, ...rest]),
-      );
+      const [first] = next;
+      if (first === undefined) next.push({ targets: [], packages: unfinished });
+      else next[0] = { ...first, packages: unfinished };
     }
     rounds.push(...next);
   }

@@ -43,7 +43,8 @@ describe("runLabTargets with a worker group", () => {
     for (const kind of kinds) {
       const single = reports.find((report) => report.label === kind);
       const shared = reports.find((report) => report.label === `grouped-${kind}`);
-      expect(shared && unlabelled(shared), kind).toEqual(single && unlabelled(single));
+      if (single === undefined || shared === undefined) throw new Error(`no report for ${kind}`);
+      expect(unlabelled(shared), kind).toEqual(unlabelled(single));
     }
     // The reports prove something only if the three kinds differ as the fixture says.
     const bad = reports.find((report) => report.label === "grouped-bad");

@@ -18,11 +18,8 @@ const args = process.argv.slice(2).filter((arg) => arg !== "--");
 const runs = Number(args[0] ?? 5);
 const lessonId = normalizeLessonId(args[1] ?? "05") ?? "05";
 const TARGET_RATIO = 3;
-/**
- * As the root scripts run a script: node with tsx loaded, workspace packages from their
- * sources (a clone has no dist/).
- */
-const NODE_TSX = ["--import", "tsx", "--conditions=@coding-agent/source"];
+/** As the root scripts run a script: through scripts/run.js (bundled, cached). */
+const RUN_SCRIPT = ["--conditions=@coding-agent/source", path.join("scripts", "run.js")];
 
 /** Wall time of one command, in ms; fails loudly if the command fails unexpectedly. */
 function time(command: string, commandArgs: readonly string[], cwd: string): Promise<number> {
@@ -41,10 +38,14 @@ function time(command: string, commandArgs: readonly string[], cwd: string): Pro
 function timeAll(script: string, extra: readonly string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...NODE_TSX, script, "--all", "--seed", "1", ...extra], {
-      cwd: repoRoot,
-      stdio: "ignore",
-    });
+    const child = spawn(
+      process.execPath,
+      [...RUN_SCRIPT, script, "--all", "--seed", "1", ...extra],
+      {
+        cwd: repoRoot,
+        stdio: "ignore",
+      },
+    );
     child.on("error", reject);
     child.on("exit", () => resolve(performance.now() - started));
   });
@@ -62,8 +63,8 @@ async function main(): Promise<void> {
   const vitest = path.join(solution, "node_modules", ".bin", "lab-test");
   const script = path.join("scripts", "verify-lesson.ts");
   const verify = () =>
-    time(node, [...NODE_TSX, script, lab.id, "--seed", "1", "--no-cache"], repoRoot);
-  const cached = () => time(node, [...NODE_TSX, script, lab.id, "--seed", "1"], repoRoot);
+    time(node, [...RUN_SCRIPT, script, lab.id, "--seed", "1", "--no-cache"], repoRoot);
+  const cached = () => time(node, [...RUN_SCRIPT, script, lab.id, "--seed", "1"], repoRoot);
   const bare = () => time(vitest, [], solution);
   // One warm-up of each so both read from a warm file cache.
   await verify();
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
   // seed is part of it), as an edited lab's is; the capstone's key has no seed in it.
   let seed = 1_000 + Math.floor(Math.random() * 1_000_000);
   const edited = () =>
-    time(node, [...NODE_TSX, script, lab.id, "--seed", String(seed++)], repoRoot);
+    time(node, [...RUN_SCRIPT, script, lab.id, "--seed", String(seed++)], repoRoot);
   await edited();
   const editedTimes: number[] = [];
   for (let run = 0; run < runs; run++) editedTimes.push(await edited());

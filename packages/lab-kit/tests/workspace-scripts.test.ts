@@ -35,10 +35,10 @@ describe("learner commands from any folder", () => {
   it("has each delegated command as a root script", async () => {
     const root = await readPackage(repoRoot);
     for (const name of Object.keys(ROOT_COMMANDS)) {
-      // The tools import capstone entries (cli/parse-args): tsx must resolve them to sources.
-      // Node loads tsx itself (`--import`), not tsx's CLI, which starts a second process.
+      // The tools import capstone entries (cli/parse-args): resolved to their sources.
+      // scripts/run.js runs them bundled and cached, with no TypeScript loader in the process.
       expect(root.scripts?.[name], name).toMatch(
-        /^node --import tsx --conditions=@coding-agent\/source scripts\//,
+        /^node --conditions=@coding-agent\/source scripts\/run\.js scripts\/[\w-]+\.ts$/,
       );
     }
   });

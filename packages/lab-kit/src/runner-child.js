@@ -261,20 +261,25 @@ function projectFor(name, members, shared) {
 }
 
 /**
- * vitest's order (slowest file first, from its cache), except that each worker group's
- * files come last and together: a worker that finishes a group's file is reused only when
- * the next file in the queue is of the same project.
+ * vitest's order (slowest file first, from its cache) within three bands: the lab targets
+ * that run alone, then each worker group's files together (a worker that finishes a
+ * group's file is reused only when the next file in the queue is of the same project),
+ * then the package runs' files. A package file starts a forked process of its own, the
+ * dearest start there is; queued before a group, it kept the group's files waiting on a
+ * single worker (lab 05: ~0.13 s more per verify).
  */
 class LabSequencer extends BaseSequencer {
   /** @param {import("vitest/node").TestSpecification[]} files */
   async sort(files) {
     const sorted = await super.sort(files);
-    const alone = sorted.filter((spec) => spec.project.config.isolate !== false);
-    const grouped = sorted.filter((spec) => spec.project.config.isolate === false);
+    const labFiles = sorted.filter((spec) => !packageProjects.has(spec.project.name));
+    const alone = labFiles.filter((spec) => spec.project.config.isolate !== false);
+    const grouped = labFiles.filter((spec) => spec.project.config.isolate === false);
     const names = [...new Set(grouped.map((spec) => spec.project.name))];
     return [
       ...alone,
       ...names.flatMap((name) => grouped.filter((spec) => spec.project.name === name)),
+      ...sorted.filter((spec) => packageProjects.has(spec.project.name)),
     ];
   }
 }

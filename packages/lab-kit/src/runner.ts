@@ -72,8 +72,8 @@ export async function runLabTargets(
 /**
  * {@link runLabTargets}, and in the same vitest process the given test files of workspace
  * packages, each with its package's own vitest config (one vitest start instead of two).
- * A package file is run again, once, when a round is killed before it finished; a file
- * missing from the results never reported (it did not run).
+ * A package file a killed round had not finished runs in the next round (see `runBatch`);
+ * a file missing from the results never reported (it did not run).
  */
 export async function runLabAndPackageTests(
   targets: readonly RunTarget[],
@@ -235,7 +235,8 @@ interface Round {
  * be killed is run again: after a hung test or import, its unfinished targets without that
  * test or file (the files that finished are kept); after an idle or crashed process,
  * each unfinished target alone, so one broken target cannot take the others down with it.
- * Package files a killed process had not finished go with the next round, once.
+ * Package files a killed process had not finished go with the next round: after a lab's
+ * hang, each time; after an idle or crashed process, once.
  */
 async function runBatch(
   initial: readonly ChildTarget[],
@@ -305,10 +306,14 @@ async function runBatch(
         : end.kind !== "hung"
           ? retry.map((target) => ({ targets: [target], packages: [] }))
           : [];
+    // Package files a lab's endless loop kept from finishing go on with the next round
+    // (such rounds are bounded: MAX_HUNG); after any other end, once, in case it was theirs.
     const unfinished =
-      end.kind === "done" || packagesRetried ? [] : unfinishedRuns(round.packages, packageFiles);
+      end.kind === "done" || (end.kind !== "hung" && packagesRetried)
+        ? []
+        : unfinishedRuns(round.packages, packageFiles);
     if (unfinished.length > 0) {
-      packagesRetried = true;
+      if (end.kind !== "hung") packagesRetried = true;
       const [first] = next;
       if (first === undefined) next.push({ targets: [], packages: unfinished });
       else next[0] = { ...first, packages: unfinished };

@@ -82,11 +82,23 @@ describe("runLabAndPackageTests", () => {
     expect(byFile.get("broken.test.ts")?.loadError).toMatch(/\S/);
   }, 120_000);
 
-  it("still reports a package file once when a lab target's endless loop kills the first round", async () => {
+  it("still reports a package file once when a lab target's endless loops kill two rounds in a row", async () => {
     const { dir: labDir, root: labRoot } = await copyFixture("runner-lab");
     await writeFile(
       path.join(labDir, "tests", "lab.test.ts"),
-      'import { expect, it } from "vitest";\nimport { spin } from "@lab";\n\nit("stops spinning", () => {\n  expect(spin()).toBe(1);\n});\n',
+      [
+        'import { expect, it } from "vitest";',
+        'import { spin } from "@lab";',
+        "",
+        'it("stops spinning", () => {',
+        "  expect(spin()).toBe(1);",
+        "});",
+        "",
+        'it("stops spinning again", () => {',
+        "  expect(spin()).toBe(1);",
+        "});",
+        "",
+      ].join("\n"),
     );
     try {
       const file = path.join(packageDir, "tests", "other.test.ts");
@@ -95,9 +107,11 @@ describe("runLabAndPackageTests", () => {
         [{ label: "capstone", packageDir, files: [file] }],
         { hangGraceMs: 500 },
       );
-      expect(
-        reports[0]?.tests.find((entry) => entry.name === "stops spinning")?.failure?.kind,
-      ).toBe("timeout");
+      for (const name of ["stops spinning", "stops spinning again"]) {
+        expect(reports[0]?.tests.find((entry) => entry.name === name)?.failure?.kind, name).toBe(
+          "timeout",
+        );
+      }
       expect(packageFiles.map((entry) => [entry.file, entry.tests])).toEqual([
         [file, [{ name: "outlasts a killed round", state: "passed" }]],
       ]);

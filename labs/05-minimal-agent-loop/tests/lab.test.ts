@@ -18,8 +18,11 @@ function scripted(script: readonly Action[], requests: ModelRequest[]): Provider
   };
 }
 
-/** Lets timers run between model calls, so a loop that never stops fails by timeout, not a hang. */
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * Lets timers run between model calls, so a loop that never stops fails by timeout, not a
+ * hang; a timer, not setImmediate, so such a loop waits instead of spinning a core.
+ */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
 
 describe("runAgent", () => {
   it("writes a tool result into the next request's observations and completes", async () => {

@@ -73,7 +73,8 @@ export async function scriptBundle(entry, { repoRoot, cacheDir }) {
     if (hash === cached.hash) return path.join(cacheDir, cached.bundle);
   }
   const inputs = await buildInputs(entry, repoRoot, cacheDir);
-  const hash = await hashFiles(inputs.files);
+  // The sources as esbuild bundled them: a file saved during the build is seen next time.
+  const hash = await hashFiles(inputs.files, inputs.sources);
   const bundle = `${name}-${hash.slice(0, 16)}.mjs`;
   await mkdir(cacheDir, { recursive: true });
   // Written under a name of this process first: a concurrent run never imports half a file.
@@ -109,14 +110,17 @@ async function readManifest(file) {
 
 /**
  * One hash of the files' paths and contents (a missing file hashes as missing), and of
- * what else shapes the bundle: this file, Node's version and the format.
- * @param {readonly string[]} files
+ * what else shapes the bundle: this file, Node's version and the format. `known`: contents
+ * already read, by path.
+ * @param {readonly string[]} files @param {ReadonlyMap<string, Buffer>} [known]
  */
-async function hashFiles(files) {
+async function hashFiles(files, known = new Map()) {
   const hash = createHash("sha256");
   hash.update(`${FORMAT}\0${process.version}\0`);
   const contents = await Promise.all(
-    [import.meta.filename, ...files].map((file) => readFile(file).catch(() => undefined)),
+    [import.meta.filename, ...files].map(
+      (file) => known.get(file) ?? readFile(file).catch(() => undefined),
+    ),
   );
   for (const [index, file] of [import.meta.filename, ...files].entries()) {
     const content = contents[index];
@@ -137,6 +141,8 @@ const META = /\bimport\.meta\.(dirname|filename|url)\b/g;
  */
 async function buildInputs(entry, repoRoot, cacheDir) {
   const esbuild = await import(pathToFileURL(require.resolve("esbuild")).href);
+  /** @type {Map<string, Buffer>} each bundled source as it was read */
+  const sources = new Map();
   /** @type {import("esbuild").Plugin} */
   const plugin = {
     name: "lab-kit:script",
@@ -165,7 +171,9 @@ async function buildInputs(entry, repoRoot, cacheDir) {
       // the bundle cannot keep faithful stops the bundle (the caller falls back to tsx).
       build.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
         if (args.path.split(path.sep).includes("node_modules")) return undefined;
-        const source = await readFile(args.path, "utf8");
+        const raw = await readFile(args.path);
+        sources.set(args.path, raw);
+        const source = raw.toString("utf8");
         const code = source.replace(META, (_match, /** @type {string} */ field) =>
           JSON.stringify(
             field === "dirname"
@@ -202,11 +210,11 @@ async function buildInputs(entry, repoRoot, cacheDir) {
     logLevel: "silent",
     plugins: [plugin],
   });
-  const sources = Object.keys(result.metafile.inputs).map((input) => path.resolve(repoRoot, input));
+  const bundled = Object.keys(result.metafile.inputs).map((input) => path.resolve(repoRoot, input));
   const config = new Set(
     ["pnpm-lock.yaml", "tsconfig.base.json"].map((file) => path.join(repoRoot, file)),
   );
-  for (const source of sources) {
+  for (const source of bundled) {
     for (let dir = path.dirname(source); ; dir = path.dirname(dir)) {
       config.add(path.join(dir, "package.json"));
       config.add(path.join(dir, "tsconfig.json"));
@@ -215,5 +223,5 @@ async function buildInputs(entry, repoRoot, cacheDir) {
   }
   const [output] = result.outputFiles;
   if (output === undefined) throw new Error("esbuild wrote no bundle");
-  return { code: output.contents, files: [...sources, ...config].sort() };
+  return { code: output.contents, files: [...bundled, ...config].sort(), sources };
 }

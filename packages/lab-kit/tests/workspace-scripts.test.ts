@@ -83,4 +83,17 @@ describe("learner commands from any folder", () => {
     expect(result.stderr).toContain("没有编号为「99」的课程");
     expect(result.code).toBe(2);
   }, 240_000);
+
+  it("answers pnpm verify:lesson for a lesson that does not exist with the usage, exit 2", async () => {
+    const result = await run("pnpm", ["--silent", "verify:lesson", "99"], {
+      cwd: repoRoot,
+      env: { ...process.env, NO_COLOR: "1" },
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(result.stderr).toContain("没有第 99 课。");
+    expect(result.stderr).toContain("用法：pnpm verify:lesson <课号> | --all");
+    expect(result.code).toBe(2);
+  }, 240_000);
 });

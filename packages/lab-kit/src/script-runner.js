@@ -11,7 +11,7 @@
 // cannot be made (esbuild missing, a source using `import.meta` beyond dirname/filename/url,
 // a computed dynamic import), the script runs through tsx as before: slower, never wrong.
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -84,9 +84,11 @@ export async function scriptBundle(entry, { repoRoot, cacheDir }) {
   const manifest = { format: FORMAT, entry, hash, bundle, inputs: inputs.files };
   await writeFile(`${manifestFile}.${process.pid}`, JSON.stringify(manifest));
   await rename(`${manifestFile}.${process.pid}`, manifestFile);
-  // The bundle it replaces (a run that read the old manifest just now falls back to tsx).
-  if (cached !== undefined && cached.bundle !== bundle) {
-    await rm(path.join(cacheDir, cached.bundle), { force: true });
+  // The bundles it replaces, including any a concurrent build left (a run that read the
+  // old manifest just now falls back to tsx).
+  const older = new RegExp(`^${name.replace(/[^\w]/g, "\\$&")}-[0-9a-f]{16}\\.mjs$`);
+  for (const file of await readdir(cacheDir)) {
+    if (file !== bundle && older.test(file)) await rm(path.join(cacheDir, file), { force: true });
   }
   return path.join(cacheDir, bundle);
 }

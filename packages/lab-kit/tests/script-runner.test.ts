@@ -145,14 +145,21 @@ describe("scriptBundle's cache", () => {
     expect((await stat(second)).mtimeMs).toBe(before);
   });
 
-  it("rebuilds when an imported source changes, and removes the old bundle", async () => {
+  it("rebuilds when an imported source changes, and removes the old bundles (its own only)", async () => {
     const first = await scriptBundle(script(), { repoRoot: root, cacheDir });
+    // One a concurrent build left behind, and another script's whose name starts alike.
+    const orphan = path.join(cacheDir, "hello-0123456789abcdef.mjs");
+    const other = path.join(cacheDir, "hello-world-0123456789abcdef.mjs");
+    await writeFile(orphan, "");
+    await writeFile(other, "");
     const original = await readFile(helper(), "utf8");
     await writeFile(helper(), original.replace("{ dir:", "{ edited: true, dir:"));
     const second = await scriptBundle(script(), { repoRoot: root, cacheDir });
     expect(second).not.toBe(first);
     expect(await readFile(second, "utf8")).toContain("edited: true");
     await expect(stat(first)).rejects.toThrow();
+    await expect(stat(orphan)).rejects.toThrow();
+    expect((await stat(other)).isFile()).toBe(true);
     await writeFile(helper(), original);
   });
 

@@ -11,6 +11,7 @@
 // cannot be made (esbuild missing, a source using `import.meta` beyond dirname/filename/url,
 // a computed dynamic import), the script runs through tsx as before: slower, never wrong.
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -44,13 +45,13 @@ export async function runScript(entry, { repoRoot, args, cacheDir }) {
       await import(url);
       return;
     } catch (error) {
-      // Only a bundle that vanished (replaced by a concurrent run) is run again through tsx;
-      // the script's own errors are its own.
+      // Only a bundle that vanished before it loaded (a concurrent run replaced it) is run
+      // again, through tsx; any error of a script that started is its own.
       const vanished =
         error instanceof Error &&
         "code" in error &&
         error.code === "ERR_MODULE_NOT_FOUND" &&
-        error.message.includes(bundle);
+        !existsSync(bundle);
       if (!vanished) throw error;
     }
   }
@@ -70,7 +71,8 @@ export async function scriptBundle(entry, { repoRoot, cacheDir }) {
   const cached = await readManifest(manifestFile);
   if (cached !== undefined && cached.entry === entry) {
     const hash = await hashFiles(cached.inputs);
-    if (hash === cached.hash) return path.join(cacheDir, cached.bundle);
+    const file = path.join(cacheDir, cached.bundle);
+    if (hash === cached.hash && existsSync(file)) return file;
   }
   const inputs = await buildInputs(entry, repoRoot, cacheDir);
   // The sources as esbuild bundled them: a file saved during the build is seen next time.

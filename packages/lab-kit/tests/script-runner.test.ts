@@ -173,6 +173,13 @@ describe("scriptBundle's cache", () => {
     await writeFile(manifest, original);
   });
 
+  it("rebuilds a bundle that was deleted", async () => {
+    const first = await scriptBundle(script(), { repoRoot: root, cacheDir });
+    await rm(first);
+    expect(await scriptBundle(script(), { repoRoot: root, cacheDir })).toBe(first);
+    expect((await stat(first)).isFile()).toBe(true);
+  });
+
   it("rebuilds when the cache's manifest is damaged", async () => {
     const first = await scriptBundle(script(), { repoRoot: root, cacheDir });
     await writeFile(path.join(cacheDir, "hello.json"), "{ not json");

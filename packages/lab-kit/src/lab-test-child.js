@@ -6,7 +6,6 @@
 // Plain JavaScript on purpose: it starts on Node 20 without a TypeScript loader.
 import path from "node:path";
 import { parseCLI, startVitest } from "vitest/node";
-import { SOURCE_SSR_CONDITIONS } from "../../../source-condition.js";
 import { defineLabConfig } from "./vitest-config.js";
 
 /**
@@ -53,10 +52,6 @@ const vitest = await startVitest(
   },
   {
     ...config,
-    // vitest loads a reporter given by path (`pnpm lesson watch`'s hint reporter) through
-    // its own `__vitest__` environment, not the tests' ssr one: the reporter's imports reach
-    // @coding-agent/* packages, which resolve (to their sources) only under this condition.
-    environments: { __vitest__: { resolve: { conditions: [...SOURCE_SSR_CONDITIONS] } } },
     test: {
       ...config.test,
       // Threads: the worker that a blocking test holds lives in this process, so ending

@@ -16,10 +16,10 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promise
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { SOURCE_CONDITION } from "../../../source-condition.js";
 
 /** Bumped when the bundle's shape changes, so an old cache entry is never reused. */
 const FORMAT = 1;
-const SOURCE_CONDITION = "@coding-agent/source";
 const require = createRequire(import.meta.url);
 
 /**

@@ -23,8 +23,11 @@ export function defineLabConfig(packageDir, options = {}) {
     resolve: {
       alias: [{ find: LAB_ALIAS, replacement: path.join(srcDir, "index.ts") }],
     },
-    // @coding-agent/* resolve to their src/, never to a build.
+    // @coding-agent/* resolve to their src/, never to a build: in the tests' (ssr)
+    // environment, and in vitest's own, which loads a reporter given by path (`pnpm lesson
+    // watch`'s hint reporter imports lab-kit, which imports @coding-agent/agent-core).
     ssr: { resolve: { conditions: [...SOURCE_SSR_CONDITIONS] } },
+    environments: { __vitest__: { resolve: { conditions: [...SOURCE_SSR_CONDITIONS] } } },
     test: {
       dir: path.dirname(packageDir),
       include: ["tests/**/*.test.ts"],

@@ -31,6 +31,14 @@ async function workspacePackages(): Promise<string[]> {
   return listed.map((entry) => entry.path).filter((dir) => path.resolve(dir) !== repoRoot);
 }
 
+/** Runs pnpm in `cwd` without colours; its exit code and stderr. */
+function pnpm(args: readonly string[], cwd: string): Promise<{ code: number; stderr: string }> {
+  return run("pnpm", [...args], { cwd, env: { ...process.env, NO_COLOR: "1" } }).then(
+    ({ stderr }) => ({ code: 0, stderr }),
+    (error: { code: number; stderr: string }) => error,
+  );
+}
+
 describe("learner commands from any folder", () => {
   it("has each delegated command as a root script", async () => {
     const root = await readPackage(repoRoot);
@@ -72,26 +80,14 @@ describe("learner commands from any folder", () => {
   it("answers pnpm lesson inside a lab's starter folder with the root's own command", async () => {
     const [lab] = await listLabs(repoRoot);
     expect(lab).toBeDefined();
-    const result = await run("pnpm", ["lesson", "hint", "99"], {
-      cwd: path.join(lab?.dir ?? repoRoot, "starter"),
-      env: { ...process.env, NO_COLOR: "1" },
-    }).then(
-      () => ({ code: 0, stderr: "" }),
-      (error: { code: number; stderr: string }) => error,
-    );
+    const result = await pnpm(["lesson", "hint", "99"], path.join(lab?.dir ?? repoRoot, "starter"));
     expect(result.stderr).not.toContain("not found");
     expect(result.stderr).toContain("没有编号为「99」的课程");
     expect(result.code).toBe(2);
   }, 240_000);
 
   it("answers pnpm verify:lesson for a lesson that does not exist with the usage, exit 2", async () => {
-    const result = await run("pnpm", ["--silent", "verify:lesson", "99"], {
-      cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: "1" },
-    }).then(
-      () => ({ code: 0, stderr: "" }),
-      (error: { code: number; stderr: string }) => error,
-    );
+    const result = await pnpm(["--silent", "verify:lesson", "99"], repoRoot);
     expect(result.stderr).toContain("没有第 99 课。");
     expect(result.stderr).toContain("用法：pnpm verify:lesson <课号> | --all");
     expect(result.code).toBe(2);

@@ -12,8 +12,8 @@
  * is `bug`, never `retryable`: retrying what nobody understood hides it.
  */
 
+import { deepFreeze } from "./deep-freeze.ts";
 import { isAbortError } from "./errors.ts";
-import { deepFreeze } from "./messages.ts";
 
 /** The classes, in the order the docs list them. */
 export const FAILURE_CLASSES = [

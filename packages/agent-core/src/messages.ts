@@ -1,11 +1,23 @@
 import type { z } from "zod";
-import type { ToolError } from "./tools.ts";
+import { deepFreeze } from "./deep-freeze.ts";
+import type { ToolError } from "./tool-error.ts";
 
 type JsonValue = z.core.util.JSONType;
 
 /** The task, as the first message of every run. */
 export interface UserMessage {
   readonly role: "user";
+  readonly content: string;
+}
+
+/**
+ * A finish the runtime did not accept (see `RunExtension.onFinish`): what is missing,
+ * shown to the model as a user message on the wire, with stable reason codes.
+ */
+export interface FinishRejectedMessage {
+  readonly role: "user";
+  readonly type: "finish_rejected";
+  readonly reasons: readonly string[];
   readonly content: string;
 }
 
@@ -76,7 +88,7 @@ export interface ToolFailureMessage {
 export type ToolResultMessage = ToolSuccessMessage | ToolFailureMessage;
 
 /** One entry of a run's history. */
-export type Message = UserMessage | AssistantMessage | ToolResultMessage;
+export type Message = UserMessage | FinishRejectedMessage | AssistantMessage | ToolResultMessage;
 
 /**
  * The append-only history of a run. Each message is deep-frozen when appended,
@@ -243,16 +255,4 @@ function toIndex(key: string): number | undefined {
   if (code > 57) return undefined;
   const index = Number(key);
   return Number.isInteger(index) && String(index) === key ? index : undefined;
-}
-
-/** Freezes an object graph in place (plain data only) and returns it. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  for (const key of Object.keys(value)) {
-    const item = (value as Record<string, unknown>)[key];
-    // Texts and numbers are most of a message: no call for what cannot be frozen.
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, deepFreeze returns a text, a number or null as it is; the test only spares the call
-    if (typeof item === "object" && item !== null) deepFreeze(item);
-  }
-  return Object.freeze(value);
 }

@@ -126,7 +126,6 @@ function copyPlainData(value: unknown, ancestors: object[]): unknown {
       const item = copyItem((value as Record<string, unknown>)[key], ancestors);
       if (item === CYCLE) return CYCLE;
       // Assigning "__proto__" would set the prototype instead of copying the data.
-      // Stryker disable next-line ConditionalExpression: defining every key is equivalent (the descriptor an assignment makes); assignment is the fast path
       if (key === "__proto__") {
         Object.defineProperty(record, key, {
           value: item,
@@ -146,7 +145,6 @@ function copyPlainData(value: unknown, ancestors: object[]): unknown {
 
 /** A value inside the reply: most are texts and numbers, kept without a call. */
 function copyItem(value: unknown, ancestors: object[]): unknown {
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, copyPlainData returns a text, a number or null as it is; the test only spares the call
   return typeof value === "object" && value !== null ? copyPlainData(value, ancestors) : value;
 }
 
@@ -194,10 +192,8 @@ export function sameAction(a: Action, b: Action): boolean {
         a.tool === other.tool && a.inputError === other.inputError && sameJson(a.input, other.input)
       );
     }
-    // Stryker disable next-line ConditionalExpression,BlockStatement: unreachable, an action has one of the three types
     default: {
       const unreachable: never = a;
-      // Stryker disable next-line StringLiteral: unreachable, see the default above
       throw new TypeError(`unhandled action ${JSON.stringify(unreachable)}`);
     }
   }

@@ -144,12 +144,10 @@ async function sleepUnlessCancelled(
     await sleep(ms);
     return true;
   }
-  // Stryker disable next-line ConditionalExpression,BooleanLiteral: unreachable from withRetry, which returns on an aborted signal before it sleeps; kept for a direct caller.
   if (signal.aborted) return false;
   let onAbort = (): void => {};
   const cancelled = new Promise<false>((resolve) => {
     onAbort = () => resolve(false);
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent, `finally` removes the listener however the wait ends.
     signal.addEventListener("abort", onAbort, { once: true });
   });
   try {

@@ -196,7 +196,7 @@ describe("RunExtension.beforeModelCall", () => {
   ])("fails the run closed when it %s", async (_, beforeModelCall, reason) => {
     const provider = replies(finish());
     const result = await runAgent("目标", provider, {}, limits, undefined, {
-      extensions: [{ name: "bad", beforeModelCall } as RunExtension],
+      extensions: [{ name: "bad", beforeModelCall } as unknown as RunExtension],
     });
     expect(result).toMatchObject({ status: "failed", code: "extension_error" });
     expect(result.reason).toMatch(reason);
@@ -403,7 +403,7 @@ describe("RunExtension.beforeToolCall", () => {
         limits,
         undefined,
         {
-          extensions: [{ name: "hook", beforeToolCall } as RunExtension],
+          extensions: [{ name: "hook", beforeToolCall } as unknown as RunExtension],
         },
       );
       expect(result).toMatchObject({ status: "failed", code: "tool_error", toolCalls: 0 });

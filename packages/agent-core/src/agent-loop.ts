@@ -14,7 +14,7 @@ import {
   tightenLimits,
 } from "./loop-guard.ts";
 import { createRunHistory, type Message } from "./messages.ts";
-import { callModel, type ModelRetryOptions, modelFailed } from "./model-call.ts";
+import { callModel, modelFailed } from "./model-call.ts";
 import {
   createModelRequest,
   type Provider,
@@ -23,7 +23,7 @@ import {
 } from "./provider.ts";
 import { type Redactor, redactorForEnvironment } from "./redact.ts";
 import { redactAction, redactTask } from "./redact-action.ts";
-import { checkPolicy } from "./retry.ts";
+import { checkPolicy, type ModelRetryOptions } from "./retry.ts";
 import { boundedText, clip, type Run, type Stop } from "./run-state.ts";
 import { DEFAULT_MAX_OBSERVATION_CHARS } from "./serialize.ts";
 import { parseTask, renderTask, type Task } from "./task.ts";

@@ -90,7 +90,6 @@ export {
   type ToolSuccessMessage,
   type UserMessage,
 } from "./messages.ts";
-export type { ModelRetryOptions } from "./model-call.ts";
 export {
   createModelRequest,
   isImmutableRequest,
@@ -114,6 +113,7 @@ export {
   checkPolicy,
   decideRetry,
   type GiveUpReason,
+  type ModelRetryOptions,
   type RetryDecision,
   type RetryInput,
   type RetryPolicy,

@@ -6,9 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { runAgent } from "../src/agent-loop.ts";
-import type { ModelRetryOptions } from "../src/model-call.ts";
 import type { Provider } from "../src/provider.ts";
-import type { RetryPolicy } from "../src/retry.ts";
+import type { ModelRetryOptions, RetryPolicy } from "../src/retry.ts";
 import type { TraceEvent } from "../src/trace.ts";
 import { HttpError, sequence } from "./fixtures/failing-providers.ts";
 

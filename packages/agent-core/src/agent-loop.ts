@@ -14,9 +14,10 @@ import {
   tightenLimits,
 } from "./loop-guard.ts";
 import { createRunHistory, type Message } from "./messages.ts";
-import { callModel, modelFailed } from "./model-call.ts";
+import { answerOf, callModel, modelFailed } from "./model-call.ts";
 import {
   createModelRequest,
+  type ModelRequest,
   type Provider,
   parseModelResponse,
   type TokenUsage,
@@ -164,19 +165,23 @@ async function loop(run: Run, limits: Limits): Promise<RunResult> {
   run.tracer.emit({ type: "run_started", goal: run.task.goal, limits: Object.freeze(limits) });
 
   while (true) {
-    const request = await preflight(run);
-    if ("code" in request) return finish(run, request);
-    const reply = await model(run, request.request);
+    const ready = preflight(run);
+    if ("code" in ready) return finish(run, ready);
+    let request = ready.request;
+    if (run.extensions.beforeModelCall.length > 0) {
+      const decided = await beforeModelCall(run, request);
+      if ("stop" in decided) return finish(run, decided.stop);
+      request = decided.request;
+    }
+    const reply = await model(run, request);
     if (reply.kind === "stop") return finish(run, reply);
     const outcome = await act(run, reply);
     if (outcome !== undefined) return finish(run, outcome);
   }
 }
 
-/** Before a model call: cancel, the guard's budgets, then the extensions' say. */
-async function preflight(
-  run: Run,
-): Promise<Stop | { readonly request: ReturnType<typeof createModelRequest> }> {
+/** Before a model call: cancel and the guard's budgets; then the request (extensions next). */
+function preflight(run: Run): Stop | { readonly request: ModelRequest } {
   // A cancelled run makes no further model call (and so no further cost).
   if (run.signal?.aborted) return { code: "cancelled", reason: "运行已取消" };
   const budget = run.guard.beforeModelCall();
@@ -187,9 +192,7 @@ async function preflight(
     step: run.guard.steps + 1,
     tools: run.tools.descriptions,
   });
-  if (run.extensions.beforeModelCall.length === 0) return { request };
-  const decided = await beforeModelCall(run, request);
-  return "stop" in decided ? decided.stop : decided;
+  return { request };
 }
 
 /**
@@ -205,10 +208,10 @@ type Reply =
  * of one `action` is a list of one; a reply of several `actions` may not hold a finish
  * (a finish ends a run, so it cannot share a reply with more work).
  */
-async function model(run: Run, request: ReturnType<typeof createModelRequest>): Promise<Reply> {
+async function model(run: Run, request: ModelRequest): Promise<Reply> {
   const step = request.step;
   run.tracer.emit({ type: "model_started", step });
-  const answer = await callModel(run, step, request);
+  const answer = answerOf(run, step, await callModel(run, step, request));
   if (answer.kind === "stop") return answer;
   const response = parseModelResponse(answer.value);
   if (!response.ok) return modelFailed(run, step, "invalid_action", response.reason);
@@ -218,8 +221,8 @@ async function model(run: Run, request: ReturnType<typeof createModelRequest>): 
   const single = response.response.actions === undefined;
   const replies = single ? [response.response.action] : (response.response.actions ?? []);
   const parsed: Action[] = [];
-  for (const [index, item] of replies.entries()) {
-    const action = parseAction(item);
+  for (let index = 0; index < replies.length; index += 1) {
+    const action = parseAction(replies[index]);
     // An invalid reply is not a step: steps count valid replies only.
     if (!action.ok) {
       const where = single ? "" : `actions[${index}]：`;
@@ -275,7 +278,8 @@ async function model(run: Run, request: ReturnType<typeof createModelRequest>): 
  */
 async function act(run: Run, reply: Extract<Reply, { kind: "act" }>): Promise<Stop | undefined> {
   const calls: PendingCall[] = [];
-  for (const [index, action] of reply.actions.entries()) {
+  for (let index = 0; index < reply.actions.length; index += 1) {
+    const action = reply.actions[index] as Action;
     switch (action.type) {
       case "message":
         // A message is a new observation for the next round; nothing else happens.
@@ -298,8 +302,8 @@ async function act(run: Run, reply: Extract<Reply, { kind: "act" }>): Promise<St
       }
     }
   }
-  for (const [index, call] of calls.entries()) {
-    const stop = await runToolCall(run, call);
+  for (let index = 0; index < calls.length; index += 1) {
+    const stop = await runToolCall(run, calls[index] as PendingCall);
     if (stop === undefined) continue;
     const step = run.guard.steps;
     for (const rest of calls.slice(index + 1)) {

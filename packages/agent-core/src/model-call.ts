@@ -14,19 +14,31 @@ export type ModelAnswer =
 
 /**
  * The provider call of one step: under `modelTimeoutMs` and the run's deadline, raced
- * against cancel, retried as `run.retry` says (not at all by default). A call that did
- * not answer is traced as a failed completion and becomes the stop it caused.
+ * against cancel, retried as `run.retry` says (not at all by default). `answerOf` then
+ * says what came of it.
  */
-export async function callModel(
+export function callModel(
   run: Run,
   step: number,
   request: ModelRequest,
-): Promise<ModelAnswer> {
-  const attempt = () =>
-    timedCall(run, (signal) => run.provider.complete(request, signal), run.limits.modelTimeoutMs);
-  const settled =
-    run.retry === undefined ? await attempt() : await retryModelCall(run, step, attempt, run.retry);
+): Promise<CallOutcome<unknown>> {
+  if (run.retry === undefined) return attemptModelCall(run, request);
+  return retryModelCall(run, step, () => attemptModelCall(run, request), run.retry);
+}
 
+function attemptModelCall(run: Run, request: ModelRequest): Promise<CallOutcome<unknown>> {
+  return timedCall(
+    run,
+    (signal) => run.provider.complete(request, signal),
+    run.limits.modelTimeoutMs,
+  );
+}
+
+/**
+ * What the provider answered (not yet validated); a call that did not answer is traced
+ * as a failed completion and becomes the stop it caused.
+ */
+export function answerOf(run: Run, step: number, settled: CallOutcome<unknown>): ModelAnswer {
   // An abort during the call wins over whatever the provider did or will do.
   if (settled.kind === "aborted" || run.signal?.aborted)
     return modelFailed(run, step, "cancelled", "模型调用期间运行被取消");

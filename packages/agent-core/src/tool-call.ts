@@ -26,9 +26,20 @@ export interface PendingCall {
  * back like a value and the run goes on; returns a stop when the run must end (an
  * unknown tool, a throwing tool, a budget, a refusal, a cancel).
  */
-export async function runToolCall(run: Run, pending: PendingCall): Promise<Stop | undefined> {
+export function runToolCall(
+  run: Run,
+  pending: PendingCall,
+): Stop | undefined | Promise<Stop | undefined> {
   const call: CallRef = { run, step: run.guard.steps, ...pending.action };
-  const prepared = await prepare(call, pending.name);
+  // Synchronous up to the tool's start unless an extension is asked: each await is a
+  // microtask hop on every tool call.
+  const prepared = prepare(call, pending.name);
+  return prepared instanceof Promise
+    ? prepared.then((ready) => proceed(call, ready))
+    : proceed(call, prepared);
+}
+
+function proceed(call: CallRef, prepared: Prepared): Stop | undefined | Promise<Stop | undefined> {
   if (prepared.kind === "stop") return prepared.stop;
   if (prepared.kind === "error") return toolErrored(call, prepared.error);
   return execute(call, prepared.info, prepared.answer);
@@ -55,7 +66,7 @@ type Prepared =
     };
 
 /** Everything before a tool runs; a call that ends here is answered but not counted. */
-async function prepare(call: CallRef, name: string): Promise<Prepared> {
+function prepare(call: CallRef, name: string): Prepared | Promise<Prepared> {
   const { run, tool: toolName } = call;
   const tool = run.tools.get(name);
   if (tool === undefined) {
@@ -97,6 +108,12 @@ async function prepare(call: CallRef, name: string): Promise<Prepared> {
     definition: tool,
   };
   if (run.extensions.beforeToolCall.length === 0) return { kind: "ready", info };
+  return askExtensions(call, info);
+}
+
+/** The extensions' (and `authorize`'s) say on a call that is otherwise ready to run. */
+async function askExtensions(call: CallRef, info: ToolCallInfo): Promise<Prepared> {
+  const { run, tool: toolName } = call;
   // Waiting for an answer spends the run's time: its deadline applies, not toolTimeoutMs
   // (how long to wait for a person is the extension's own limit).
   const decision = await beforeToolCall(run, info);
@@ -224,27 +241,30 @@ async function execute(
   return record(call, info, settled.value);
 }
 
-/** Writes a value or an expected error back, after the extensions had their say. */
-async function record(call: CallRef, info: ToolCallInfo, raw: unknown): Promise<Stop | undefined> {
+/** Writes a value or an expected error back, after the extensions (if any) had their say. */
+function record(
+  call: CallRef,
+  info: ToolCallInfo,
+  raw: unknown,
+): Stop | undefined | Promise<Stop | undefined> {
+  if (call.run.extensions.afterToolCall.length === 0) return write(call, raw);
+  const returned = asToolError(raw);
+  const result =
+    returned === undefined
+      ? { ok: true as const, value: raw }
+      : { ok: false as const, error: returned };
+  return afterToolCall(call.run, info, result).then((replaced) => {
+    if (replaced === undefined) return write(call, raw);
+    if ("value" in replaced) return write(call, replaced.value);
+    const { stop } = replaced;
+    toolFailed(call, { code: stop.code, message: `结果未写回：${stop.reason}` }, true);
+    return stop;
+  });
+}
+
+/** The value or expected error, redacted and bounded, into the history and the trace. */
+function write(call: CallRef, value: unknown): Stop | undefined {
   const { run } = call;
-  let value = raw;
-  if (run.extensions.afterToolCall.length > 0) {
-    const returned = asToolError(value);
-    const result =
-      returned === undefined
-        ? { ok: true as const, value }
-        : { ok: false as const, error: returned };
-    const replaced = await afterToolCall(run, info, result);
-    if (replaced !== undefined && "stop" in replaced) {
-      toolFailed(
-        call,
-        { code: replaced.stop.code, message: `结果未写回：${replaced.stop.reason}` },
-        true,
-      );
-      return replaced.stop;
-    }
-    if (replaced !== undefined) value = replaced.value;
-  }
   const returnedError = asToolError(value);
   if (returnedError !== undefined) return toolErrored(call, returnedError);
 

@@ -10,8 +10,8 @@ import {
   createRunTests,
   type RunTestsOptions,
   readPackageTestScript,
-  withMachineReporter,
 } from "../src/test-runs/run-tests.ts";
+import { withMachineReporter } from "../src/test-runs/plan-test-command.ts";
 import { parseJestLikeJson, parseNodeTap } from "../src/test-runs/test-report.ts";
 import { createWorkspace } from "../src/workspace.ts";
 import { bwrapForTests, requireBwrap } from "./support/bwrap.ts";
@@ -215,10 +215,55 @@ describe("withMachineReporter", () => {
     ["npx vitest run --coverage", "npx vitest run --reporter=json --coverage", "jest_json"],
     ["vitest run --reporter=dot", "vitest run --reporter=dot", "exit_code"],
     ["jest", "jest --json", "jest_json"],
+    ["npx jest --json", "npx jest --json", "jest_json"],
+    ["mocha", "mocha", "mocha_summary"],
+    ["npx mocha --reporter spec test/", "npx mocha --reporter spec test/", "mocha_summary"],
+    ["mocha -R dot", "mocha -R dot", "mocha_summary"],
+    ["mocha --reporter tap", "mocha --reporter tap", "tap"],
+    ["mocha --reporter json", "mocha --reporter json", "exit_code"],
+    ["tape test/*.js", "tape test/*.js", "tap"],
+    ["tape test/*.js | tap-spec", "tape test/*.js | tap-spec", "exit_code"],
+    ["tap", "tap --reporter=tap", "tap"],
+    ["tap -R tap test/", "tap -R tap test/", "tap"],
+    ["ava", "ava --tap", "tap"],
+    ["npx ava --verbose", "npx ava --tap --verbose", "tap"],
     ["pnpm test", "pnpm test", "exit_code"],
     ["node --test-only x.js", "node --test-only x.js", "exit_code"],
   ])("%s → %s (%s)", (command, expected, report) => {
-    expect(withMachineReporter(command)).toEqual({ command: expected, report });
+    expect(withMachineReporter(command)).toMatchObject({ command: expected, report });
+  });
+
+  it.each([
+    ["npm test", { test: "vitest run" }, "npm test -- --reporter=json", "jest_json"],
+    ["npm test -- math", { test: "vitest run" }, "npm test -- math --reporter=json", "jest_json"],
+    ["npm t", { test: "jest" }, "npm t -- --json", "jest_json"],
+    ["pnpm test", { test: "vitest run" }, "pnpm test --reporter=json", "jest_json"],
+    ["pnpm run unit", { unit: "jest --ci" }, "pnpm run unit --json", "jest_json"],
+    ["yarn test", { test: "ava" }, "yarn test --tap", "tap"],
+    ["npm run spec", { spec: "mocha --reporter spec" }, "npm run spec", "mocha_summary"],
+    ["npm test", { test: "tape test/*.js" }, "npm test", "tap"],
+    [
+      "npm test",
+      { test: "node --test" },
+      'NODE_OPTIONS="--test-reporter=tap ${NODE_OPTIONS:-}" npm test',
+      "node_tap",
+    ],
+    // The runner is not the script's last command: its own command runs, planned.
+    ["npm test", { test: "vitest run && eslint ." }, "vitest run --reporter=json && eslint .", "jest_json"],
+    // A script that calls another: the innermost call is planned.
+    ["npm test", { test: "npm run unit", unit: "jest" }, "npm run unit -- --json", "jest_json"],
+    ["npm test", { test: "make check" }, "npm test", "exit_code"],
+    ["npm test", {}, "npm test", "exit_code"],
+  ])("%s with scripts %j → %s (%s)", (command, scripts, expected, report) => {
+    expect(withMachineReporter(command, scripts)).toMatchObject({ command: expected, report });
+  });
+
+  it("names the runner it recognised even when it cannot read the reporter the command chose", () => {
+    expect(withMachineReporter("npm test", { test: "vitest run --reporter=verbose" })).toEqual({
+      command: "npm test",
+      report: "exit_code",
+      runner: "vitest",
+    });
   });
 });
 

@@ -1,8 +1,10 @@
 /**
  * Turns a test runner's machine-readable output into counts and failures: TAP from
  * `node --test --test-reporter=tap`, and the JSON report of vitest (`--reporter=json`)
- * and jest (`--json`), which share one shape. Pure: text in, report out.
+ * and jest (`--json`), which share one shape. Pure: text in, report out. Other TAP
+ * producers: `tap-report.ts`; mocha's own summary: `mocha-report.ts`.
  */
+import { clipMessage, joinTestName, unescapeTapName } from "./test-name.ts";
 
 /** One failed test: its full name (ancestors joined by " > ") and the runner's message. */
 export interface TestFailure {
@@ -17,9 +19,6 @@ export interface TestCounts {
   readonly skipped: number;
   readonly failures: readonly TestFailure[];
 }
-
-/** Characters kept of one failure's message. */
-const MAX_MESSAGE_CHARS = 2_000;
 
 /**
  * Reads node's TAP: counts from its closing `# pass`/`# fail`/… comments, failures
@@ -55,8 +54,8 @@ export function parseNodeTap(output: string): TestCounts | undefined {
     const block = readTapYamlBlock(lines, i + 1, `${indent}  `);
     if (block.get("type") === "suite") continue;
     const depth = indent.length / 4;
-    const name = [...open.slice(0, depth), result[2] ?? ""].join(" > ");
-    failures.push({ name, message: clip(block.get("error") ?? "") });
+    const name = joinTestName([...open.slice(0, depth), result[2] ?? ""].map(unescapeTapName));
+    failures.push({ name, message: clipMessage(block.get("error") ?? "") });
   }
   return {
     passed: pass,
@@ -125,6 +124,7 @@ interface JestLikeReport {
     readonly message?: string;
     readonly status?: string;
     readonly assertionResults?: ReadonlyArray<{
+      readonly ancestorTitles?: readonly string[];
       readonly fullName?: string;
       readonly title?: string;
       readonly status?: string;
@@ -146,22 +146,39 @@ export function parseJestLikeJson(output: string): TestCounts | undefined {
     const failedTests = (file.assertionResults ?? []).filter((test) => test.status === "failed");
     for (const test of failedTests) {
       failures.push({
-        name: test.fullName ?? test.title ?? "",
-        message: clip((test.failureMessages ?? []).join("\n")),
+        // `fullName` joins ancestors with spaces (vitest 1 adds a leading one): the
+        // titles themselves give the one " > " shape.
+        name:
+          test.title === undefined
+            ? joinTestName([test.fullName ?? ""])
+            : joinTestName([...(test.ancestorTitles ?? []), test.title]),
+        message: clipMessage((test.failureMessages ?? []).join("\n")),
       });
     }
     if (file.status === "failed" && failedTests.length === 0) {
-      failures.push({ name: file.name ?? "", message: clip(file.message ?? "") });
+      failures.push({
+        name: joinTestName([file.name ?? ""]),
+        message: clipMessage(file.message ?? ""),
+      });
     }
   }
   return {
     passed: report.numPassedTests,
     // A file that failed to load counts once: its tests never ran to be counted.
     failed: Math.max(report.numFailedTests, failures.length),
-    skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
+    // vitest 1 reports a skipped test's status but leaves it out of numPendingTests.
+    skipped: Math.max(
+      (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
+      (report.testResults ?? [])
+        .flatMap((file) => file.assertionResults ?? [])
+        .filter((test) => SKIPPED_STATUSES.has(test.status ?? "")).length,
+    ),
     failures,
   };
 }
+
+/** What jest and vitest call a test that did not run. */
+const SKIPPED_STATUSES = new Set(["pending", "skipped", "todo", "disabled"]);
 
 function findReport(output: string): JestLikeReport | undefined {
   const lines = output.split(/\r?\n/).reverse();
@@ -177,10 +194,4 @@ function findReport(output: string): JestLikeReport | undefined {
     }
   }
   return undefined;
-}
-
-function clip(message: string): string {
-  return message.length <= MAX_MESSAGE_CHARS
-    ? message
-    : `${message.slice(0, MAX_MESSAGE_CHARS)}…（已截断）`;
 }

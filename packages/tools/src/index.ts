@@ -136,6 +136,7 @@ export {
   type RunTestsResult,
   readPackageScripts,
   readPackageTestScript,
+  readTestReport,
 } from "./test-runs/run-tests.ts";
 export { parseTap } from "./test-runs/tap-report.ts";
 export { joinTestName } from "./test-runs/test-name.ts";

@@ -6,12 +6,12 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSandboxPolicy } from "../src/sandbox/policy.ts";
+import { withMachineReporter } from "../src/test-runs/plan-test-command.ts";
 import {
   createRunTests,
   type RunTestsOptions,
   readPackageTestScript,
 } from "../src/test-runs/run-tests.ts";
-import { withMachineReporter } from "../src/test-runs/plan-test-command.ts";
 import { parseJestLikeJson, parseNodeTap } from "../src/test-runs/test-report.ts";
 import { createWorkspace } from "../src/workspace.ts";
 import { bwrapForTests, requireBwrap } from "./support/bwrap.ts";
@@ -245,11 +245,17 @@ describe("withMachineReporter", () => {
     [
       "npm test",
       { test: "node --test" },
-      'NODE_OPTIONS="--test-reporter=tap ${NODE_OPTIONS:-}" npm test',
+      // The shell expands the user's own NODE_OPTIONS after the reporter.
+      `NODE_OPTIONS="--test-reporter=tap $\{NODE_OPTIONS:-}" npm test`,
       "node_tap",
     ],
     // The runner is not the script's last command: its own command runs, planned.
-    ["npm test", { test: "vitest run && eslint ." }, "vitest run --reporter=json && eslint .", "jest_json"],
+    [
+      "npm test",
+      { test: "vitest run && eslint ." },
+      "vitest run --reporter=json && eslint .",
+      "jest_json",
+    ],
     // A script that calls another: the innermost call is planned.
     ["npm test", { test: "npm run unit", unit: "jest" }, "npm run unit -- --json", "jest_json"],
     ["npm test", { test: "make check" }, "npm test", "exit_code"],

@@ -15,7 +15,8 @@ const FAILURE_HEAD = /^ {2}(\d+)\) (.*)$/;
  * Counts and failures from mocha's closing summary. The failure list comes after the
  * counts; a title path ends at the line ending in `:`, and the message is the lines
  * after it up to the next failure. Undefined without a `passing` count (mocha prints
- * one even when it is 0): the run did not reach its summary.
+ * one even when it is 0: the run did not reach its summary), or with fewer failures
+ * listed than counted (the output was cut).
  */
 export function parseMochaSummary(output: string): TestCounts | undefined {
   const lines = output.split(/\r?\n/);
@@ -54,9 +55,12 @@ export function parseMochaSummary(output: string): TestCounts | undefined {
       message: clipMessage(message.join("\n").trim()),
     });
   }
+  const failed = counts.get("failing") ?? 0;
+  // Each failure is listed after the counts: fewer means the output was cut.
+  if (failures.length < failed) return undefined;
   return {
     passed,
-    failed: counts.get("failing") ?? 0,
+    failed,
     skipped: counts.get("pending") ?? 0,
     failures,
   };

@@ -150,11 +150,7 @@ export function createRunTests(
         `测试命令 ${JSON.stringify(planned.command)} 在 ${timeoutMs} ms 内没有结束，整个进程组已被终止。` +
           `输出末尾：${tail(`${result.stdout}\n${result.stderr}`, 1_000)}`,
       );
-    const output = {
-      stdout: stripVTControlCharacters(result.stdout),
-      stderr: stripVTControlCharacters(result.stderr),
-    };
-    const read = readReport(planned, output, options.readNodeTap ?? parseNodeTap);
+    const read = readTestReport(planned, result, options.readNodeTap);
     const budget = options.budget ?? observationBudget();
     if (read !== undefined)
       return fitTestsResult(
@@ -176,7 +172,7 @@ export function createRunTests(
         report: "exit_code",
         command: planned.command,
         note: unreadableNote(planned),
-        output: tail(`${output.stdout}\n${output.stderr}`.trim(), 4_000),
+        output: tail(stripVTControlCharacters(`${result.stdout}\n${result.stderr}`).trim(), 4_000),
       },
       budget,
     );
@@ -184,14 +180,20 @@ export function createRunTests(
 }
 
 /**
- * The report the plan expects, read from the output. A command whose runner was not
+ * The report `planned` expects, read from a run's output (ANSI colours removed first:
+ * `FORCE_COLOR` or a config may turn them on). A command whose runner was not
  * recognised (a shell script, a Makefile) may still print one: each reader is tried.
+ * Undefined when there is no complete report.
  */
-function readReport(
+export function readTestReport(
   planned: TestCommandPlan,
-  output: { readonly stdout: string; readonly stderr: string },
-  readNodeTap: (output: string) => TestCounts | undefined,
+  raw: { readonly stdout: string; readonly stderr: string },
+  readNodeTap: (output: string) => TestCounts | undefined = parseNodeTap,
 ): { readonly counts: TestCounts; readonly report: TestReportKind } | undefined {
+  const output = {
+    stdout: stripVTControlCharacters(raw.stdout),
+    stderr: stripVTControlCharacters(raw.stderr),
+  };
   const readers: Record<Exclude<TestReportKind, "exit_code">, () => TestCounts | undefined> = {
     node_tap: () => readNodeTap(output.stdout),
     jest_json: () => parseJestLikeJson(output.stdout),

@@ -101,15 +101,21 @@ function describe(raw: string): string {
  * or the indented lines that follow it (mocha's TAP).
  */
 function readMessage(lines: readonly string[], from: number, indent: string): string {
-  const block = readTapYamlBlock(lines, from, indent);
+  // Keys sit under the fence (node) or two spaces deeper (tape, ava, node-tap's nested blocks).
+  const first = lines[from + 1] ?? "";
+  const keyIndent = /^ */.exec(first)?.[0] ?? indent;
+  const block = readTapYamlBlock(lines, from, indent, keyIndent);
   if (block.size > 0) {
-    const message = block.get("error") ?? block.get("message");
+    const said = [block.get("error"), block.get("message")].find(
+      (text) => text !== undefined && text !== "",
+    );
     const comparison =
       block.has("expected") || block.has("actual")
-        ? `expected: ${block.get("expected") ?? ""}\nactual: ${block.get("actual") ?? ""}`
+        ? `expected: ${(block.get("expected") ?? "").trim()}\nactual: ${(block.get("actual") ?? "").trim()}`
         : undefined;
-    const diff = block.get("diff");
-    return [message, comparison, diff].filter((part) => part !== undefined).join("\n");
+    const parts = [said, comparison, block.get("diff")].filter((part) => part !== undefined);
+    // Nothing said in the usual keys (ava's details, node-tap's source excerpt): the block itself.
+    return parts.length > 0 ? parts.join("\n") : yamlText(lines, from, indent);
   }
   const body: string[] = [];
   for (let i = from; i < lines.length; i++) {
@@ -117,5 +123,13 @@ function readMessage(lines: readonly string[], from: number, indent: string): st
     if (!line.startsWith(indent) || TEST_POINT.test(line)) break;
     body.push(line.slice(indent.length));
   }
+  return body.join("\n").trim();
+}
+
+/** The lines of the YAML block starting at `lines[from]`, without its fences and indent. */
+function yamlText(lines: readonly string[], from: number, indent: string): string {
+  const body: string[] = [];
+  for (let i = from + 1; i < lines.length && lines[i] !== `${indent}...`; i++)
+    body.push((lines[i] ?? "").slice(indent.length + 2));
   return body.join("\n").trim();
 }

@@ -68,24 +68,27 @@ export function parseNodeTap(output: string): TestCounts | undefined {
 /**
  * The top-level keys of the YAML block (`---` … `...`) that node's TAP puts under a
  * test point, starting at `lines[from]` with `indent`: plain and quoted scalars, and
- * `|-` block scalars. Empty when no block starts there.
+ * `|-` block scalars. Empty when no block starts there. Keys sit at `indent` in node's
+ * TAP; tape and ava indent them two more (`keyIndent`).
  */
 export function readTapYamlBlock(
   lines: readonly string[],
   from: number,
   indent: string,
+  keyIndent = indent,
 ): Map<string, string> {
   const values = new Map<string, string>();
   if (lines[from] !== `${indent}---`) return values;
+  const key = new RegExp(`^${keyIndent}([A-Za-z_]+): ?(.*)$`);
   for (let i = from + 1; i < lines.length; i++) {
     const line = lines[i] ?? "";
     if (line === `${indent}...`) break;
-    const entry = new RegExp(`^${indent}([A-Za-z_]+): ?(.*)$`).exec(line);
+    const entry = key.exec(line);
     if (!entry?.[1]) continue;
     const raw = entry[2] ?? "";
     if (raw === "|-" || raw === "|" || raw === ">-") {
       const body: string[] = [];
-      const deeper = `${indent}  `;
+      const deeper = `${keyIndent}  `;
       while (
         i + 1 < lines.length &&
         ((lines[i + 1] ?? "").startsWith(deeper) || lines[i + 1] === "")
@@ -162,23 +165,27 @@ export function parseJestLikeJson(output: string): TestCounts | undefined {
       });
     }
   }
+  // Counted from each test's status when the report lists them: vitest 1 counts a
+  // skipped test as passed in numPassedTests.
+  const tests = (report.testResults ?? []).flatMap((file) => file.assertionResults ?? []);
+  const withStatus = (statuses: ReadonlySet<string>) =>
+    tests.filter((test) => statuses.has(test.status ?? "")).length;
+  const listed = tests.length > 0;
   return {
-    passed: report.numPassedTests,
+    passed: listed ? withStatus(PASSED_STATUSES) : report.numPassedTests,
     // A file that failed to load counts once: its tests never ran to be counted.
-    failed: Math.max(report.numFailedTests, failures.length),
-    // vitest 1 reports a skipped test's status but leaves it out of numPendingTests.
-    skipped: Math.max(
-      (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
-      (report.testResults ?? [])
-        .flatMap((file) => file.assertionResults ?? [])
-        .filter((test) => SKIPPED_STATUSES.has(test.status ?? "")).length,
-    ),
+    failed: Math.max(listed ? withStatus(FAILED_STATUSES) : report.numFailedTests, failures.length),
+    skipped: listed
+      ? withStatus(SKIPPED_STATUSES)
+      : (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
     failures,
   };
 }
 
-/** What jest and vitest call a test that did not run. */
-const SKIPPED_STATUSES = new Set(["pending", "skipped", "todo", "disabled"]);
+/** What jest and vitest call a test that passed, failed, or did not run. */
+const PASSED_STATUSES: ReadonlySet<string> = new Set(["passed"]);
+const FAILED_STATUSES: ReadonlySet<string> = new Set(["failed"]);
+const SKIPPED_STATUSES: ReadonlySet<string> = new Set(["pending", "skipped", "todo", "disabled"]);
 
 function findReport(output: string): JestLikeReport | undefined {
   const lines = output.split(/\r?\n/).reverse();

@@ -25,6 +25,8 @@ export interface RunToolsOptions {
   /** `--test-command`; else the workspace's `package.json` `test` script, read now. */
   readonly testCommand?: string;
   readonly allowPaths?: readonly string[];
+  /** The run's `maxObservationChars`: the tools page their results within it. */
+  readonly maxObservationChars?: number;
 }
 
 /** The run's tools, a Chinese warning to print, or a usage error (exit 2). */
@@ -64,6 +66,9 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
     editSession: edits,
     allowPaths: options.allowPaths ?? [],
     ...(testCommand === undefined ? {} : { testCommand }),
+    ...(options.maxObservationChars === undefined
+      ? {}
+      : { maxObservationChars: options.maxObservationChars }),
   });
   return {
     ok: true,

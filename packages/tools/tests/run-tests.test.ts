@@ -1,10 +1,11 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { observationBudget, observedLength } from "../src/observation-budget.ts";
 import { createSandboxPolicy } from "../src/sandbox/policy.ts";
 import { withMachineReporter } from "../src/test-runs/plan-test-command.ts";
 import {
@@ -179,6 +180,66 @@ describe("run_tests", HANG_GUARD, () => {
     const result = await runTests("node --test", undefined, { kind: "bwrap", bwrap });
     expect(result).toMatchObject({ passed: 2, failed: 0, exitCode: 0, report: "node_tap" });
     expect(existsSync(outside)).toBe(false);
+  });
+
+  it("reads mocha's summary through npm test: counts, and failures named by their suites with ' > '", async () => {
+    // The workspace's own mocha, found by name as npm test finds it.
+    await symlink(join(import.meta.dirname, "..", "node_modules"), join(dir, "node_modules"));
+    await writeFile(join(dir, "package.json"), JSON.stringify({ scripts: { test: "mocha" } }));
+    await mkdir(join(dir, "test"));
+    await writeFile(
+      join(dir, "test", "math.spec.cjs"),
+      [
+        'const assert = require("node:assert");',
+        'describe("math", () => {',
+        '  describe("a > b", () => { it("compares", () => assert.ok(1 > 2, "one is not greater")); });',
+        '  it("adds", () => assert.strictEqual(1 + 1, 2));',
+        '  it.skip("later", () => {});',
+        "});",
+      ].join("\n"),
+    );
+    await writeFile(join(dir, ".mocharc.json"), JSON.stringify({ spec: "test/*.spec.cjs" }));
+    const result = await runTests("npm test");
+    expect(result).toMatchObject({
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+      exitCode: 1,
+      report: "mocha_summary",
+      command: "npm test",
+      failures: [
+        { name: "math > a > b > compares", message: expect.stringContaining("one is not greater") },
+      ],
+    });
+  });
+
+  it("fits many failures to the observation budget: the first listed, the rest counted, counts whole", async () => {
+    const tests = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `test("case ${i}", () => { throw new Error("${"long reason ".repeat(40)}${i}"); });`,
+    );
+    await writeFile(
+      join(dir, "many.test.js"),
+      `import test from "node:test";\n${tests.join("\n")}\n`,
+    );
+    const run = createRunTests({
+      policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
+      sandbox: { kind: "none" },
+      testCommand: "node --test",
+      budget: observationBudget(3_000),
+    });
+    const result = await run({});
+    if (!("failures" in result)) throw new Error("expected a report");
+    expect(observedLength(result)).toBeLessThanOrEqual(3_000);
+    expect(result).toMatchObject({
+      passed: 0,
+      failed: 60,
+      note: expect.stringContaining("run_command"),
+    });
+    expect(result.failures.length).toBeGreaterThan(0);
+    expect(result.failures.length + (result.omittedFailures ?? 0)).toBe(60);
+    expect(result.failures[0]?.name).toBe("case 0");
   });
 
   it("answers no_test_command when there is no command to run", async () => {

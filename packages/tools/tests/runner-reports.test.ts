@@ -133,27 +133,31 @@ const CASES: readonly Case[] = [
 ];
 
 describe("run_tests on what real runners print", () => {
-  it.each(CASES)("$id: the recording is of the command run_tests plans today", (test) => {
+  const cases = CASES.map((test) => [test.id, test] as const);
+
+  it.each(cases)("%s: the recording is of the command run_tests plans today", (_, test) => {
     expect(withMachineReporter(test.command, test.scripts).command).toBe(recorded(test.id).command);
   });
 
-  it.each(CASES)(
-    "$id: counts, and every failure named by its ancestors joined with ' > '",
-    (test) => {
-      const output = recorded(test.id);
-      const plan = withMachineReporter(test.command, test.scripts);
-      const read = readTestReport(plan, output);
-      expect(read).toMatchObject({ report: test.report, counts: test.counts });
+  it("reads node:test, vitest 1–4, jest 27–30, mocha 10–11, tape, node-tap and ava: counts, and failures named by their ancestors joined with ' > '", () => {
+    for (const test of CASES) {
+      const read = readTestReport(
+        withMachineReporter(test.command, test.scripts),
+        recorded(test.id),
+      );
+      expect(read, test.id).toMatchObject({ report: test.report, counts: test.counts });
       const failures = read?.counts.failures ?? [];
-      expect(failures.map((failure) => failure.name).sort()).toEqual(
+      expect(failures.map((failure) => failure.name).sort(), test.id).toEqual(
         test.failures.map(([name]) => name).sort(),
       );
-      for (const [name, message] of test.failures)
-        expect(failures.find((failure) => failure.name === name)?.message).toContain(message);
-    },
-  );
+      for (const [name, message] of test.failures) {
+        const found = failures.find((failure) => failure.name === name);
+        expect(found?.message, `${test.id}: ${name}`).toContain(message);
+      }
+    }
+  });
 
-  it.each(CASES)("$id: output cut before its end is no report", (test) => {
+  it.each(cases)("%s: output cut before its end is no report", (_, test) => {
     const output = recorded(test.id);
     const plan = withMachineReporter(test.command, test.scripts);
     const cut = {

@@ -155,6 +155,21 @@ describe("run_tests", HANG_GUARD, () => {
     });
   });
 
+  it("names the runner it recognised when the reporter the command chose cannot be read, keeping the output's end", async () => {
+    await writeFile(
+      join(dir, "ok.test.js"),
+      'import test from "node:test";\ntest("fine", () => {});\n',
+    );
+    const result = await runTests("node --test --test-reporter=spec");
+    expect(result).toMatchObject({
+      passed: null,
+      report: "exit_code",
+      exitCode: 0,
+      note: expect.stringContaining("认出了 node"),
+      output: expect.stringContaining("fine"),
+    });
+  });
+
   it("turns a hanging test command into a timeout error, its processes killed", async () => {
     await writeFile(
       join(dir, "hang.test.js"),

@@ -219,7 +219,7 @@ function unreadableNote(planned: TestCommandPlan): string {
   if (planned.runner === undefined)
     return `认不出这个测试命令的机器可读报告（支持 ${READABLE_RUNNERS}），只能看退出码`;
   if (planned.report === "exit_code")
-    return `认出了 ${planned.runner}，但读不出命令自己选的报告格式（去掉 reporter 参数即可），只能看退出码`;
+    return `认出了 ${planned.runner}，但读不出命令选的报告格式（去掉 reporter 参数或接在后面的格式化管道即可），只能看退出码`;
   return `${planned.runner} 没有输出完整的机器可读报告（进程中途退出或输出被截断），只能看退出码`;
 }
 

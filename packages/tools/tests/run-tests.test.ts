@@ -7,12 +7,14 @@ import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { observationBudget, observedLength } from "../src/observation-budget.ts";
 import { createSandboxPolicy } from "../src/sandbox/policy.ts";
+import { parseMochaSummary } from "../src/test-runs/mocha-report.ts";
 import { withMachineReporter } from "../src/test-runs/plan-test-command.ts";
 import {
   createRunTests,
   type RunTestsOptions,
   readPackageTestScript,
 } from "../src/test-runs/run-tests.ts";
+import { parseTap } from "../src/test-runs/tap-report.ts";
 import { parseJestLikeJson, parseNodeTap } from "../src/test-runs/test-report.ts";
 import { createWorkspace } from "../src/workspace.ts";
 import { bwrapForTests, requireBwrap } from "./support/bwrap.ts";
@@ -382,6 +384,50 @@ describe("report parsers", HANG_GUARD, () => {
       failed: 1,
       skipped: 0,
       failures: [{ name: "/w/broken.test.ts", message: "SyntaxError" }],
+    });
+  });
+  it("undo TAP's escapes in a name, so '\\#' is part of it and not a directive", () => {
+    const tap =
+      "TAP version 13\nnot ok 1 - counts \\# of items\n  ---\n  error: 'off by one'\n  ...\n1..1\n";
+    expect(parseTap(tap)).toEqual({
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      failures: [{ name: "counts # of items", message: "off by one" }],
+    });
+  });
+
+  it("are no report when a TAP producer bailed out or announced more points than it printed", () => {
+    expect(parseTap("TAP version 13\nok 1 - a\nBail out! database down\n1..3\n")).toBeUndefined();
+    expect(parseTap("TAP version 13\n1..3\nok 1 - a\nok 2 - b\n")).toBeUndefined();
+    expect(parseTap("all good\n")).toBeUndefined();
+  });
+
+  it("read mocha's summary of a failing test outside any suite, and of a failing hook", () => {
+    const summary = [
+      "  0 passing (3ms)",
+      "  2 failing",
+      "",
+      "  1) stands alone:",
+      "     Error: boom",
+      "      at Context.<anonymous> (test/a.js:1:1)",
+      "",
+      "  2) db",
+      '       "before each" hook for "reads":',
+      "     Error: no connection",
+      "",
+    ].join("\n");
+    expect(parseMochaSummary(summary)).toEqual({
+      passed: 0,
+      failed: 2,
+      skipped: 0,
+      failures: [
+        { name: "stands alone", message: expect.stringContaining("Error: boom") },
+        {
+          name: 'db > "before each" hook for "reads"',
+          message: expect.stringContaining("no connection"),
+        },
+      ],
     });
   });
 });

@@ -60,6 +60,7 @@ export async function runCli(
         // One value for the tools' paging and the loop's cap: a tool never returns more
         // than the loop passes on, so what it says it left out is what is missing.
         maxObservationChars: command.maxObservationChars,
+        redact: model.redact,
       });
       if (!tools.ok) {
         io.stderr(`${tools.message}\n`);

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import type { ToolSet } from "@coding-agent/agent-core";
+import type { Redactor, ToolSet } from "@coding-agent/agent-core";
 import {
   type ApprovalMode,
   type Approver,
@@ -27,6 +27,8 @@ export interface RunToolsOptions {
   readonly allowPaths?: readonly string[];
   /** The run's `maxObservationChars`: the tools page their results within it. */
   readonly maxObservationChars?: number;
+  /** The run's redactor: results are measured as the model sees them. */
+  readonly redact?: Redactor;
 }
 
 /** The run's tools, a Chinese warning to print, or a usage error (exit 2). */
@@ -69,6 +71,7 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
     ...(options.maxObservationChars === undefined
       ? {}
       : { maxObservationChars: options.maxObservationChars }),
+    ...(options.redact === undefined ? {} : { redact: options.redact }),
   });
   return {
     ok: true,

@@ -1,6 +1,7 @@
 import {
   DEFAULT_MAX_OBSERVATION_CHARS,
   InvalidLimitsError,
+  type Redactor,
   stableStringify,
 } from "@coding-agent/agent-core";
 
@@ -12,31 +13,44 @@ import {
  */
 export interface ObservationBudget {
   readonly maxChars: number;
+  /**
+   * The run's redactor, applied by the loop before its cap: a secret's marker may be
+   * longer than the secret, so the length is measured after it.
+   */
+  readonly redact?: Redactor;
 }
 
 /** The smallest budget a tool can page in: a `read_file` hash and paging fields alone take ~200. */
 export const MIN_OBSERVATION_BUDGET = 1_000;
 
-/** The budget for `maxChars` (the loop's default when undefined); refuses one too small to page in. */
-export function observationBudget(maxChars = DEFAULT_MAX_OBSERVATION_CHARS): ObservationBudget {
+/**
+ * The budget for `maxChars` (the loop's default when undefined) and the run's redactor;
+ * refuses a budget too small to page in.
+ */
+export function observationBudget(
+  maxChars = DEFAULT_MAX_OBSERVATION_CHARS,
+  redact?: Redactor,
+): ObservationBudget {
   if (!Number.isInteger(maxChars) || maxChars < MIN_OBSERVATION_BUDGET)
     throw new InvalidLimitsError(
       `maxObservationChars must be an integer of at least ${MIN_OBSERVATION_BUDGET}, got ${maxChars}`,
     );
-  return { maxChars };
+  return redact === undefined ? { maxChars } : { maxChars, redact };
 }
 
 /**
  * The length of `value` as the model will see it: what agent-core's
- * `serializeObservation` writes (sorted-key JSON, every escape counted) before its cap.
+ * `serializeObservation` writes (sorted-key JSON, every escape counted, redacted with
+ * `redact`) before its cap.
  */
-export function observedLength(value: unknown): number {
-  return stableStringify(value).length;
+export function observedLength(value: unknown, redact?: Redactor): number {
+  const text = stableStringify(value);
+  return (redact === undefined ? text : redact(text)).length;
 }
 
 /** Whether `value` reaches the model whole under `budget`. */
 export function fitsBudget(value: unknown, budget: ObservationBudget): boolean {
-  return observedLength(value) <= budget.maxChars;
+  return observedLength(value, budget.redact) <= budget.maxChars;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { defineTool, type ToolSet } from "@coding-agent/agent-core";
+import { defineTool, type Redactor, type ToolSet } from "@coding-agent/agent-core";
 import type { ApprovalOptions } from "./approval-gate.ts";
 import type { ApprovalMode, Approver } from "./approvals.ts";
 import { createEditTools } from "./edit-tools.ts";
@@ -40,6 +40,8 @@ export interface WorkspaceToolsOptions {
    * loop's cap never cuts a result that says it is whole. Pass the run's value.
    */
   readonly maxObservationChars?: number;
+  /** The run's redactor (`RunOptions.redact`): results are measured as the model sees them, redacted. */
+  readonly redact?: Redactor;
   /** `--allow-path` globs for the write tools; none means the whole workspace. */
   readonly allowPaths?: readonly string[];
   /** Records the run's edits (for its diff); a fresh one by default. */
@@ -56,7 +58,7 @@ export interface WorkspaceToolsOptions {
 export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
   const workspace = createWorkspace(options.workspace);
   const limits = options.readLimits ?? DEFAULT_READ_LIMITS;
-  const budget = observationBudget(options.maxObservationChars);
+  const budget = observationBudget(options.maxObservationChars, options.redact);
   const policy = createSandboxPolicy({
     workspace,
     allowCommands: options.allowCommands,

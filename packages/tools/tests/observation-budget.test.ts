@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  createRedactor,
   DEFAULT_MAX_OBSERVATION_CHARS,
   runAgent,
   serializeObservation,
@@ -131,6 +132,31 @@ describe("read_file within the observation budget", () => {
       expect(page.totalLines).toBe(764);
     });
     expect(read.map((page) => page.content).join("\n")).toBe(asLines(source));
+  });
+
+  it("measures a page after the run's redaction: secrets whose marker is longer never push it over the cap", async () => {
+    const redact = createRedactor({ env: { SERVICE_TOKEN: "tok123" } });
+    await writeFile(join(dir, ".env.log"), "token=tok123 tok123 tok123\n".repeat(400));
+    const budget = observationBudget(2_000, redact);
+    const result = await runAgent(
+      "看看日志",
+      createScriptedProvider([
+        { action: { type: "tool_call", tool: "read_file", input: { path: ".env.log" } } },
+        { action: { type: "finish", summary: "看完了" } },
+      ]),
+      createReadTools(workspace, DEFAULT_READ_LIMITS, budget),
+      { maxSteps: 2 },
+      undefined,
+      { redact, maxObservationChars: 2_000 },
+    );
+    const shown = result.messages.find((message) => message.role === "tool");
+    expect(shown).toMatchObject({ truncated: false });
+    const page = JSON.parse(
+      String(shown && "content" in shown ? shown.content : ""),
+    ) as ReadFileResult;
+    expect(page).toMatchObject({ truncated: true, nextStartLine: expect.any(Number) });
+    expect(page.content).toContain("[REDACTED:env]");
+    expect(page.content).not.toContain("tok123");
   });
 
   it("fits the serialized result, escapes included, not just the content's length", async () => {

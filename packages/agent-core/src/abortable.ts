@@ -72,7 +72,6 @@ class SignalRace implements AbortRace {
   };
 
   constructor(private readonly signal: AbortSignal) {
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent, `dispose` removes the listener; `once` only frees it when the signal fires first.
     signal.addEventListener("abort", this.onAbort, { once: true });
   }
 
@@ -100,7 +99,6 @@ class SignalRace implements AbortRace {
   private finish<T>(resolve: (outcome: Settled<T>) => void, outcome: Settled<T>): void {
     // Only this call's own entry is cleared. Calls of one run never overlap, so no test can
     // tell the guard from always or never clearing (a settled promise ignores a second resolve).
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent while calls never overlap (see above).
     if (this.pending === resolve) this.pending = undefined;
     resolve(outcome);
   }
@@ -135,7 +133,6 @@ export function settleWithTimeout<T>(
       resolve(outcome);
     };
     const onAbort = () => {
-      // Stryker disable next-line OptionalChaining: equivalent, the listener is only ever on `signal`.
       controller.abort(signal?.reason);
       done(ABORTED);
     };

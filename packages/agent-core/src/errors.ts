@@ -1,3 +1,5 @@
+import { stableStringify } from "./serialize.ts";
+
 /**
  * Errors thrown by agent-core. They signal programmer or configuration mistakes
  * (a bad limits object, a scripted provider used past its script), never the
@@ -54,5 +56,23 @@ export function errorMessage(error: unknown): string {
     return String(error);
   } catch {
     return "（无法读取的错误值）";
+  }
+}
+
+/** Any thrown value as text: an error's message, a string, or the value as JSON. Never throws. */
+export function errorText(error: unknown): string {
+  if (typeof error === "string") return error;
+  if (typeof error !== "object" || error === null) return String(error);
+  let isError: boolean;
+  try {
+    isError = error instanceof Error;
+  } catch {
+    return errorMessage(error);
+  }
+  if (isError) return errorMessage(error);
+  try {
+    return stableStringify(error);
+  } catch {
+    return errorMessage(error);
   }
 }

@@ -12,8 +12,8 @@
  * is `bug`, never `retryable`: retrying what nobody understood hides it.
  */
 
+import { deepFreeze } from "./deep-freeze.ts";
 import { isAbortError } from "./errors.ts";
-import { deepFreeze } from "./messages.ts";
 
 /** The classes, in the order the docs list them. */
 export const FAILURE_CLASSES = [
@@ -133,7 +133,6 @@ export function classifyFailure(failure: Failure): FailureClass {
     case "exec":
       // A timed-out process was killed by our SIGKILL: the timeout decides, not the signal.
       if (failure.timedOut) return classOf("exec", "timed_out");
-      // Stryker disable next-line ConditionalExpression: equivalent, exit_nonzero has the same class as signal.
       if (failure.signal !== null) return classOf("exec", "signal");
       if (failure.exitCode !== 0) return classOf("exec", "exit_nonzero");
       return "bug"; // exit 0: not a failure, so calling it one is the caller's mistake

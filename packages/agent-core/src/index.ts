@@ -18,12 +18,12 @@ export {
   ToolCallActionSchema,
 } from "./action.ts";
 export {
-  type ModelRetryOptions,
+  DEFAULT_MAX_FINISH_REJECTIONS,
   type RunOptions,
   type RunResult,
   runAgent,
-  statusOf,
 } from "./agent-loop.ts";
+export { deepFreeze } from "./deep-freeze.ts";
 export {
   AbortError,
   AgentCoreError,
@@ -34,6 +34,18 @@ export {
   ScriptExhaustedError,
   ScriptNotFinishedError,
 } from "./errors.ts";
+export type {
+  BeforeModelCallDecision,
+  ExtensionStop,
+  FinishDecision,
+  FinishProposal,
+  ModelReplyInfo,
+  RunExtension,
+  ToolCallDecision,
+  ToolCallInfo,
+  ToolCallResult,
+  ToolResultDecision,
+} from "./extension.ts";
 export {
   classifyFailure,
   FAILURE_CLASSES,
@@ -69,7 +81,7 @@ export {
   type AssistantTextMessage,
   type AssistantToolCallMessage,
   createHistory,
-  deepFreeze,
+  type FinishRejectedMessage,
   type History,
   isHistoryView,
   type Message,
@@ -81,7 +93,6 @@ export {
 export {
   createModelRequest,
   isImmutableRequest,
-  type JsonSchema,
   type ModelRequest,
   type ModelResponse,
   ModelResponseSchema,
@@ -89,7 +100,6 @@ export {
   parseModelResponse,
   type TokenUsage,
   TokenUsageSchema,
-  type ToolDescription,
 } from "./provider.ts";
 export {
   createRedactor,
@@ -103,6 +113,7 @@ export {
   checkPolicy,
   decideRetry,
   type GiveUpReason,
+  type ModelRetryOptions,
   type RetryDecision,
   type RetryInput,
   type RetryPolicy,
@@ -132,6 +143,13 @@ export {
   TaskSchema,
 } from "./task.ts";
 export {
+  type ToolError,
+  type ToolErrorResult,
+  ToolErrorResultSchema,
+  ToolErrorSchema,
+  toolError,
+} from "./tool-error.ts";
+export {
   type Authorization,
   type BlockedOutcome,
   blockRun,
@@ -139,22 +157,20 @@ export {
   defineTool,
   isBlockedOutcome,
   isToolRegistry,
+  type JsonSchema,
   type Tool,
-  type ToolError,
-  type ToolErrorResult,
-  ToolErrorResultSchema,
-  ToolErrorSchema,
+  type ToolDescription,
   type ToolInput,
   type ToolInputCheck,
   type ToolRegistry,
   type ToolSet,
   type TypedToolDefinition,
-  toolError,
 } from "./tools.ts";
 export {
   createTracer,
   type RunStatus,
   type StopCode,
+  statusOf,
   type TraceEvent,
   type TraceEventBody,
   type Tracer,

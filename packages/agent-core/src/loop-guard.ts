@@ -3,6 +3,7 @@ import { type Action, fingerprintAction, sameAction } from "./action.ts";
 import { InvalidLimitsError } from "./errors.ts";
 import { formatValueIssues, toValueIssues } from "./issues.ts";
 import type { TokenUsage } from "./provider.ts";
+import type { TaskBudgets } from "./task.ts";
 
 /**
  * The budgets of one run. `maxSteps` is mandatory: it is the hard upper bound on
@@ -107,8 +108,6 @@ const CONTINUE: GuardVerdict = Object.freeze({ stop: false });
 
 /** Validates limits, throwing `InvalidLimitsError` (a configuration mistake) if they are wrong. */
 export function parseLimits(limits: unknown): Limits {
-  const plain = plainLimits(limits);
-  if (plain !== undefined) return plain;
   const parsed = LimitsSchema.safeParse(limits);
   if (parsed.success) return parsed.data;
   const details = formatValueIssues(toValueIssues(parsed.error.issues), "; ");
@@ -116,41 +115,19 @@ export function parseLimits(limits: unknown): Limits {
 }
 
 /**
- * The smallest value of each limit, in the schema's order (the order of a parsed copy's
- * keys). A test holds it to `LimitsSchema`.
+ * The caller's limits, tightened by a task's own budgets: the smaller of each wins, and a
+ * budget the caller did not set applies as the task gives it.
  */
-export const LIMIT_MINIMUMS: readonly (readonly [keyof Limits, number])[] = [
-  ["maxSteps", 0],
-  ["maxToolCalls", 0],
-  ["maxTokens", 0],
-  ["maxDurationMs", 0],
-  ["modelTimeoutMs", 1],
-  ["toolTimeoutMs", 1],
-  ["maxRepeatedActions", 1],
-  ["maxToolErrors", 1],
-];
-
-/**
- * A copy of limits that `LimitsSchema` plainly accepts (a plain object of safe integers at
- * or above their minimums, `maxSteps` set, no other key), checked directly: a run starts
- * with this, and the schema costs more than the rest of the check. Anything else
- * (`undefined` for an optional limit, an unknown key, another prototype) is undefined,
- * and the schema decides and gives the reasons.
- */
-function plainLimits(value: unknown): Limits | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  if (Object.getPrototypeOf(value) !== Object.prototype) return undefined;
-  const record = value as Record<string, unknown>;
-  const copy: Record<string, number> = {};
-  let found = 0;
-  for (const [key, minimum] of LIMIT_MINIMUMS) {
-    const item = record[key];
-    if (item === undefined && key !== "maxSteps") continue;
-    if (!Number.isSafeInteger(item) || (item as number) < minimum) return undefined;
-    copy[key] = item as number;
-    found += 1;
+export function tightenLimits(limits: Limits, budgets: TaskBudgets | undefined): Limits {
+  if (budgets === undefined) return limits;
+  const merged: Record<string, number> = { ...limits };
+  for (const key of Object.keys(budgets) as (keyof TaskBudgets)[]) {
+    const budget = budgets[key];
+    if (budget === undefined) continue;
+    const limit = merged[key];
+    merged[key] = limit === undefined ? budget : Math.min(limit, budget);
   }
-  return Object.keys(record).length === found ? (copy as Limits) : undefined;
+  return merged as Limits;
 }
 
 /** Creates a guard for one run; the duration clock starts now. */
@@ -212,7 +189,6 @@ class Guard implements LoopGuard {
       return stop("max_steps", `已达到最大步数 ${limits.maxSteps}`);
     }
     const tokens = this.#inputTokens + this.#outputTokens;
-    // Stryker disable next-line ConditionalExpression: equivalent, `tokens >= undefined` is false.
     if (limits.maxTokens !== undefined && tokens >= limits.maxTokens) {
       return stop("max_tokens", `已用 ${tokens} 个 token，达到预算 ${limits.maxTokens}`);
     }
@@ -230,7 +206,6 @@ class Guard implements LoopGuard {
     // so the repeated action itself is counted (maxRepeatedActions: 1 stops at steps: 2).
     this.#steps += 1;
     const maxRepeated = this.#limits.maxRepeatedActions;
-    // Stryker disable next-line ConditionalExpression: equivalent, `repeats > undefined` is false; the early return only skips the fingerprint.
     if (maxRepeated === undefined) return CONTINUE;
     this.#repeats = this.#isRepeat(action) ? this.#repeats + 1 : 1;
     if (this.#repeats > maxRepeated) {
@@ -247,7 +222,6 @@ class Guard implements LoopGuard {
 
   beforeToolCall(): GuardVerdict {
     const max = this.#limits.maxToolCalls;
-    // Stryker disable next-line ConditionalExpression: equivalent, `toolCalls >= undefined` is false.
     if (max !== undefined && this.#toolCalls >= max) {
       return stop("max_tool_calls", `已执行 ${this.#toolCalls} 次工具调用，达到上限 ${max}`);
     }
@@ -299,8 +273,7 @@ class Guard implements LoopGuard {
       return last !== undefined && sameActions(action, last);
     }
     const fingerprint = isActionList(action)
-      ? // Stryker disable next-line StringLiteral: equivalent, each fingerprint is a JSON object, so the list is unambiguous without a separator.
-        `[${action.map(fingerprintAction).join(",")}]`
+      ? `[${action.map(fingerprintAction).join(",")}]`
       : fingerprintAction(action);
     const last = this.#lastFingerprint;
     this.#lastFingerprint = fingerprint;
@@ -326,7 +299,6 @@ function sameActions(a: Action | readonly Action[], b: Action | readonly Action[
   // A list is never the same as one action. Without this line the answer would not change
   // (an action compared with a list reads fields the list lacks; a list's length is not an
   // action's), but neither is something to rely on.
-  // Stryker disable next-line ConditionalExpression: equivalent, see above
   if (list !== isActionList(b)) return false;
   if (!list) return sameAction(a as Action, b as Action);
   const other = b as readonly Action[];

@@ -3,6 +3,7 @@ import { errorMessage } from "./errors.ts";
 import { formatValueIssues, toValueIssues } from "./issues.ts";
 import type { Message } from "./messages.ts";
 import type { Task } from "./task.ts";
+import type { ToolDescription } from "./tools.ts";
 
 /** Tokens one model call consumed. */
 export const TokenUsageSchema = z.strictObject({
@@ -12,17 +13,6 @@ export const TokenUsageSchema = z.strictObject({
 
 /** Tokens one model call consumed. */
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
-
-/** A JSON Schema document (plain JSON data). */
-export type JsonSchema = Readonly<Record<string, unknown>>;
-
-/** What a provider receives about a tool: enough to describe it to a model. */
-export interface ToolDescription {
-  readonly name: string;
-  readonly description: string;
-  /** JSON Schema of the tool's input (`{ type: "object" }` when the tool declares none). */
-  readonly inputSchema: JsonSchema;
-}
 
 /**
  * One model call. Deeply immutable: `messages` is a read-only view of the run's
@@ -78,8 +68,6 @@ export type ModelResponseParseResult =
 export function parseModelResponse(value: unknown): ModelResponseParseResult {
   let parsed: ReturnType<typeof ModelResponseSchema.safeParse>;
   try {
-    const plain = plainResponse(value);
-    if (plain !== undefined) return { ok: true, response: plain };
     parsed = ModelResponseSchema.safeParse(value);
   } catch (error) {
     // A Proxy or a getter that throws: a broken reply, not a crash of the run.
@@ -88,35 +76,6 @@ export function parseModelResponse(value: unknown): ModelResponseParseResult {
   if (parsed.success) return { ok: true, response: parsed.data };
   const details = formatValueIssues(toValueIssues(parsed.error.issues), "；");
   return { ok: false, reason: `Provider 返回的结构无效：${details}` };
-}
-
-/**
- * The response the schema would give for a plainly valid reply of one action, checked
- * directly (every step starts with this): an object, not an array, with an `action`, no
- * `actions`, and no usage or a plain one. Each field is read once, as the schema reads
- * it, and copied. Anything else is undefined, and the schema decides. Throws what a
- * hostile value throws.
- */
-function plainResponse(value: unknown): ModelResponse | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const { action, actions, usage } = value as ModelResponse;
-  if (action === undefined || actions !== undefined) return undefined;
-  if (usage === undefined) return { action };
-  const tokens = plainUsage(usage);
-  return tokens === undefined ? undefined : { action, usage: tokens };
-}
-
-/** A copy of usage that `TokenUsageSchema` plainly accepts, or undefined. */
-function plainUsage(usage: unknown): TokenUsage | undefined {
-  if (typeof usage !== "object" || usage === null) return undefined;
-  if (Object.getPrototypeOf(usage) !== Object.prototype) return undefined;
-  const { inputTokens, outputTokens } = usage as Record<string, unknown>;
-  if (!isCount(inputTokens) || !isCount(outputTokens)) return undefined;
-  return Object.keys(usage).length === 2 ? { inputTokens, outputTokens } : undefined;
-}
-
-function isCount(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
 /** A request whose parts are immutable; frozen on construction. */

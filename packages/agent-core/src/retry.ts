@@ -144,12 +144,10 @@ async function sleepUnlessCancelled(
     await sleep(ms);
     return true;
   }
-  // Stryker disable next-line ConditionalExpression,BooleanLiteral: unreachable from withRetry, which returns on an aborted signal before it sleeps; kept for a direct caller.
   if (signal.aborted) return false;
   let onAbort = (): void => {};
   const cancelled = new Promise<false>((resolve) => {
     onAbort = () => resolve(false);
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent, `finally` removes the listener however the wait ends.
     signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
@@ -174,4 +172,19 @@ function defaultFingerprint(error: unknown): string {
   } catch {
     return "thrown: <unprintable>";
   }
+}
+
+/**
+ * How a run retries a failed model call. Only a `retryable` failure is retried, never
+ * twice in a row with the same fingerprint (class, HTTP status, message), never past
+ * `maxAttempts` per step and never past the run's time budget. Every other failure
+ * ends the run as before. Tools are never retried by the runtime: a tool may have
+ * changed something, so its errors go back to the model, which decides.
+ */
+export interface ModelRetryOptions {
+  readonly policy: RetryPolicy;
+  /** Waits `ms`, or less if the signal aborts. Default: a timer. Tests pass a fake. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The jitter's randomness, in [0, 1). Default `Math.random`. */
+  readonly random?: () => number;
 }

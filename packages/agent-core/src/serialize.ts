@@ -78,14 +78,11 @@ export function truncateMiddle(text: string, maxChars: number, omittedHint?: str
   let tailStart = text.length - (room - headEnd);
   // Never split a surrogate pair: move the cut points inward past a lone half. (The
   // range tests are for clarity: `charCodeAt` out of range is NaN, which is no surrogate.)
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, see above
   if (headEnd > 0 && isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd -= 1;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent, see above
   if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart += 1;
   const marker = markerOf(tailStart - headEnd, headEnd);
   const cut = `${text.slice(0, headEnd)}${marker}${text.slice(tailStart)}`;
   return {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent: slicing a text no longer than maxChars gives it whole
     text: cut.length <= maxChars ? cut : cut.slice(0, maxChars),
     truncated: true,
     originalLength: text.length,
@@ -118,7 +115,6 @@ function truncationMarker(
  */
 export function stableStringify(value: unknown): string {
   const json = JSON.stringify(toJsonSafe(value, new Set(), 0));
-  // Stryker disable next-line StringLiteral: unreachable: toJsonSafe never returns a value JSON.stringify turns into undefined
   return json ?? "undefined";
 }
 
@@ -131,7 +127,6 @@ function toJsonSafe(value: unknown, ancestors: Set<object>, depth: number): unkn
       return Number.isFinite(value) ? value : String(value);
     case "bigint":
       return `${value.toString()}n`;
-    // Stryker disable next-line StringLiteral: equivalent: without this case the default renders "[undefined]" too
     case "undefined":
       return "[undefined]";
     case "symbol":
@@ -141,9 +136,7 @@ function toJsonSafe(value: unknown, ancestors: Set<object>, depth: number): unkn
     case "object":
       return objectToJsonSafe(value, ancestors, depth);
     // `typeof` has no other answers today; a future one is rendered, not thrown.
-    // Stryker disable next-line ConditionalExpression: unreachable today, see above
     default:
-      // Stryker disable next-line StringLiteral: unreachable today, see above
       return `[${typeof value}]`;
   }
 }

@@ -42,48 +42,9 @@ export type TaskParseResult =
  * Reports every problem at once, each with its path, so a user fixes them in one pass.
  */
 export function parseTask(input: unknown): TaskParseResult {
-  const plain = plainTask(input);
-  if (plain !== undefined) return { ok: true, task: plain };
   const parsed = TaskSchema.safeParse(input);
   if (parsed.success) return { ok: true, task: parsed.data };
   return { ok: false, issues: toValueIssues(parsed.error.issues) };
-}
-
-/**
- * The task `TaskSchema` would give for a plainly valid input, checked directly: a plain
- * object with a goal, and perhaps a workspace and constraints, each a string that is not
- * blank once trimmed (and trimmed, as the schema does). Every run starts with this. Any
- * other input (budgets, an unknown key, a blank text, another prototype) is undefined,
- * and the schema decides and gives the reasons.
- */
-function plainTask(input: unknown): Task | undefined {
-  if (typeof input !== "object" || input === null) return undefined;
-  if (Object.getPrototypeOf(input) !== Object.prototype) return undefined;
-  const { goal, workspace, constraints } = input as Record<string, unknown>;
-  let keys = 1;
-  if (typeof goal !== "string") return undefined;
-  const task: { goal: string; workspace?: string; constraints?: string[] } = { goal: goal.trim() };
-  if (task.goal.length === 0) return undefined;
-  if (workspace !== undefined) {
-    if (typeof workspace !== "string") return undefined;
-    task.workspace = workspace.trim();
-    if (task.workspace.length === 0) return undefined;
-    keys += 1;
-  }
-  if (constraints !== undefined) {
-    if (!Array.isArray(constraints)) return undefined;
-    const trimmed: string[] = [];
-    for (let index = 0; index < constraints.length; index += 1) {
-      const constraint: unknown = constraints[index];
-      if (typeof constraint !== "string") return undefined;
-      const text = constraint.trim();
-      if (text.length === 0) return undefined;
-      trimmed.push(text);
-    }
-    task.constraints = trimmed;
-    keys += 1;
-  }
-  return Object.keys(input).length === keys ? task : undefined;
 }
 
 /** Renders issues one per line as `path: message`, for a terminal or a log. */

@@ -1,50 +1,22 @@
 import { z } from "zod";
+import { deepFreeze } from "./deep-freeze.ts";
 import { InvalidToolRegistryError } from "./errors.ts";
-import { formatValueIssues, toValueIssues, type ValueIssue } from "./issues.ts";
-import { deepFreeze } from "./messages.ts";
-import type { JsonSchema, ToolDescription } from "./provider.ts";
+import { formatValueIssues, toValueIssues } from "./issues.ts";
+import type { ToolError } from "./tool-error.ts";
+
+/** A JSON Schema document (plain JSON data). */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** What a provider receives about a tool: enough to describe it to a model. */
+export interface ToolDescription {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the tool's input (`{ type: "object" }` when the tool declares none). */
+  readonly inputSchema: JsonSchema;
+}
 
 /** A tool's JSON input (the `input` of a `tool_call`), validated by its schema if it has one. Frozen. */
 export type ToolInput = Readonly<Record<string, z.core.util.JSONType>>;
-
-/**
- * An expected failure, as the model sees it: a stable `code` it can act on, a
- * readable `message`, and for `invalid_input` the problems found, each at its path.
- */
-export interface ToolError {
-  readonly code: string;
-  readonly message: string;
-  readonly issues?: readonly ValueIssue[];
-}
-
-/** The shape of a `ToolError` when it comes from a tool (so from outside the runtime). */
-export const ToolErrorSchema = z.object({
-  code: z.string().min(1),
-  message: z.string(),
-  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-});
-
-/**
- * What a tool returns to report an expected failure (`{ ok: false, error: { code,
- * message } }`): the loop writes it back to the model and the run goes on. A tool
- * that throws instead has hit something unexpected, and the run fails.
- */
-export const ToolErrorResultSchema = z.object({ ok: z.literal(false), error: ToolErrorSchema });
-
-/** An expected failure returned by a tool. */
-export interface ToolErrorResult {
-  readonly ok: false;
-  readonly error: ToolError;
-}
-
-/** Builds the value a tool returns to report an expected failure. */
-export function toolError(
-  code: string,
-  message: string,
-  issues?: readonly ValueIssue[],
-): ToolErrorResult {
-  return { ok: false, error: issues === undefined ? { code, message } : { code, message, issues } };
-}
 
 /**
  * A capability the model may call. `inputSchema` (zod) describes its input: the

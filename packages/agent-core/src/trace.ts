@@ -12,10 +12,43 @@ export type StopCode =
   | "tool_error"
   | "invalid_action"
   | "provider_error"
-  | "permission_denied";
+  | "permission_denied"
+  | "finish_rejected"
+  | "extension_error";
 
 /** How a run ended. `blocked`: a permission was refused (see `blockRun`). */
 export type RunStatus = "completed" | "failed" | "budget_exceeded" | "cancelled" | "blocked";
+
+/** Maps each stop to the status a caller acts on (exit code, UI, retry). */
+export function statusOf(code: StopCode): RunStatus {
+  switch (code) {
+    case "finished":
+      return "completed";
+    case "max_steps":
+    case "max_tool_calls":
+    case "max_tokens":
+    case "max_duration":
+    case "model_timeout":
+    case "max_tool_errors":
+    case "repeated_action":
+      return "budget_exceeded";
+    case "cancelled":
+      return "cancelled";
+    case "unknown_tool":
+    case "tool_error":
+    case "invalid_action":
+    case "provider_error":
+    case "finish_rejected":
+    case "extension_error":
+      return "failed";
+    case "permission_denied":
+      return "blocked";
+    default: {
+      const unreachable: never = code;
+      throw new TypeError(`unhandled stop code ${String(unreachable)}`);
+    }
+  }
+}
 
 /** The events of one run, in order. Every text field is redacted before it gets here. */
 export type TraceEventBody =
@@ -56,6 +89,14 @@ export type TraceEventBody =
       readonly tool: string;
       readonly ok: boolean;
       /** The observation text on success, the error text otherwise. */
+      readonly detail: string;
+    }
+  | {
+      /** The model proposed to finish and an extension rejected it; the run goes on. */
+      readonly type: "finish_rejected";
+      readonly step: number;
+      readonly reasons: readonly string[];
+      /** What the model is told is missing. */
       readonly detail: string;
     }
   | {
@@ -100,9 +141,7 @@ export function createTracer(sink: TraceSink | undefined, clock: () => number): 
       const event = Object.freeze({ ...body, seq, atMs: clock() - startedAt });
       try {
         const pending = sink(event);
-        // Mutation testing: making this test always true is equivalent (a sync sink's
-        // `undefined` would throw inside this `try` and be swallowed just the same).
-        // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, see above
+        // An async sink's rejection is handled, never left unhandled.
         if (pending !== undefined && typeof pending.then === "function") {
           pending.then(undefined, () => {});
         }

@@ -5,9 +5,9 @@
  * injected, so these tests assert decisions, never speed.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ModelRetryOptions, runAgent } from "../src/agent-loop.ts";
+import { runAgent } from "../src/agent-loop.ts";
 import type { Provider } from "../src/provider.ts";
-import type { RetryPolicy } from "../src/retry.ts";
+import type { ModelRetryOptions, RetryPolicy } from "../src/retry.ts";
 import type { TraceEvent } from "../src/trace.ts";
 import { HttpError, sequence } from "./fixtures/failing-providers.ts";
 

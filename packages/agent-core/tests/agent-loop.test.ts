@@ -1,11 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { runAgent, statusOf } from "../src/agent-loop.ts";
+import { runAgent } from "../src/agent-loop.ts";
 import { InvalidLimitsError, InvalidTaskError } from "../src/errors.ts";
 import type { ModelRequest, Provider } from "../src/provider.ts";
 import { createRedactor } from "../src/redact.ts";
 import { createScriptedProvider } from "../src/testing/index.ts";
-import { defineTool, type ToolSet, toolError } from "../src/tools.ts";
+import { toolError } from "../src/tool-error.ts";
+import { defineTool, type ToolSet } from "../src/tools.ts";
+import { statusOf } from "../src/trace.ts";
 import { call, replies, say } from "./fixtures/actions.ts";
 
 const finish = (summary = "完成") => ({ type: "finish", summary });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createHistory, deepFreeze, isHistoryView, type Message } from "../src/messages.ts";
+import { deepFreeze } from "../src/deep-freeze.ts";
+import { createHistory, isHistoryView, type Message } from "../src/messages.ts";
 
 const user = (content: string): Message => ({ role: "user", content });
 

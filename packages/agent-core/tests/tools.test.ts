@@ -4,6 +4,7 @@ import { runAgent } from "../src/agent-loop.ts";
 import { InvalidToolRegistryError } from "../src/errors.ts";
 import type { Limits } from "../src/loop-guard.ts";
 import { createScriptedProvider } from "../src/testing/index.ts";
+import { ToolErrorResultSchema, toolError } from "../src/tool-error.ts";
 import {
   blockRun,
   createToolRegistry,
@@ -11,9 +12,7 @@ import {
   isBlockedOutcome,
   isToolRegistry,
   type Tool,
-  ToolErrorResultSchema,
   type ToolRegistry,
-  toolError,
 } from "../src/tools.ts";
 import type { TraceEvent } from "../src/trace.ts";
 

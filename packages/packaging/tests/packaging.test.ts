@@ -84,11 +84,20 @@ const published = (await workspacePackages("packages")).filter(
   (pkg) => pkg.name.startsWith("@coding-agent/") && !pkg.private,
 );
 
-/** Packages whose README example is JavaScript: each must run as written, offline. */
-const withJsExample: WorkspacePackage[] = [];
+/** Sections of a README whose first `js` block must run as written, offline, printing the `text` block after it. */
+const EXAMPLE_SECTIONS = ["## Example", "## Extensions"];
+
+/** Each JavaScript example of a published package's README, by section. */
+const withJsExample: { readonly name: string; readonly dir: string; readonly section: string }[] =
+  [];
 for (const pkg of published) {
   const readme = await readFile(path.join(pkg.dir, "README.md"), "utf8");
-  if (readme.includes("## Example\n\n```js\n")) withJsExample.push(pkg);
+  for (const section of EXAMPLE_SECTIONS) {
+    const at = readme.indexOf(`${section}\n`);
+    if (at !== -1 && /^```js$/m.test(readme.slice(at).split(/\n## /)[0] ?? "")) {
+      withJsExample.push({ name: pkg.name, dir: pkg.dir, section });
+    }
+  }
 }
 
 interface Installed {
@@ -228,15 +237,17 @@ describe.concurrent("the published packages, installed with npm outside the work
   });
 
   it.each(withJsExample)(
-    "runs $name's README example with plain Node and prints what the README shows",
-    async (pkg) => {
-      const readme = await readFile(path.join(pkg.dir, "README.md"), "utf8");
-      const example = fencedBlockAfter(readme, "## Example", "js");
-      const file = `example-${path.basename(pkg.dir)}.mjs`;
+    "runs the example under $section of $name's README with plain Node and prints what it shows",
+    async ({ dir, section }) => {
+      const readme = await readFile(path.join(dir, "README.md"), "utf8");
+      const example = fencedBlockAfter(readme, `${section}\n`, "js");
+      const slug = section.replace(/\W+/g, "-").toLowerCase();
+      const file = `example-${path.basename(dir)}${slug}.mjs`;
       await writeFile(path.join(consumer, file), example);
       const ran = await run(process.execPath, [file], consumer);
       expect(ran.code, describeRun(`node ${file}`, ran)).toBe(0);
-      expect(ran.stdout).toBe(fencedBlockAfter(readme, "prints", "text"));
+      const afterExample = readme.indexOf(example) + example.length;
+      expect(ran.stdout).toBe(fencedBlockAfter(readme.slice(afterExample), "```", "text"));
     },
   );
 

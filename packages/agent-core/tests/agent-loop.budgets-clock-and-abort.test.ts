@@ -1,7 +1,7 @@
 /**
- * Behaviour that mutation testing showed no other test pinned: budgets combined
- * with a task's own budgets, the default clock, abort listeners, an AbortError
- * from a tool while the run goes on, and the fields of model_completed.
+ * Budgets combined with a task's own budgets, the default clock, the run's abort
+ * listeners, an AbortError from a tool while the run goes on, and the fields of
+ * model_completed.
  */
 import { describe, expect, it, vi } from "vitest";
 import { createAbortRace, settle } from "../src/abortable.ts";

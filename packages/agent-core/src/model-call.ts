@@ -1,0 +1,169 @@
+import { errorText, isAbortError } from "./errors.ts";
+import { classifyFailure, type Failure, type FailureClass } from "./failure.ts";
+import type { ModelRequest } from "./provider.ts";
+import { decideRetry, type ModelRetryOptions, withRetry } from "./retry.ts";
+import { clip, type Run } from "./run-state.ts";
+import { truncateMiddle } from "./serialize.ts";
+import { type CallOutcome, timedCall } from "./timed-call.ts";
+import type { StopCode } from "./trace.ts";
+
+/** What the provider answered (not yet validated), or why the step ends the run. */
+export type ModelAnswer =
+  | { readonly kind: "value"; readonly value: unknown }
+  | { readonly kind: "stop"; readonly code: StopCode; readonly reason: string };
+
+/**
+ * The provider call of one step: under `modelTimeoutMs` and the run's deadline, raced
+ * against cancel, retried as `run.retry` says (not at all by default). A call that did
+ * not answer is traced as a failed completion and becomes the stop it caused.
+ */
+export async function callModel(
+  run: Run,
+  step: number,
+  request: ModelRequest,
+): Promise<ModelAnswer> {
+  const attempt = () =>
+    timedCall(run, (signal) => run.provider.complete(request, signal), run.limits.modelTimeoutMs);
+  const settled =
+    run.retry === undefined ? await attempt() : await retryModelCall(run, step, attempt, run.retry);
+
+  // An abort during the call wins over whatever the provider did or will do.
+  if (settled.kind === "aborted" || run.signal?.aborted)
+    return modelFailed(run, step, "cancelled", "模型调用期间运行被取消");
+  if (settled.kind === "timeout") {
+    // Both end the run budget_exceeded: a per-call limit is a budget like the run's own.
+    if (settled.limit === "run") {
+      const reason = `模型调用期间用完时间预算 ${run.limits.maxDurationMs} ms，调用已中止`;
+      return modelFailed(run, step, "max_duration", reason);
+    }
+    const reason = `模型调用超过 ${run.limits.modelTimeoutMs} ms 未返回，已中止（modelTimeoutMs）`;
+    return modelFailed(run, step, "model_timeout", reason);
+  }
+  if (settled.kind === "error") {
+    if (isAbortError(settled.error)) return modelFailed(run, step, "cancelled", "模型调用被中止");
+    return modelFailed(run, step, "provider_error", `模型调用失败：${errorText(settled.error)}`);
+  }
+  return settled;
+}
+
+/** Ends a model call that produced no usable action (traced as a failed completion). */
+export function modelFailed(
+  run: Run,
+  step: number,
+  code: StopCode,
+  text: string,
+): Extract<ModelAnswer, { kind: "stop" }> {
+  const reason = clip(run, text);
+  run.tracer.emit({ type: "model_completed", step, ok: false, detail: reason });
+  return { kind: "stop", code, reason };
+}
+
+/** A failed model call, thrown inside `withRetry` so that it can decide on it. */
+class FailedModelCall {
+  constructor(
+    readonly outcome: CallOutcome<unknown>,
+    readonly failure: Failure,
+    /** Class, status and redacted message: what makes two failures "the same". */
+    readonly fingerprint: string,
+  ) {}
+}
+
+async function retryModelCall(
+  run: Run,
+  step: number,
+  attempt: () => Promise<CallOutcome<unknown>>,
+  retry: ModelRetryOptions,
+): Promise<CallOutcome<unknown>> {
+  const outOfTime: CallOutcome<unknown> = { kind: "timeout", limit: "run" };
+  const result = await withRetry(
+    async (attemptNo) => {
+      // The wait used up the run's time: end as a timed-out run, with no further call.
+      if (attemptNo > 1 && run.guard.remainingMs() === 0) return outOfTime;
+      const outcome = await attempt();
+      const failed = failedModelCall(run, outcome);
+      if (failed !== undefined) throw failed;
+      return outcome;
+    },
+    retry.policy,
+    {
+      sleep: (ms, signal) => {
+        // Never sleep past the run's deadline; the next attempt then sees it is over.
+        const left = run.guard.remainingMs();
+        return (retry.sleep ?? sleepFor)(left === undefined ? ms : Math.min(ms, left), signal);
+      },
+      random: retry.random ?? Math.random,
+      signal: run.signal,
+      failureOf: (error) => (error as FailedModelCall).failure,
+      fingerprintOf: (error) => (error as FailedModelCall).fingerprint,
+      decide: (input, policy, random) => {
+        const decision = decideRetry(input, policy, random);
+        if (decision.retry) {
+          run.tracer.emit({
+            type: "model_retry",
+            step,
+            attempt: input.attempt,
+            failureClass: input.failureClass,
+            delayMs: decision.delayMs,
+            detail: input.fingerprint,
+          });
+        }
+        return decision;
+      },
+    },
+  );
+  if (result.ok) return result.value;
+  // A give-up or a cancel: the last attempt's own outcome says how the step ended
+  // (withRetry fails with anything else only once the signal fired: then it is a cancel).
+  return result.error instanceof FailedModelCall ? result.error.outcome : { kind: "aborted" };
+}
+
+/**
+ * The failure of a model call that `withRetry` decides on, or undefined when the call
+ * returned a value (checked later), was cancelled, or ran out of the run's time (no
+ * retry can help either). An error with a `status` property (a number, or undefined
+ * when the server never answered, as `@coding-agent/providers`' `ProviderError` has)
+ * is a provider failure, classified by its status; any other throw is a `bug`.
+ */
+function failedModelCall(run: Run, outcome: CallOutcome<unknown>): FailedModelCall | undefined {
+  if (outcome.kind === "value" || outcome.kind === "aborted") return undefined;
+  if (outcome.kind === "timeout") {
+    if (outcome.limit === "run") return undefined;
+    const failure: Failure = { source: "stop", code: "model_timeout" };
+    return new FailedModelCall(outcome, failure, "retryable model_timeout");
+  }
+  if (isAbortError(outcome.error)) return undefined;
+  const failure = providerFailure(outcome.error);
+  const failureClass: FailureClass = classifyFailure(failure);
+  const status = failure.source === "provider" ? ` ${failure.status ?? "no_response"}` : "";
+  const text = truncateMiddle(run.redact(errorText(outcome.error)), MAX_FINGERPRINT_CHARS).text;
+  return new FailedModelCall(outcome, failure, `${failureClass}${status} ${text}`);
+}
+
+/** Longest error text in a fingerprint (and in a `model_retry` event's detail). */
+const MAX_FINGERPRINT_CHARS = 500;
+
+function providerFailure(error: unknown): Failure {
+  try {
+    if (typeof error === "object" && error !== null && "status" in error) {
+      const { status } = error as { status: unknown };
+      if (status === undefined || typeof status === "number") return { source: "provider", status };
+    }
+  } catch {
+    // A hostile error (a throwing getter, a revoked Proxy) is not a provider's answer.
+  }
+  return { source: "thrown", error };
+}
+
+/** The default retry wait: a timer, cleared as soon as the signal aborts. */
+function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

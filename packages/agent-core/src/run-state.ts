@@ -1,0 +1,60 @@
+import type { AbortRace } from "./abortable.ts";
+import type { ExtensionChain } from "./extension.ts";
+import type { Limits, LoopGuard } from "./loop-guard.ts";
+import type { RunHistory } from "./messages.ts";
+import type { Provider } from "./provider.ts";
+import type { Redactor } from "./redact.ts";
+import type { ModelRetryOptions } from "./retry.ts";
+import { serializeObservation, truncateMiddle } from "./serialize.ts";
+import type { Task } from "./task.ts";
+import type { ToolRegistry } from "./tools.ts";
+import type { StopCode, Tracer } from "./trace.ts";
+
+/** State shared by the phases of one run. */
+export interface Run {
+  readonly task: Task;
+  readonly provider: Provider;
+  readonly tools: ToolRegistry;
+  readonly guard: LoopGuard;
+  /** The limits the guard enforces (the caller's, tightened by the task's budgets). */
+  readonly limits: Limits;
+  readonly history: RunHistory;
+  readonly tracer: Tracer;
+  readonly redact: Redactor;
+  /** Cap on an observation, an error text and a reason. */
+  readonly maxChars: number;
+  readonly signal: AbortSignal | undefined;
+  /** What provider, tools and extensions receive: the caller's signal, or one that never fires. */
+  readonly callSignal: AbortSignal;
+  /** Races each provider, tool and extension call against the signal, with one listener per run. */
+  readonly race: AbortRace;
+  /** Call ids already in the history: a model may reuse one, the history may not. */
+  readonly callIds: Set<string>;
+  readonly retry: ModelRetryOptions | undefined;
+  readonly extensions: ExtensionChain;
+  /** Rejected finish proposals that end the run (`finish_rejected`) once reached. */
+  readonly maxFinishRejections: number;
+  finishRejections: number;
+}
+
+/** Why a phase ends the run: the stop code and a readable reason (redacted at the end). */
+export interface Stop {
+  readonly code: StopCode;
+  readonly reason: string;
+}
+
+/** Redacted and bounded by the run's cap: for error texts and reasons. */
+export function clip(run: Run, text: string): string {
+  return truncateMiddle(run.redact(text), run.maxChars).text;
+}
+
+/** Longest action or input text in a trace event (a trace is for reading, not replay). */
+const MAX_TRACE_DETAIL_CHARS = 2_000;
+
+/** Bounded, redacted text of an action or input, for the trace only. */
+export function boundedText(run: Run, value: unknown): string {
+  return serializeObservation(value, {
+    redact: run.redact,
+    maxChars: Math.min(MAX_TRACE_DETAIL_CHARS, run.maxChars),
+  }).text;
+}

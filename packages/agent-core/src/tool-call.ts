@@ -1,0 +1,320 @@
+import type { ToolCallAction } from "./action.ts";
+import { errorText, isAbortError } from "./errors.ts";
+import type { ToolCallInfo } from "./extension.ts";
+import { afterToolCall, beforeToolCall } from "./extension-points.ts";
+import { boundedText, clip, type Run, type Stop } from "./run-state.ts";
+import { serializeObservation } from "./serialize.ts";
+import { timedCall } from "./timed-call.ts";
+import { asToolError, type ToolError } from "./tool-error.ts";
+import { isBlockedOutcome, type ToolInputCheck } from "./tools.ts";
+
+/** A redacted tool call as recorded: its `callId` is always set and unique in the run. */
+export type RecordedToolCall = ToolCallAction & { readonly callId: string };
+
+/** A call the model asked for, already in the history: the recorded call and the raw name. */
+export interface PendingCall {
+  readonly action: RecordedToolCall;
+  /** The tool name as the model wrote it, used only to find the tool. */
+  readonly name: string;
+}
+
+/**
+ * Runs one recorded tool call in three phases and writes its result back as a tool
+ * message, in the order of the calls: prepare (find the tool, validate the input, check
+ * the budgets, ask the extensions and the tool's permission) · execute · record. An
+ * expected error (invalid input, a veto, a tool returning `toolError(...)`) is written
+ * back like a value and the run goes on; returns a stop when the run must end (an
+ * unknown tool, a throwing tool, a budget, a refusal, a cancel).
+ */
+export async function runToolCall(run: Run, pending: PendingCall): Promise<Stop | undefined> {
+  const call: CallRef = { run, step: run.guard.steps, ...pending.action };
+  const prepared = await prepare(call, pending.name);
+  if (prepared.kind === "stop") return prepared.stop;
+  if (prepared.kind === "error") return toolErrored(call, prepared.error);
+  return execute(call, prepared.info, prepared.answer);
+}
+
+/** What a run needs to write one call's result. */
+interface CallRef {
+  readonly run: Run;
+  readonly step: number;
+  readonly callId: string;
+  readonly tool: string;
+  readonly input: RecordedToolCall["input"];
+  readonly inputError?: string;
+}
+
+type Prepared =
+  | { readonly kind: "stop"; readonly stop: Stop }
+  | { readonly kind: "error"; readonly error: ToolError }
+  | {
+      readonly kind: "ready";
+      readonly info: ToolCallInfo;
+      /** An extension's answer in place of running the tool. */
+      readonly answer?: { readonly value: unknown };
+    };
+
+/** Everything before a tool runs; a call that ends here is answered but not counted. */
+async function prepare(call: CallRef, name: string): Promise<Prepared> {
+  const { run, tool: toolName } = call;
+  const tool = run.tools.get(name);
+  if (tool === undefined) {
+    // Skipping it, or treating it as a message, would let the model believe it ran.
+    const known = run.tools.names.length > 0 ? run.tools.names.join("、") : "（无）";
+    const reason = `未知工具：${toolName}（已注册：${known}）`;
+    return notRun(call, { code: "unknown_tool", message: reason }, reason);
+  }
+  if (call.inputError !== undefined) {
+    // The provider could not read the arguments: nothing to validate, nothing to run.
+    const issue = { path: "(root)", message: call.inputError };
+    const message = `工具 ${toolName} 的输入无法读取：${call.inputError}`;
+    return { kind: "error", error: { code: "invalid_input", message, issues: [issue] } };
+  }
+  let checked: ToolInputCheck;
+  try {
+    checked = run.tools.validate(name, call.input);
+  } catch (error) {
+    // A schema that throws (or is async) is the tool author's bug, not the model's.
+    const message = errorText(error);
+    const reason = `工具 ${toolName} 的输入校验出错：${message}`;
+    return notRun(call, { code: "tool_error", message }, reason);
+  }
+  // Invalid input never reaches execute and is not a tool call: the model gets every
+  // problem back, at its path, and may correct itself.
+  if (!checked.ok) return { kind: "error", error: checked.error };
+
+  const budget = run.guard.beforeToolCall();
+  if (budget.stop)
+    return notRun(call, { code: budget.code, message: `未执行：${budget.reason}` }, budget);
+  const cancelled = cancelledBefore(call);
+  if (cancelled !== undefined) return cancelled;
+  // The same object goes to the extensions, `authorize` and `execute`.
+  const info: ToolCallInfo = {
+    step: call.step,
+    callId: call.callId,
+    tool: toolName,
+    input: checked.input,
+    definition: tool,
+  };
+  if (run.extensions.beforeToolCall.length === 0) return { kind: "ready", info };
+  // Waiting for an answer spends the run's time: its deadline applies, not toolTimeoutMs
+  // (how long to wait for a person is the extension's own limit).
+  const decision = await beforeToolCall(run, info);
+  switch (decision.kind) {
+    case "run":
+      return { kind: "ready", info };
+    case "answer":
+      return { kind: "ready", info, answer: { value: decision.value } };
+    case "veto":
+      return { kind: "error", error: decision.error };
+    case "block": {
+      const reason = `工具 ${toolName} 被阻止：${run.redact(decision.reason)}`;
+      return notRun(call, { code: "permission_denied", message: reason }, reason);
+    }
+    case "timeout": {
+      const reason = `工具 ${toolName} 等待许可时用完时间预算 ${run.limits.maxDurationMs} ms`;
+      return notRun(call, { code: "max_duration", message: `未执行：${reason}` }, reason);
+    }
+    case "aborted":
+      return notRun(
+        call,
+        { code: "cancelled", message: "未执行：等待许可时运行被取消" },
+        `工具 ${toolName} 等待许可时运行被取消`,
+      );
+    case "error": {
+      if (isAbortError(decision.error) || run.signal?.aborted) {
+        return notRun(
+          call,
+          { code: "cancelled", message: "未执行：等待许可时运行被取消" },
+          `工具 ${toolName} 等待许可时运行被取消`,
+        );
+      }
+      // A permission check that breaks never lets the call through.
+      const problem = `许可检查出错：${errorText(decision.error)}`;
+      return notRun(
+        call,
+        { code: "tool_error", message: `未执行：${problem}` },
+        `工具 ${toolName} 的${problem}`,
+      );
+    }
+    default: {
+      const unreachable: never = decision;
+      throw new TypeError(`unhandled decision ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** Answers a call that never ran (not traced as completed) and ends the run. */
+function notRun(call: CallRef, error: ToolError, stop: string | Stop): Prepared {
+  toolFailed(call, error, false);
+  return {
+    kind: "stop",
+    stop: typeof stop === "string" ? { code: error.code as Stop["code"], reason: stop } : stop,
+  };
+}
+
+/**
+ * A cancel that landed since the model replied: the call must not be counted, traced or
+ * run. Asked before the extensions and again right before the tool starts (in the same
+ * tick as the start, so no cancel can land in between).
+ */
+function cancelledBefore(call: CallRef): Prepared | undefined {
+  if (!call.run.signal?.aborted) return undefined;
+  const reason = `工具 ${call.tool} 执行前运行被取消`;
+  return notRun(call, { code: "cancelled", message: "未执行：运行已取消" }, reason);
+}
+
+/** Counts and traces the call, runs it (or takes an extension's answer), then records it. */
+async function execute(
+  call: CallRef,
+  info: ToolCallInfo,
+  answer: { readonly value: unknown } | undefined,
+): Promise<Stop | undefined> {
+  const { run, tool: toolName } = call;
+  const cancelled = cancelledBefore(call);
+  if (cancelled?.kind === "stop") return cancelled.stop;
+  run.guard.recordToolCall();
+  if (run.tracer.enabled) {
+    run.tracer.emit({
+      type: "tool_started",
+      step: call.step,
+      callId: call.callId,
+      tool: toolName,
+      input: boundedText(run, info.input),
+    });
+  }
+  const settled =
+    answer !== undefined
+      ? ({ kind: "value", value: answer.value } as const)
+      : await timedCall(
+          run,
+          (signal) => info.definition.execute(info.input, signal),
+          run.limits.toolTimeoutMs,
+        );
+
+  if (settled.kind === "timeout") {
+    if (settled.limit === "run") {
+      const reason = `工具 ${toolName} 执行期间用完时间预算 ${run.limits.maxDurationMs} ms，已中止`;
+      toolFailed(call, { code: "max_duration", message: reason }, true);
+      return { code: "max_duration", reason };
+    }
+    // Like an error the tool returned: the model may try something quicker.
+    const message = `工具 ${toolName} 超过 ${run.limits.toolTimeoutMs} ms 未完成，已中止（toolTimeoutMs）`;
+    return toolErrored(call, { code: "timeout", message });
+  }
+  if (settled.kind === "aborted" || (settled.kind === "error" && isAbortError(settled.error))) {
+    toolFailed(call, { code: "cancelled", message: "工具执行期间运行被取消" }, true);
+    return { code: "cancelled", reason: `工具 ${toolName} 执行期间运行被取消` };
+  }
+  if (settled.kind === "error") {
+    // A throw is unexpected by definition: expected failures are returned, not thrown.
+    const message = errorText(settled.error);
+    toolFailed(call, { code: "tool_error", message }, true);
+    // Even a failure caused by the cancel itself is reported as the cancel.
+    if (run.signal?.aborted)
+      return { code: "cancelled", reason: `工具 ${toolName} 执行期间运行被取消` };
+    return { code: "tool_error", reason: `工具 ${toolName} 失败：${message}` };
+  }
+  if (isBlockedOutcome(settled.value)) {
+    // The call was refused before it did anything: the run ends here, naming the call.
+    const reason = `工具 ${toolName} 被阻止：${run.redact(settled.value.reason)}`;
+    toolFailed(call, { code: "permission_denied", message: reason }, true);
+    return { code: "permission_denied", reason };
+  }
+  return record(call, info, settled.value);
+}
+
+/** Writes a value or an expected error back, after the extensions had their say. */
+async function record(call: CallRef, info: ToolCallInfo, raw: unknown): Promise<Stop | undefined> {
+  const { run } = call;
+  let value = raw;
+  if (run.extensions.afterToolCall.length > 0) {
+    const returned = asToolError(value);
+    const result =
+      returned === undefined
+        ? { ok: true as const, value }
+        : { ok: false as const, error: returned };
+    const replaced = await afterToolCall(run, info, result);
+    if (replaced !== undefined && "stop" in replaced) {
+      toolFailed(
+        call,
+        { code: replaced.stop.code, message: `结果未写回：${replaced.stop.reason}` },
+        true,
+      );
+      return replaced.stop;
+    }
+    if (replaced !== undefined) value = replaced.value;
+  }
+  const returnedError = asToolError(value);
+  if (returnedError !== undefined) return toolErrored(call, returnedError);
+
+  // Redaction stays here, after every extension: nothing an extension returns reaches
+  // the history, the model or the trace unmasked.
+  const observation = serializeObservation(value, { redact: run.redact, maxChars: run.maxChars });
+  run.history.appendFlat({
+    role: "tool",
+    callId: call.callId,
+    tool: call.tool,
+    ok: true,
+    content: observation.text,
+    truncated: observation.truncated,
+    originalLength: observation.originalLength,
+  });
+  run.tracer.emit({
+    type: "tool_completed",
+    step: call.step,
+    callId: call.callId,
+    tool: call.tool,
+    ok: true,
+    detail: observation.text,
+  });
+  run.guard.recordToolResult(true);
+  return afterTool(run, call.tool);
+}
+
+/**
+ * Writes an expected error back as the call's result, so the model can correct
+ * itself, and counts it: too many in a row stop the run (`max_tool_errors`).
+ */
+function toolErrored(call: CallRef, error: ToolError): Stop | undefined {
+  toolFailed(call, error, true);
+  const budget = call.run.guard.recordToolResult(false);
+  if (budget.stop) return budget;
+  return afterTool(call.run, call.tool);
+}
+
+/** Checked after every tool: a cancel that landed as the tool ended stops the run here. */
+function afterTool(run: Run, tool: string): Stop | undefined {
+  if (run.signal?.aborted) return { code: "cancelled", reason: `工具 ${tool} 完成后运行被取消` };
+  return undefined;
+}
+
+/**
+ * Records a tool call that did not produce a value, so every tool call in the
+ * history has its result: the error (redacted and bounded) and the text the model
+ * sees. Traces the completion when the tool had started or the error is expected.
+ */
+export function toolFailed(call: Omit<CallRef, "input">, raw: ToolError, traced: boolean): void {
+  const { run, step, callId, tool } = call;
+  const error = cleanToolError(run, raw);
+  const content = serializeObservation({ ok: false, error }, { maxChars: run.maxChars }).text;
+  run.history.append({ role: "tool", callId, tool, ok: false, error, content });
+  if (traced)
+    run.tracer.emit({ type: "tool_completed", step, callId, tool, ok: false, detail: content });
+}
+
+/** Issues kept per error: enough to correct an input, never a flood. */
+const MAX_ISSUES = 20;
+
+/** A tool error with every text redacted and bounded (a tool may put anything in it). */
+function cleanToolError(run: Run, error: ToolError): ToolError {
+  const text = (value: string) => clip(run, value);
+  const cleaned = { code: text(error.code), message: text(error.message) };
+  if (error.issues === undefined) return cleaned;
+  return {
+    ...cleaned,
+    issues: error.issues
+      .slice(0, MAX_ISSUES)
+      .map((issue) => ({ path: text(issue.path), message: text(issue.message) })),
+  };
+}

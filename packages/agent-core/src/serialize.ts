@@ -22,6 +22,11 @@ export interface SerializeOptions {
   readonly maxChars?: number;
   /** Applied to the full text before the cut, so no half secret survives at a cut edge. */
   readonly redact?: Redactor;
+  /**
+   * Said in the marker when the text is cut: the call that brings the omitted part
+   * back. With it the marker also names the omitted characters (`, A–B; hint`).
+   */
+  readonly omittedHint?: string;
 }
 
 /**
@@ -40,7 +45,7 @@ export function serializeObservation(value: unknown, options: SerializeOptions =
   } catch (error) {
     full = `[Unserializable: ${safeMessage(error)}]`;
   }
-  return truncateMiddle(full, maxChars);
+  return truncateMiddle(full, maxChars, options.omittedHint);
 }
 
 /**
@@ -50,19 +55,32 @@ export function serializeObservation(value: unknown, options: SerializeOptions =
  * `maxChars`, so cutting an already cut text again changes nothing (a text is
  * truncated once, never twice). Below `MIN_MARKED_CHARS` the marker itself does
  * not fit: the text is then cut hard to `maxChars`, still flagged `truncated`.
+ * With `omittedHint` the marker reads `…[truncated: omitted X of N chars, A–B; hint]…`
+ * (A–B: the omitted characters, 1-based), unless it would take over half of `maxChars`.
  */
-export function truncateMiddle(text: string, maxChars: number): Observation {
+export function truncateMiddle(text: string, maxChars: number, omittedHint?: string): Observation {
   if (text.length <= maxChars) return { text, truncated: false, originalLength: text.length };
+  // A hint that would take more than half the room is left out: the text matters more.
+  const hint = omittedHint?.replace(/[\]\r\n]/g, " ");
+  const named =
+    hint !== undefined &&
+    truncationMarker(text.length, text.length, { from: text.length, hint }).length <= maxChars / 2;
+  const markerOf = (omitted: number, from: number) =>
+    truncationMarker(
+      omitted,
+      text.length,
+      named && hint !== undefined ? { from, hint } : undefined,
+    );
   // The marker's length depends on the count it states; the widest count (the
   // whole length) bounds it, so the real marker is never longer than the room kept.
-  const room = Math.max(0, maxChars - truncationMarker(text.length, text.length).length);
+  const room = Math.max(0, maxChars - markerOf(text.length, text.length).length);
   let headEnd = Math.ceil(room / 2);
   let tailStart = text.length - (room - headEnd);
   // Never split a surrogate pair: move the cut points inward past a lone half. (The
   // range tests are for clarity: `charCodeAt` out of range is NaN, which is no surrogate.)
   if (headEnd > 0 && isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd -= 1;
   if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart += 1;
-  const marker = truncationMarker(tailStart - headEnd, text.length);
+  const marker = markerOf(tailStart - headEnd, headEnd);
   const cut = `${text.slice(0, headEnd)}${marker}${text.slice(tailStart)}`;
   return {
     text: cut.length <= maxChars ? cut : cut.slice(0, maxChars),
@@ -74,11 +92,21 @@ export function truncateMiddle(text: string, maxChars: number): Observation {
 /** The smallest cap that still holds the whole marker (for texts up to 10^9 characters). */
 export const MIN_MARKED_CHARS = 64;
 
-/** Matches the marker and captures the omitted and the original character counts. */
-export const TRUNCATION_MARKER = /\n…\[truncated: omitted (\d+) of (\d+) chars\]…\n/;
+/**
+ * Matches the marker and captures the omitted and the original character counts
+ * (with an `omittedHint`, the marker goes on with the omitted range and the hint).
+ */
+export const TRUNCATION_MARKER =
+  /\n…\[truncated: omitted (\d+) of (\d+) chars(?:, \d+–\d+; [^\]\n]*)?\]…\n/;
 
-function truncationMarker(omitted: number, originalLength: number): string {
-  return `\n…[truncated: omitted ${omitted} of ${originalLength} chars]…\n`;
+function truncationMarker(
+  omitted: number,
+  originalLength: number,
+  part?: { readonly from: number; readonly hint: string },
+): string {
+  if (part === undefined) return `\n…[truncated: omitted ${omitted} of ${originalLength} chars]…\n`;
+  const range = `${part.from + 1}–${part.from + omitted}`;
+  return `\n…[truncated: omitted ${omitted} of ${originalLength} chars, ${range}; ${part.hint}]…\n`;
 }
 
 /**

@@ -279,6 +279,46 @@ describe("truncateMiddle", () => {
   });
 });
 
+describe("options.omittedHint", () => {
+  const text = `${"a".repeat(5_000)}${"b".repeat(5_000)}`;
+
+  it("names the omitted characters and the call that brings them back, within maxChars", () => {
+    const cut = serializeObservation(text, {
+      maxChars: 1_000,
+      omittedHint: "read_file startLine: 40",
+    });
+    expect(cut.text.length).toBeLessThanOrEqual(1_000);
+    const match = TRUNCATION_MARKER.exec(cut.text);
+    expect(match).not.toBeNull();
+    const head = cut.text.slice(0, match?.index);
+    const omitted = Number(match?.[1]);
+    expect(match?.[0]).toContain(
+      `omitted ${omitted} of 10000 chars, ${head.length + 1}–${head.length + omitted}; read_file startLine: 40]`,
+    );
+    // The range is exactly what is missing: head, omitted part and tail make the text.
+    const tail = cut.text.slice((match?.index ?? 0) + (match?.[0].length ?? 0));
+    expect(head + text.slice(head.length, head.length + omitted) + tail).toBe(text);
+  });
+
+  it("keeps the marker on one line and the regex whole: brackets and line breaks in a hint become spaces", () => {
+    const cut = serializeObservation(text, { maxChars: 1_000, omittedHint: "a]\nb" });
+    expect(TRUNCATION_MARKER.exec(cut.text)?.[0]).toContain("; a  b]…");
+  });
+
+  it("leaves out a hint that would take more than half the room, keeping the plain marker", () => {
+    const cut = serializeObservation(text, { maxChars: 200, omittedHint: "x".repeat(150) });
+    expect(cut.text.length).toBeLessThanOrEqual(200);
+    expect(TRUNCATION_MARKER.exec(cut.text)?.[0]).toMatch(/chars\]…\n$/);
+  });
+
+  it("changes nothing without a hint: the marker is the one lab 07 writes", () => {
+    expect(truncateMiddle(text, 1_000).text).toContain("\n…[truncated: omitted ");
+    expect(TRUNCATION_MARKER.exec(truncateMiddle(text, 1_000).text)?.[0]).toMatch(
+      /^\n…\[truncated: omitted \d+ of 10000 chars\]…\n$/,
+    );
+  });
+});
+
 describe("truncateMiddle's cut points", () => {
   const marker = (omitted: number, of: number) =>
     `\n…[truncated: omitted ${omitted} of ${of} chars]…\n`;

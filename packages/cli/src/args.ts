@@ -1,7 +1,9 @@
+import { DEFAULT_MAX_OBSERVATION_CHARS } from "@coding-agent/agent-core";
 import {
   APPROVAL_MODES,
   type ApprovalMode,
   allowPathProblem,
+  MIN_OBSERVATION_BUDGET,
   SANDBOX_MODES,
   type SandboxMode,
 } from "@coding-agent/tools";
@@ -28,6 +30,10 @@ export const RUN_FLAGS = {
   },
   "max-repeated-actions": { type: "string", help: "允许连续相同动作的次数（默认 3）" },
   "max-tool-errors": { type: "string", help: "工具连续返回错误的次数上限（默认 5，成功一次清零）" },
+  "max-observation-chars": {
+    type: "string",
+    help: "每个工具结果给模型看的最多字符数（默认 8000，至少 1000）；工具在其中分页，并说明下一页怎么取",
+  },
   provider: { type: "string", help: "模型后端：fake（默认，离线脚本）、openai、anthropic" },
   model: { type: "string", help: "模型名（openai、anthropic 必填）" },
   "base-url": {
@@ -104,6 +110,16 @@ const RunFlagsSchema = z.strictObject({
   "max-tool-errors": count("max-tool-errors")
     .pipe(z.int().min(1, "--max-tool-errors 至少为 1"))
     .optional(),
+  "max-observation-chars": count("max-observation-chars")
+    .pipe(
+      z
+        .int()
+        .min(
+          MIN_OBSERVATION_BUDGET,
+          `--max-observation-chars 至少为 ${MIN_OBSERVATION_BUDGET}（再小放不下一页）`,
+        ),
+    )
+    .default(DEFAULT_MAX_OBSERVATION_CHARS),
   script: z.string().min(1, "--script 需要文件路径").optional(),
   workspace: z.string().min(1, "--workspace 需要目录路径").default("."),
   "allow-command": z.array(z.string().min(1, "--allow-command 需要程序名")).default([]),
@@ -145,6 +161,8 @@ export type CliCommand =
       };
       /** Retries of a model call that failed `retryable`; 0: none. */
       readonly retries: number;
+      /** `--max-observation-chars`: the run's cap on one tool result and the tools' page size. */
+      readonly maxObservationChars: number;
       readonly scriptPath?: string;
       /** The backend; `model` and `baseUrl` only for a real one (checked when parsing). */
       readonly provider: {
@@ -238,6 +256,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         ...(f["max-tool-errors"] === undefined ? {} : { maxToolErrors: f["max-tool-errors"] }),
       },
       retries: f["max-retries"],
+      maxObservationChars: f["max-observation-chars"],
       ...(f.script === undefined ? {} : { scriptPath: f.script }),
       provider: {
         name: f.provider,

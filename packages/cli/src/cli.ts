@@ -57,6 +57,10 @@ export async function runCli(
         ...(io.approver === undefined ? {} : { approver: io.approver }),
         ...(command.testCommand === undefined ? {} : { testCommand: command.testCommand }),
         allowPaths: command.allowPaths,
+        // One value for the tools' paging and the loop's cap: a tool never returns more
+        // than the loop passes on, so what it says it left out is what is missing.
+        maxObservationChars: command.maxObservationChars,
+        redact: model.redact,
       });
       if (!tools.ok) {
         io.stderr(`${tools.message}\n`);
@@ -72,6 +76,7 @@ export async function runCli(
         signal,
         {
           redact: model.redact,
+          maxObservationChars: command.maxObservationChars,
           ...(command.retries === 0 ? {} : { retry: { policy: retryPolicy(command.retries) } }),
         },
       );

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import type { ToolSet } from "@coding-agent/agent-core";
+import type { Redactor, ToolSet } from "@coding-agent/agent-core";
 import {
   type ApprovalMode,
   type Approver,
@@ -25,6 +25,10 @@ export interface RunToolsOptions {
   /** `--test-command`; else the workspace's `package.json` `test` script, read now. */
   readonly testCommand?: string;
   readonly allowPaths?: readonly string[];
+  /** The run's `maxObservationChars`: the tools page their results within it. */
+  readonly maxObservationChars?: number;
+  /** The run's redactor: results are measured as the model sees them. */
+  readonly redact?: Redactor;
 }
 
 /** The run's tools, a Chinese warning to print, or a usage error (exit 2). */
@@ -64,6 +68,10 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
     editSession: edits,
     allowPaths: options.allowPaths ?? [],
     ...(testCommand === undefined ? {} : { testCommand }),
+    ...(options.maxObservationChars === undefined
+      ? {}
+      : { maxObservationChars: options.maxObservationChars }),
+    ...(options.redact === undefined ? {} : { redact: options.redact }),
   });
   return {
     ok: true,

@@ -76,6 +76,43 @@ describe("coding-agent run with the workspace tools", () => {
     });
   });
 
+  it("pages a large file's read within the run's observation cap: what the model reads is whole lines and where to go on", async () => {
+    const lines = Array.from({ length: 764 }, (_, i) => `export const value${i} = "第 ${i} 行";`);
+    await writeFile(join(workspace, "src", "big.ts"), `${lines.join("\n")}\n`);
+    const { code, result } = await cli(
+      [
+        call("read_file", { path: "src/big.ts" }),
+        call("echo", { text: "x".repeat(5_000) }),
+        finish,
+      ],
+      ["--sandbox", "none", "--max-observation-chars", "3000"],
+    );
+    expect(code).toBe(0);
+    const [shown, echoed] = result.messages.filter(
+      (message: Record<string, unknown>) => message.role === "tool",
+    );
+    // The same value is the loop's cap: echo, which does not page, is cut to it.
+    expect(echoed).toMatchObject({ truncated: true });
+    expect(String(echoed?.content).length).toBeLessThanOrEqual(3_000);
+    // Not cut by the loop (its marker would break the JSON), and it says what is missing.
+    const page = JSON.parse(String(shown?.content)) as { content: string; nextStartLine: number };
+    expect(shown?.truncated).toBe(false);
+    expect(String(shown?.content).length).toBeLessThanOrEqual(3_000);
+    expect(String(shown?.content).length).toBeGreaterThan(2_500);
+    expect(page).toMatchObject({
+      truncated: true,
+      totalLines: 764,
+      nextStartLine: expect.any(Number),
+    });
+    expect(page.content).toBe(lines.slice(0, page.nextStartLine - 1).join("\n"));
+  });
+
+  it("refuses --max-observation-chars below one page: exit 2, naming the least", async () => {
+    const { code, stderr } = await cli([finish], ["--max-observation-chars", "200"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--max-observation-chars 至少为 1000");
+  });
+
   it("returns a refusal to the model and goes on: a read outside is path_outside_workspace", async () => {
     const { code, result, stdout } = await cli(
       [

@@ -81,6 +81,13 @@ export {
   readWorkspaceFile,
 } from "./fs-read.ts";
 export {
+  fitsBudget,
+  MIN_OBSERVATION_BUDGET,
+  type ObservationBudget,
+  observationBudget,
+  observedLength,
+} from "./observation-budget.ts";
+export {
   createRunCommand,
   createRunCommandTool,
   type RunCommand,
@@ -115,16 +122,24 @@ export {
   type SandboxMode,
 } from "./sandbox/sandbox-mode.ts";
 export { SearchInputSchema, type SearchResult, searchWorkspace } from "./search.ts";
+export { parseMochaSummary } from "./test-runs/mocha-report.ts";
+export {
+  type TestCommandPlan,
+  type TestReportKind,
+  withMachineReporter,
+} from "./test-runs/plan-test-command.ts";
 export {
   createRunTests,
   type RunTestsInput,
   RunTestsInputSchema,
   type RunTestsOptions,
   type RunTestsResult,
+  readPackageScripts,
   readPackageTestScript,
-  type TestReportKind,
-  withMachineReporter,
+  readTestReport,
 } from "./test-runs/run-tests.ts";
+export { parseTap } from "./test-runs/tap-report.ts";
+export { joinTestName } from "./test-runs/test-name.ts";
 export {
   parseJestLikeJson,
   parseNodeTap,

@@ -7,6 +7,13 @@ import {
 } from "@coding-agent/agent-core";
 import { z } from "zod";
 import { type ApprovalOptions, createApprovalGate, type GatedCall } from "./approval-gate.ts";
+import {
+  fitsBudget,
+  largestFitting,
+  type ObservationBudget,
+  observationBudget,
+  omitMiddle,
+} from "./observation-budget.ts";
 import { buildBwrapArgv } from "./sandbox/bwrap.ts";
 import { type ProcessOptions, type ProcessResult, runProcess } from "./sandbox/exec.ts";
 import type { SandboxPolicy } from "./sandbox/policy.ts";
@@ -18,7 +25,11 @@ import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
  * (§6's error code): its message carries these same fields, with `timedOut: true`, the
  * signal that ended the group and whatever output was captured (head and tail).
  */
-export type RunCommandResult = Omit<ProcessResult, "timedOut"> & { readonly timedOut: false };
+export type RunCommandResult = Omit<ProcessResult, "timedOut"> & {
+  readonly timedOut: false;
+  /** Set when the output was cut to the observation budget: what was left out and how to see it. */
+  readonly note?: string;
+};
 
 export const RunCommandInputSchema = z.object({
   argv: z.array(z.string()).min(1, "argv 至少要有程序名"),
@@ -40,6 +51,8 @@ export interface RunCommandOptions extends ApprovalOptions {
   readonly maxTimeoutMs?: number;
   /** Bytes kept of each of stdout and stderr. Default 30,000. */
   readonly maxOutputBytes?: number;
+  /** The run's observation budget: stdout and stderr are cut in the middle to fit it. */
+  readonly budget?: ObservationBudget;
   /** Runs the process; `runProcess` by default (lesson 12 plugs the learner's in here). */
   readonly runProcess?: (options: ProcessOptions) => Promise<ProcessResult>;
 }
@@ -66,6 +79,7 @@ export interface RunCommand {
 /** Creates the `run_command` executor of one run. */
 export function createRunCommand(options: RunCommandOptions): RunCommand {
   const gate = createApprovalGate({ ...options, auto: "not_allowed" });
+  const budget = options.budget ?? observationBudget();
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
 
   /** The permission a resolved program needs: none when it is on the allowlist. */
@@ -129,17 +143,52 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
     if (result.timedOut) {
       // The same fields as a result, so the model reads what the command printed before it
       // was stopped exactly as it would have read a normal ending.
-      return toolError(
-        "timeout",
-        `命令 ${JSON.stringify(input.argv)} 在 ${timeoutMs} ms 内没有结束，整个进程组已被终止。` +
-          `结束时的结果：${JSON.stringify(result)}`,
+      const opening = `命令 ${JSON.stringify(input.argv)} 在 ${timeoutMs} ms 内没有结束，整个进程组已被终止。结束时的结果：`;
+      return fitOutput(result, budget, (fitted) =>
+        toolError("timeout", `${opening}${JSON.stringify(fitted)}`),
       );
     }
-    return { ...result, timedOut: false };
+    const finished: RunCommandResult = { ...result, timedOut: false };
+    const fitted = fitOutput(finished, budget, (cut) => cut);
+    return fitted === finished
+      ? finished
+      : {
+          ...fitted,
+          truncated: true,
+          note:
+            "输出超出观察预算，stdout / stderr 的中间已省略（见其中的标记）。要看省略的部分：让命令只输出需要的内容" +
+            "（例如只跑一个文件、加过滤参数），或把输出写进工作区的文件，再用 read_file 分页读",
+        };
   }
 
   return Object.assign(runCommand, { authorize });
 }
+
+/**
+ * `wrap(result)` with stdout and stderr cut in the middle to the longest length at which
+ * the wrapped value fits the budget (room kept for the note a cut result carries).
+ * `result` itself when it fits whole.
+ */
+function fitOutput<R extends { readonly stdout: string; readonly stderr: string }, W>(
+  result: R,
+  budget: ObservationBudget,
+  wrap: (result: R) => W,
+): W {
+  const whole = wrap(result);
+  if (fitsBudget(whole, budget)) return whole;
+  const roomForNote = { maxChars: budget.maxChars - NOTE_ROOM };
+  const cut = (keep: number) => ({
+    ...result,
+    stdout: omitMiddle(result.stdout, keep),
+    stderr: omitMiddle(result.stderr, keep),
+  });
+  const longest = Math.max(result.stdout.length, result.stderr.length);
+  const keep = largestFitting(longest, (n) => fitsBudget(wrap(cut(n)), roomForNote));
+  return wrap(cut(keep));
+}
+
+/** Characters kept free for the note of a cut `run_command` result. */
+const NOTE_ROOM = 200;
 
 /**
  * `run_command` as a tool (design §6), over `createRunCommand(options)`. Asked before the

@@ -3,18 +3,30 @@ import { open } from "node:fs/promises";
 import type { ToolErrorResult } from "@coding-agent/agent-core";
 import { z } from "zod";
 import { DEFAULT_READ_LIMITS, findFiles, type ReadLimits } from "./fs-read.ts";
+import {
+  fitsBudget,
+  largestFitting,
+  type ObservationBudget,
+  observationBudget,
+} from "./observation-budget.ts";
 import type { Workspace } from "./workspace.ts";
 
-/** What `search` returns: `path:line:text` lines (design §6). */
+/**
+ * What `search` returns: `path:line:text` lines (design §6). When `truncated`, the call
+ * with `offset: nextOffset` returns the matches after these.
+ */
 export interface SearchResult {
   readonly matches: readonly string[];
   readonly truncated: boolean;
+  readonly nextOffset?: number;
 }
 
 export const SearchInputSchema = z.object({
   pattern: z.string().min(1, "pattern 不能为空"),
   path: z.string().min(1).optional(),
   glob: z.string().min(1).optional(),
+  /** Matches to skip, in file and line order: paging through many matches. */
+  offset: z.int().min(0).optional(),
 });
 
 /** Files larger than this are skipped by `search` (generated or data files). */
@@ -30,9 +42,20 @@ export async function searchWorkspace(
   workspace: Workspace,
   input: z.output<typeof SearchInputSchema>,
   limits: ReadLimits = DEFAULT_READ_LIMITS,
+  budget: ObservationBudget = observationBudget(),
 ): Promise<SearchResult | ToolErrorResult> {
   const found = await findFiles(workspace, input.path, input.glob);
   if (!found.ok) return found;
+  const offset = input.offset ?? 0;
+  const page = (matches: readonly string[], more: boolean): SearchResult => {
+    const shown = largestFitting(Math.min(matches.length, limits.maxMatches), (n) =>
+      fitsBudget({ matches: matches.slice(0, n), truncated: true, nextOffset: offset + n }, budget),
+    );
+    return shown < matches.length || more
+      ? { matches: matches.slice(0, shown), truncated: true, nextOffset: offset + shown }
+      : { matches, truncated: false };
+  };
+  let skipped = 0;
   const matches: string[] = [];
   for (const file of found.files) {
     // A file may be a symlink to somewhere outside: it is checked like any read.
@@ -44,13 +67,17 @@ export async function searchWorkspace(
     for (let index = 0; index < lines.length; index++) {
       const line = lines[index] ?? "";
       if (!line.includes(input.pattern)) continue;
-      if (matches.length === limits.maxMatches) return { matches, truncated: true };
+      if (skipped < offset) {
+        skipped++;
+        continue;
+      }
+      if (matches.length === limits.maxMatches) return page(matches, true);
       const shown =
         line.length > limits.maxLineChars ? `${line.slice(0, limits.maxLineChars)}…` : line;
       matches.push(`${file}:${index + 1}:${shown.replace(/\r$/, "")}`);
     }
   }
-  return { matches, truncated: false };
+  return page(matches, false);
 }
 
 /** A regular text file's content, or undefined for binary, huge or unreadable files. */

@@ -1,4 +1,4 @@
-import { defineTool, type ToolSet } from "@coding-agent/agent-core";
+import { defineTool, type Redactor, type ToolSet } from "@coding-agent/agent-core";
 import type { ApprovalOptions } from "./approval-gate.ts";
 import type { ApprovalMode, Approver } from "./approvals.ts";
 import { createEditTools } from "./edit-tools.ts";
@@ -11,6 +11,7 @@ import {
   type ReadLimits,
   readWorkspaceFile,
 } from "./fs-read.ts";
+import { type ObservationBudget, observationBudget } from "./observation-budget.ts";
 import { createRunCommandTool } from "./run-command.ts";
 import { createSandboxPolicy } from "./sandbox/policy.ts";
 import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
@@ -33,6 +34,14 @@ export interface WorkspaceToolsOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly allowEnv?: readonly string[];
   readonly readLimits?: ReadLimits;
+  /**
+   * The run's `maxObservationChars` (agent-core's `RunOptions`; default
+   * `DEFAULT_MAX_OBSERVATION_CHARS`): every tool pages its result within it, so the
+   * loop's cap never cuts a result that says it is whole. Pass the run's value.
+   */
+  readonly maxObservationChars?: number;
+  /** The run's redactor (`RunOptions.redact`): results are measured as the model sees them, redacted. */
+  readonly redact?: Redactor;
   /** `--allow-path` globs for the write tools; none means the whole workspace. */
   readonly allowPaths?: readonly string[];
   /** Records the run's edits (for its diff); a fresh one by default. */
@@ -49,6 +58,7 @@ export interface WorkspaceToolsOptions {
 export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
   const workspace = createWorkspace(options.workspace);
   const limits = options.readLimits ?? DEFAULT_READ_LIMITS;
+  const budget = observationBudget(options.maxObservationChars, options.redact);
   const policy = createSandboxPolicy({
     workspace,
     allowCommands: options.allowCommands,
@@ -58,6 +68,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
   const runTests = createRunTests({
     policy,
     sandbox: options.sandbox,
+    budget,
     ...(options.testCommand === undefined ? {} : { testCommand: options.testCommand }),
   });
   // One gate per tool, each remembering its own "allow for the run" answers.
@@ -69,8 +80,13 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
       : { approvalTimeoutMs: options.approvalTimeoutMs }),
   };
   return {
-    ...createReadTools(workspace, limits),
-    run_command: createRunCommandTool({ policy, sandbox: options.sandbox, ...approvals }),
+    ...createReadTools(workspace, limits, budget),
+    run_command: createRunCommandTool({
+      policy,
+      sandbox: options.sandbox,
+      budget,
+      ...approvals,
+    }),
     run_tests: defineTool({
       description:
         "运行工作区的测试命令：{} → { passed, failed, skipped, failures: [{ name, message }], exitCode }",
@@ -93,25 +109,29 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
 export function createReadTools(
   workspace: Workspace,
   limits: ReadLimits = DEFAULT_READ_LIMITS,
+  budget: ObservationBudget = observationBudget(),
 ): ToolSet {
   return {
     read_file: defineTool({
       description:
-        "读取工作区内的文本文件：{ path, startLine?, endLine? } → { content, hash, totalLines, truncated }",
+        "读取工作区内的文本文件：{ path, startLine?, endLine?, startColumn? } → { content, hash, totalLines, truncated, nextStartLine?, nextStartColumn? }。" +
+        "content 是整行；truncated 为 true 时没读完，用 startLine: nextStartLine（有 nextStartColumn 时再加 startColumn）继续读",
       inputSchema: ReadFileInputSchema,
-      execute: (input) => readWorkspaceFile(workspace, input, limits),
+      execute: (input) => readWorkspaceFile(workspace, input, limits, budget),
     }),
     list_files: defineTool({
       description:
-        "列出工作区内的文件（不含 .git/、node_modules/）：{ path?, pattern? } → { files, truncated }",
+        "列出工作区内的文件（不含 .git/、node_modules/）：{ path?, pattern?, offset? } → { files, truncated, total?, nextOffset? }；" +
+        "truncated 为 true 时用 offset: nextOffset 继续列",
       inputSchema: ListFilesInputSchema,
-      execute: (input) => listWorkspaceFiles(workspace, input, limits),
+      execute: (input) => listWorkspaceFiles(workspace, input, limits, budget),
     }),
     search: defineTool({
       description:
-        '在工作区文件中按纯文本查找：{ pattern, path?, glob? } → { matches: ["path:line:text"], truncated }',
+        '在工作区文件中按纯文本查找：{ pattern, path?, glob?, offset? } → { matches: ["path:line:text"], truncated, nextOffset? }；' +
+        "truncated 为 true 时用 offset: nextOffset 看后面的匹配",
       inputSchema: SearchInputSchema,
-      execute: (input) => searchWorkspace(workspace, input, limits),
+      execute: (input) => searchWorkspace(workspace, input, limits, budget),
     }),
   };
 }

@@ -1,17 +1,20 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { observationBudget, observedLength } from "../src/observation-budget.ts";
 import { createSandboxPolicy } from "../src/sandbox/policy.ts";
+import { parseMochaSummary } from "../src/test-runs/mocha-report.ts";
+import { withMachineReporter } from "../src/test-runs/plan-test-command.ts";
 import {
   createRunTests,
   type RunTestsOptions,
   readPackageTestScript,
-  withMachineReporter,
 } from "../src/test-runs/run-tests.ts";
+import { parseTap } from "../src/test-runs/tap-report.ts";
 import { parseJestLikeJson, parseNodeTap } from "../src/test-runs/test-report.ts";
 import { createWorkspace } from "../src/workspace.ts";
 import { bwrapForTests, requireBwrap } from "./support/bwrap.ts";
@@ -154,6 +157,21 @@ describe("run_tests", HANG_GUARD, () => {
     });
   });
 
+  it("names the runner it recognised when the reporter the command chose cannot be read, keeping the output's end", async () => {
+    await writeFile(
+      join(dir, "ok.test.js"),
+      'import test from "node:test";\ntest("fine", () => {});\n',
+    );
+    const result = await runTests("node --test --test-reporter=spec");
+    expect(result).toMatchObject({
+      passed: null,
+      report: "exit_code",
+      exitCode: 0,
+      note: expect.stringContaining("认出了 node"),
+      output: expect.stringContaining("fine"),
+    });
+  });
+
   it("turns a hanging test command into a timeout error, its processes killed", async () => {
     await writeFile(
       join(dir, "hang.test.js"),
@@ -179,6 +197,66 @@ describe("run_tests", HANG_GUARD, () => {
     const result = await runTests("node --test", undefined, { kind: "bwrap", bwrap });
     expect(result).toMatchObject({ passed: 2, failed: 0, exitCode: 0, report: "node_tap" });
     expect(existsSync(outside)).toBe(false);
+  });
+
+  it("reads mocha's summary through npm test: counts, and failures named by their suites with ' > '", async () => {
+    // The workspace's own mocha, found by name as npm test finds it.
+    await symlink(join(import.meta.dirname, "..", "node_modules"), join(dir, "node_modules"));
+    await writeFile(join(dir, "package.json"), JSON.stringify({ scripts: { test: "mocha" } }));
+    await mkdir(join(dir, "test"));
+    await writeFile(
+      join(dir, "test", "math.spec.cjs"),
+      [
+        'const assert = require("node:assert");',
+        'describe("math", () => {',
+        '  describe("a > b", () => { it("compares", () => assert.ok(1 > 2, "one is not greater")); });',
+        '  it("adds", () => assert.strictEqual(1 + 1, 2));',
+        '  it.skip("later", () => {});',
+        "});",
+      ].join("\n"),
+    );
+    await writeFile(join(dir, ".mocharc.json"), JSON.stringify({ spec: "test/*.spec.cjs" }));
+    const result = await runTests("npm test");
+    expect(result).toMatchObject({
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+      exitCode: 1,
+      report: "mocha_summary",
+      command: "npm test",
+      failures: [
+        { name: "math > a > b > compares", message: expect.stringContaining("one is not greater") },
+      ],
+    });
+  });
+
+  it("fits many failures to the observation budget: the first listed, the rest counted, counts whole", async () => {
+    const tests = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `test("case ${i}", () => { throw new Error("${"long reason ".repeat(40)}${i}"); });`,
+    );
+    await writeFile(
+      join(dir, "many.test.js"),
+      `import test from "node:test";\n${tests.join("\n")}\n`,
+    );
+    const run = createRunTests({
+      policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
+      sandbox: { kind: "none" },
+      testCommand: "node --test",
+      budget: observationBudget(3_000),
+    });
+    const result = await run({});
+    if (!("failures" in result)) throw new Error("expected a report");
+    expect(observedLength(result)).toBeLessThanOrEqual(3_000);
+    expect(result).toMatchObject({
+      passed: 0,
+      failed: 60,
+      note: expect.stringContaining("run_command"),
+    });
+    expect(result.failures.length).toBeGreaterThan(0);
+    expect(result.failures.length + (result.omittedFailures ?? 0)).toBe(60);
+    expect(result.failures[0]?.name).toBe("case 0");
   });
 
   it("answers no_test_command when there is no command to run", async () => {
@@ -215,10 +293,61 @@ describe("withMachineReporter", () => {
     ["npx vitest run --coverage", "npx vitest run --reporter=json --coverage", "jest_json"],
     ["vitest run --reporter=dot", "vitest run --reporter=dot", "exit_code"],
     ["jest", "jest --json", "jest_json"],
+    ["npx jest --json", "npx jest --json", "jest_json"],
+    ["mocha", "mocha", "mocha_summary"],
+    ["npx mocha --reporter spec test/", "npx mocha --reporter spec test/", "mocha_summary"],
+    ["mocha -R dot", "mocha -R dot", "mocha_summary"],
+    ["mocha --reporter tap", "mocha --reporter tap", "tap"],
+    ["mocha --reporter json", "mocha --reporter json", "exit_code"],
+    ["tape test/*.js", "tape test/*.js", "tap"],
+    ["tape test/*.js | tap-spec", "tape test/*.js | tap-spec", "exit_code"],
+    ["tap", "tap --reporter=tap", "tap"],
+    ["tap -R tap test/", "tap -R tap test/", "tap"],
+    ["ava", "ava --tap", "tap"],
+    ["npx ava --verbose", "npx ava --tap --verbose", "tap"],
     ["pnpm test", "pnpm test", "exit_code"],
     ["node --test-only x.js", "node --test-only x.js", "exit_code"],
   ])("%s → %s (%s)", (command, expected, report) => {
-    expect(withMachineReporter(command)).toEqual({ command: expected, report });
+    expect(withMachineReporter(command)).toMatchObject({ command: expected, report });
+  });
+
+  it.each([
+    ["npm test", { test: "vitest run" }, "npm test -- --reporter=json", "jest_json"],
+    ["npm test -- math", { test: "vitest run" }, "npm test -- math --reporter=json", "jest_json"],
+    ["npm t", { test: "jest" }, "npm t -- --json", "jest_json"],
+    ["pnpm test", { test: "vitest run" }, "pnpm test --reporter=json", "jest_json"],
+    ["pnpm run unit", { unit: "jest --ci" }, "pnpm run unit --json", "jest_json"],
+    ["yarn test", { test: "ava" }, "yarn test --tap", "tap"],
+    ["npm run spec", { spec: "mocha --reporter spec" }, "npm run spec", "mocha_summary"],
+    ["npm test", { test: "tape test/*.js" }, "npm test", "tap"],
+    [
+      "npm test",
+      { test: "node --test" },
+      // The shell expands the user's own NODE_OPTIONS after the reporter.
+      `NODE_OPTIONS="--test-reporter=tap $\{NODE_OPTIONS:-}" npm test`,
+      "node_tap",
+    ],
+    // The runner is not the script's last command: its own command runs, planned.
+    [
+      "npm test",
+      { test: "vitest run && eslint ." },
+      "vitest run --reporter=json && eslint .",
+      "jest_json",
+    ],
+    // A script that calls another: the innermost call is planned.
+    ["npm test", { test: "npm run unit", unit: "jest" }, "npm run unit -- --json", "jest_json"],
+    ["npm test", { test: "make check" }, "npm test", "exit_code"],
+    ["npm test", {}, "npm test", "exit_code"],
+  ])("%s with scripts %j → %s (%s)", (command, scripts, expected, report) => {
+    expect(withMachineReporter(command, scripts)).toMatchObject({ command: expected, report });
+  });
+
+  it("names the runner it recognised even when it cannot read the reporter the command chose", () => {
+    expect(withMachineReporter("npm test", { test: "vitest run --reporter=verbose" })).toEqual({
+      command: "npm test",
+      report: "exit_code",
+      runner: "vitest",
+    });
   });
 });
 
@@ -255,6 +384,50 @@ describe("report parsers", HANG_GUARD, () => {
       failed: 1,
       skipped: 0,
       failures: [{ name: "/w/broken.test.ts", message: "SyntaxError" }],
+    });
+  });
+  it("undo TAP's escapes in a name, so '\\#' is part of it and not a directive", () => {
+    const tap =
+      "TAP version 13\nnot ok 1 - counts \\# of items\n  ---\n  error: 'off by one'\n  ...\n1..1\n";
+    expect(parseTap(tap)).toEqual({
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      failures: [{ name: "counts # of items", message: "off by one" }],
+    });
+  });
+
+  it("are no report when a TAP producer bailed out or announced more points than it printed", () => {
+    expect(parseTap("TAP version 13\nok 1 - a\nBail out! database down\n1..3\n")).toBeUndefined();
+    expect(parseTap("TAP version 13\n1..3\nok 1 - a\nok 2 - b\n")).toBeUndefined();
+    expect(parseTap("all good\n")).toBeUndefined();
+  });
+
+  it("read mocha's summary of a failing test outside any suite, and of a failing hook", () => {
+    const summary = [
+      "  0 passing (3ms)",
+      "  2 failing",
+      "",
+      "  1) stands alone:",
+      "     Error: boom",
+      "      at Context.<anonymous> (test/a.js:1:1)",
+      "",
+      "  2) db",
+      '       "before each" hook for "reads":',
+      "     Error: no connection",
+      "",
+    ].join("\n");
+    expect(parseMochaSummary(summary)).toEqual({
+      passed: 0,
+      failed: 2,
+      skipped: 0,
+      failures: [
+        { name: "stands alone", message: expect.stringContaining("Error: boom") },
+        {
+          name: 'db > "before each" hook for "reads"',
+          message: expect.stringContaining("no connection"),
+        },
+      ],
     });
   });
 });

@@ -1,11 +1,21 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { type ToolErrorResult, toolError } from "@coding-agent/agent-core";
 import { z } from "zod";
+import { type ObservationBudget, observationBudget } from "../observation-budget.ts";
 import { buildBwrapArgv } from "../sandbox/bwrap.ts";
 import { runProcess } from "../sandbox/exec.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 import type { SandboxChoice } from "../sandbox/sandbox-mode.ts";
+import { fitTestsResult } from "./fit-tests-result.ts";
+import { parseMochaSummary } from "./mocha-report.ts";
+import {
+  type TestCommandPlan,
+  type TestReportKind,
+  withMachineReporter,
+} from "./plan-test-command.ts";
+import { parseTap } from "./tap-report.ts";
 import {
   parseJestLikeJson,
   parseNodeTap,
@@ -18,9 +28,6 @@ export const RunTestsInputSchema = z.strictObject({
   timeoutMs: z.int().min(1).optional(),
 });
 export type RunTestsInput = z.output<typeof RunTestsInputSchema>;
-
-/** Which report the counts came from; `exit_code`: the runner gave none, counts are unknown (null). */
-export type TestReportKind = "node_tap" | "jest_json" | "exit_code";
 
 /** What `run_tests` returns (design §6), with where the numbers came from. */
 export interface RunTestsResult {
@@ -36,6 +43,8 @@ export interface RunTestsResult {
   readonly note?: string;
   /** The end of the output when there are no counts, so the model still sees what happened. */
   readonly output?: string;
+  /** Failures counted but not listed, to fit the observation budget (the first ones are listed). */
+  readonly omittedFailures?: number;
 }
 
 /** How `run_tests` runs in one run. */
@@ -51,6 +60,8 @@ export interface RunTestsOptions {
   readonly maxOutputBytes?: number;
   /** Reads `node --test` TAP into counts; undefined: no complete report. Default `parseNodeTap`. */
   readonly readNodeTap?: (output: string) => TestCounts | undefined;
+  /** The run's observation budget: failures, messages and the output's end are fitted to it. */
+  readonly budget?: ObservationBudget;
 }
 
 /**
@@ -58,54 +69,31 @@ export interface RunTestsOptions {
  * edit to `package.json` during the run cannot change what `run_tests` runs.
  */
 export async function readPackageTestScript(workspaceRoot: string): Promise<string | undefined> {
+  return (await readPackageScripts(workspaceRoot)).test;
+}
+
+/** The `scripts` of the workspace's `package.json`; none when it is missing or unreadable. */
+export async function readPackageScripts(
+  workspaceRoot: string,
+): Promise<Readonly<Record<string, string>>> {
   const text = await readFile(path.join(workspaceRoot, "package.json"), "utf8").catch(
     () => undefined,
   );
-  if (text === undefined) return undefined;
+  if (text === undefined) return {};
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return undefined;
+    return {};
   }
   const parsed = z
-    .object({ scripts: z.object({ test: z.string().min(1).optional() }).optional() })
+    .object({ scripts: z.record(z.string(), z.unknown()).optional() })
     .safeParse(json);
-  return parsed.success ? parsed.data.scripts?.test : undefined;
-}
-
-/**
- * The command with a machine-readable reporter asked for, when the runner is one we
- * can read and the command did not choose a reporter itself: `node --test` gets
- * `--test-reporter=tap`, `vitest` `--reporter=json`, `jest` `--json`.
- */
-export function withMachineReporter(command: string): {
-  readonly command: string;
-  readonly report: TestReportKind;
-} {
-  const token = (word: string) => new RegExp(`(?<=^|[\\s;&|(/])${word}(?=$|[\\s;&|)])`);
-  if (/\bnode\b/.test(command) && token("--test").test(command)) {
-    if (/--test-reporter=tap\b/.test(command)) return { command, report: "node_tap" };
-    if (command.includes("--test-reporter")) return { command, report: "exit_code" };
-    return {
-      command: command.replace(token("--test"), "--test --test-reporter=tap"),
-      report: "node_tap",
-    };
-  }
-  const vitest = token("vitest(?:\\s+run)?");
-  if (vitest.test(command)) {
-    if (/--reporter[= ]json\b/.test(command)) return { command, report: "jest_json" };
-    if (command.includes("--reporter")) return { command, report: "exit_code" };
-    return {
-      command: command.replace(vitest, (found) => `${found} --reporter=json`),
-      report: "jest_json",
-    };
-  }
-  if (token("jest").test(command)) {
-    if (token("--json").test(command)) return { command, report: "jest_json" };
-    return { command: command.replace(token("jest"), "jest --json"), report: "jest_json" };
-  }
-  return { command, report: "exit_code" };
+  if (!parsed.success) return {};
+  const scripts: Record<string, string> = {};
+  for (const [name, body] of Object.entries(parsed.data.scripts ?? {}))
+    if (typeof body === "string" && body.trim() !== "") scripts[name] = body;
+  return scripts;
 }
 
 /**
@@ -126,7 +114,11 @@ export function createRunTests(
       );
     const shell = await options.policy.resolveProgram("sh");
     if (!shell.ok) return toolError("not_allowed", shell.reason);
-    const planned = withMachineReporter(options.testCommand);
+    // Read at each call, as the package manager reads it when it runs the script.
+    const planned = withMachineReporter(
+      options.testCommand,
+      await readPackageScripts(options.policy.cwd),
+    );
     const timeoutMs = Math.min(
       input.timeoutMs ?? options.defaultTimeoutMs ?? 300_000,
       options.maxTimeoutMs ?? 1_800_000,
@@ -158,35 +150,82 @@ export function createRunTests(
         `测试命令 ${JSON.stringify(planned.command)} 在 ${timeoutMs} ms 内没有结束，整个进程组已被终止。` +
           `输出末尾：${tail(`${result.stdout}\n${result.stderr}`, 1_000)}`,
       );
-    const counts =
-      planned.report === "node_tap"
-        ? (options.readNodeTap ?? parseNodeTap)(result.stdout)
-        : planned.report === "jest_json"
-          ? parseJestLikeJson(result.stdout)
-          : undefined;
-    if (counts !== undefined)
-      return {
-        ...counts,
+    const read = readTestReport(planned, result, options.readNodeTap);
+    const budget = options.budget ?? observationBudget();
+    if (read !== undefined)
+      return fitTestsResult(
+        {
+          ...read.counts,
+          exitCode: result.exitCode,
+          report: read.report,
+          command: planned.command,
+        },
+        budget,
+      );
+    return fitTestsResult(
+      {
+        passed: null,
+        failed: null,
+        skipped: null,
+        failures: [],
         exitCode: result.exitCode,
-        report: planned.report,
+        report: "exit_code",
         command: planned.command,
-      };
-    return {
-      passed: null,
-      failed: null,
-      skipped: null,
-      failures: [],
-      exitCode: result.exitCode,
-      report: "exit_code",
-      command: planned.command,
-      note:
-        planned.report === "exit_code"
-          ? "认不出这个测试命令的机器可读报告（支持 node --test、vitest、jest），只能看退出码"
-          : "测试命令没有输出完整的机器可读报告，只能看退出码",
-      output: tail(`${result.stdout}\n${result.stderr}`.trim(), 4_000),
-    };
+        note: unreadableNote(planned),
+        output: tail(stripVTControlCharacters(`${result.stdout}\n${result.stderr}`).trim(), 4_000),
+      },
+      budget,
+    );
   };
 }
+
+/**
+ * The report `planned` expects, read from a run's output (ANSI colours removed first:
+ * `FORCE_COLOR` or a config may turn them on). A command whose runner was not
+ * recognised (a shell script, a Makefile) may still print one: each reader is tried.
+ * Undefined when there is no complete report.
+ */
+export function readTestReport(
+  planned: TestCommandPlan,
+  raw: { readonly stdout: string; readonly stderr: string },
+  readNodeTap: (output: string) => TestCounts | undefined = parseNodeTap,
+): { readonly counts: TestCounts; readonly report: TestReportKind } | undefined {
+  const output = {
+    stdout: stripVTControlCharacters(raw.stdout),
+    stderr: stripVTControlCharacters(raw.stderr),
+  };
+  const readers: Record<Exclude<TestReportKind, "exit_code">, () => TestCounts | undefined> = {
+    node_tap: () => readNodeTap(output.stdout),
+    jest_json: () => parseJestLikeJson(output.stdout),
+    tap: () => parseTap(output.stdout),
+    // Some setups send mocha's summary to stderr.
+    mocha_summary: () => parseMochaSummary(output.stdout) ?? parseMochaSummary(output.stderr),
+  };
+  const kinds: readonly Exclude<TestReportKind, "exit_code">[] =
+    planned.report !== "exit_code"
+      ? [planned.report]
+      : planned.runner === undefined
+        ? ["jest_json", "tap", "mocha_summary"]
+        : [];
+  for (const kind of kinds) {
+    const counts = readers[kind]();
+    if (counts !== undefined) return { counts, report: kind };
+  }
+  return undefined;
+}
+
+/** Why there are no counts, naming the runner when it was recognised. */
+function unreadableNote(planned: TestCommandPlan): string {
+  if (planned.runner === undefined)
+    return `认不出这个测试命令的机器可读报告（支持 ${READABLE_RUNNERS}），只能看退出码`;
+  if (planned.report === "exit_code")
+    return `认出了 ${planned.runner}，但读不出命令选的报告格式（去掉 reporter 参数或接在后面的格式化管道即可），只能看退出码`;
+  return `${planned.runner} 没有输出完整的机器可读报告（进程中途退出或输出被截断），只能看退出码`;
+}
+
+/** The runners a note names, as lesson 16's README lists them. */
+const READABLE_RUNNERS =
+  "node --test、vitest、jest、mocha、tape、node-tap、ava 等 TAP 输出，以及经 npm / pnpm / yarn 脚本运行的它们";
 
 function tail(text: string, chars: number): string {
   return text.length <= chars ? text : `…${text.slice(-chars)}`;

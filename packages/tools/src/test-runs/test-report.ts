@@ -1,8 +1,10 @@
 /**
  * Turns a test runner's machine-readable output into counts and failures: TAP from
  * `node --test --test-reporter=tap`, and the JSON report of vitest (`--reporter=json`)
- * and jest (`--json`), which share one shape. Pure: text in, report out.
+ * and jest (`--json`), which share one shape. Pure: text in, report out. Other TAP
+ * producers: `tap-report.ts`; mocha's own summary: `mocha-report.ts`.
  */
+import { clipMessage, joinTestName, unescapeTapName } from "./test-name.ts";
 
 /** One failed test: its full name (ancestors joined by " > ") and the runner's message. */
 export interface TestFailure {
@@ -17,9 +19,6 @@ export interface TestCounts {
   readonly skipped: number;
   readonly failures: readonly TestFailure[];
 }
-
-/** Characters kept of one failure's message. */
-const MAX_MESSAGE_CHARS = 2_000;
 
 /**
  * Reads node's TAP: counts from its closing `# pass`/`# fail`/… comments, failures
@@ -55,8 +54,8 @@ export function parseNodeTap(output: string): TestCounts | undefined {
     const block = readTapYamlBlock(lines, i + 1, `${indent}  `);
     if (block.get("type") === "suite") continue;
     const depth = indent.length / 4;
-    const name = [...open.slice(0, depth), result[2] ?? ""].join(" > ");
-    failures.push({ name, message: clip(block.get("error") ?? "") });
+    const name = joinTestName([...open.slice(0, depth), result[2] ?? ""].map(unescapeTapName));
+    failures.push({ name, message: clipMessage(block.get("error") ?? "") });
   }
   return {
     passed: pass,
@@ -69,24 +68,27 @@ export function parseNodeTap(output: string): TestCounts | undefined {
 /**
  * The top-level keys of the YAML block (`---` … `...`) that node's TAP puts under a
  * test point, starting at `lines[from]` with `indent`: plain and quoted scalars, and
- * `|-` block scalars. Empty when no block starts there.
+ * `|-` block scalars. Empty when no block starts there. Keys sit at `indent` in node's
+ * TAP; tape and ava indent them two more (`keyIndent`).
  */
 export function readTapYamlBlock(
   lines: readonly string[],
   from: number,
   indent: string,
+  keyIndent = indent,
 ): Map<string, string> {
   const values = new Map<string, string>();
   if (lines[from] !== `${indent}---`) return values;
+  const key = new RegExp(`^${keyIndent}([A-Za-z_]+): ?(.*)$`);
   for (let i = from + 1; i < lines.length; i++) {
     const line = lines[i] ?? "";
     if (line === `${indent}...`) break;
-    const entry = new RegExp(`^${indent}([A-Za-z_]+): ?(.*)$`).exec(line);
+    const entry = key.exec(line);
     if (!entry?.[1]) continue;
     const raw = entry[2] ?? "";
     if (raw === "|-" || raw === "|" || raw === ">-") {
       const body: string[] = [];
-      const deeper = `${indent}  `;
+      const deeper = `${keyIndent}  `;
       while (
         i + 1 < lines.length &&
         ((lines[i + 1] ?? "").startsWith(deeper) || lines[i + 1] === "")
@@ -125,6 +127,7 @@ interface JestLikeReport {
     readonly message?: string;
     readonly status?: string;
     readonly assertionResults?: ReadonlyArray<{
+      readonly ancestorTitles?: readonly string[];
       readonly fullName?: string;
       readonly title?: string;
       readonly status?: string;
@@ -146,22 +149,43 @@ export function parseJestLikeJson(output: string): TestCounts | undefined {
     const failedTests = (file.assertionResults ?? []).filter((test) => test.status === "failed");
     for (const test of failedTests) {
       failures.push({
-        name: test.fullName ?? test.title ?? "",
-        message: clip((test.failureMessages ?? []).join("\n")),
+        // `fullName` joins ancestors with spaces (vitest 1 adds a leading one): the
+        // titles themselves give the one " > " shape.
+        name:
+          test.title === undefined
+            ? joinTestName([test.fullName ?? ""])
+            : joinTestName([...(test.ancestorTitles ?? []), test.title]),
+        message: clipMessage((test.failureMessages ?? []).join("\n")),
       });
     }
     if (file.status === "failed" && failedTests.length === 0) {
-      failures.push({ name: file.name ?? "", message: clip(file.message ?? "") });
+      failures.push({
+        name: joinTestName([file.name ?? ""]),
+        message: clipMessage(file.message ?? ""),
+      });
     }
   }
+  // Counted from each test's status when the report lists them: vitest 1 counts a
+  // skipped test as passed in numPassedTests.
+  const tests = (report.testResults ?? []).flatMap((file) => file.assertionResults ?? []);
+  const withStatus = (statuses: ReadonlySet<string>) =>
+    tests.filter((test) => statuses.has(test.status ?? "")).length;
+  const listed = tests.length > 0;
   return {
-    passed: report.numPassedTests,
+    passed: listed ? withStatus(PASSED_STATUSES) : report.numPassedTests,
     // A file that failed to load counts once: its tests never ran to be counted.
-    failed: Math.max(report.numFailedTests, failures.length),
-    skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
+    failed: Math.max(listed ? withStatus(FAILED_STATUSES) : report.numFailedTests, failures.length),
+    skipped: listed
+      ? withStatus(SKIPPED_STATUSES)
+      : (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0),
     failures,
   };
 }
+
+/** What jest and vitest call a test that passed, failed, or did not run. */
+const PASSED_STATUSES: ReadonlySet<string> = new Set(["passed"]);
+const FAILED_STATUSES: ReadonlySet<string> = new Set(["failed"]);
+const SKIPPED_STATUSES: ReadonlySet<string> = new Set(["pending", "skipped", "todo", "disabled"]);
 
 function findReport(output: string): JestLikeReport | undefined {
   const lines = output.split(/\r?\n/).reverse();
@@ -177,10 +201,4 @@ function findReport(output: string): JestLikeReport | undefined {
     }
   }
   return undefined;
-}
-
-function clip(message: string): string {
-  return message.length <= MAX_MESSAGE_CHARS
-    ? message
-    : `${message.slice(0, MAX_MESSAGE_CHARS)}…（已截断）`;
 }

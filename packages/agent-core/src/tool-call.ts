@@ -270,7 +270,12 @@ function write(call: CallRef, value: unknown): Stop | undefined {
 
   // Redaction stays here, after every extension: nothing an extension returns reaches
   // the history, the model or the trace unmasked.
-  const observation = serializeObservation(value, { redact: run.redact, maxChars: run.maxChars });
+  const observation = serializeObservation(value, {
+    redact: run.redact,
+    maxChars: run.maxChars,
+    // The loop's cap is a last resort (tools page within it): the cut says how to get the rest.
+    omittedHint: `${call.tool} 的结果超出 maxObservationChars：缩小输入再调用一次（read_file 用 startLine/endLine，search/list_files 用 offset）`,
+  });
   run.history.appendFlat({
     role: "tool",
     callId: call.callId,

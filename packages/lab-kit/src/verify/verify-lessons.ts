@@ -9,6 +9,7 @@ import { type LessonManifest, loadManifest } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
 import { type RunOptions, runLabAndPackageTests, runLabTargets } from "../runner.ts";
 import type { RunTarget, TargetReport } from "../runner-types.ts";
+import { checkAnswerLeaks } from "./answer-leaks.ts";
 import { capstoneLinkProblems, workspacePackages } from "./capstone-link.ts";
 import { type CapstoneFileResult, planCapstoneTests } from "./capstone-tests.ts";
 import {
@@ -96,6 +97,8 @@ interface PlannedLab {
   readonly readme: string | undefined;
   readonly testFolder: TestFolderScan;
   readonly pristine: PristineStarter;
+  /** The solution's sources, by path under `src/`. */
+  readonly solutionFiles: ReadonlyMap<string, string>;
   readonly mutants: ReadonlyMap<string, MutantResult>;
   /** Chinese notice when the lab's tests/ differ from HEAD: it leads the verdict. */
   readonly testsNotice: string | undefined;
@@ -418,6 +421,7 @@ async function planLab(
     readme,
     testFolder,
     pristine,
+    solutionFiles,
     mutants,
     testsNotice,
     labels,
@@ -498,6 +502,7 @@ function evaluateLab(
     manifest.capstone.tests.flatMap((file) => capstone.get(file)?.testNames ?? []),
   );
   checks.push(checkReadmeRubric(entry.readme, manifest, knownTests, capstoneTests));
+  checks.push(checkAnswerLeaks(entry.readme, entry.pristine.files, entry.solutionFiles));
   const gateReports = new Map([...labels.gates].map(([name, label]) => [name, report(label)]));
   checks.push(checkReadmeSymptoms(entry.readme, manifest, gateReports));
   // The README's verify block is this very report, with this check passing, as printed

@@ -16,9 +16,9 @@ export function cancelOnInterrupt(
   controller: AbortController,
 ): () => void {
   // #region exercise
-  // TODO(lab-02): 在 source 上监听 "SIGINT"，收到时调用 controller.abort()，
-  // 让正在进行的运行看到 signal.aborted 并以 cancelled 结束（不要在这里退出进程）。
-  // 返回的函数要用 source.off 移除同一个监听器，运行结束后不留下监听。
+  // TODO(lab-02): 让 source 上的 Ctrl-C（"SIGINT"）变成对 controller 的取消请求，
+  // 正在进行的运行看到它的 signal 被中止，以 cancelled 结束（不要在这里退出进程）。
+  // 返回的函数要让这个监听彻底消失：运行结束后 source 上不留下任何监听。
   // 下面两行只是让暂未使用的参数不触发 lint，实现时删掉。
   void source;
   void controller;

@@ -15,8 +15,8 @@ export interface ScriptedProvider extends Provider {
 function snapshotRequest(request: ModelRequest): ModelRequest {
   // #region exercise
   // TODO(lab-03): 现在返回的就是调用方传入的那个对象，调用方之后往 observations 里追加，
-  // 已记录的请求也会跟着变。返回一个副本：task 照抄，observations 复制成新数组
-  // （注意 { ...request } 只复制外层，数组仍是共用的），再用 Object.freeze 冻结对象和数组。
+  // 已记录的请求也会跟着变。要做到：记下的请求停在调用那一刻的样子——调用方之后怎么改
+  // 自己的对象和数组都影响不到它，读它的人也改不了它。
   return request;
   // #endregion exercise
 }

@@ -56,8 +56,8 @@ export function parseAction(reply: unknown): ActionParseResult {
   }
   // #region exercise
   // TODO(lab-04): 这里只看了 type 就把回复强转成 Action：tool_call 的 input 可能是数组，
-  // 回复还可能夹带协议外的字段。用 ActionSchema.safeParse 校验整份回复（第二个参数传
-  // { error: z.locales.zhCN().localeError } 得到中文信息），失败时用 describeIssues 写出原因。
+  // 回复还可能夹带协议外的字段。要做到：整份回复都按文件上方的协议校验，通过时交出按协议
+  // 重建的动作；不通过时给出中文原因，写明每个问题所在的字段。
   return { ok: true, action: reply as Action };
   // #endregion exercise
 }

@@ -26,12 +26,12 @@ export function withTimeout<T>(
   signal?: AbortSignal,
 ): Promise<T> {
   // #region exercise
-  // TODO(lab-15): 给这次调用一个自己的 AbortController 和一个计时器，谁先到听谁的：
+  // TODO(lab-15): 调用、时限、外部 signal 三者谁先到听谁的：
   //   - 调用先结束：照它的结果 resolve / reject；
-  //   - ms 先到：用 new CallTimeoutError(ms) 中止调用自己的 controller，并以它 reject；
-  //   - 外部 signal 先触发：用 signal.reason 中止调用的 controller，并以它 reject；
+  //   - ms 先到：调用自己收到的 signal 以 CallTimeoutError 中止，返回的 promise 也以它 reject；
+  //   - 外部 signal 先触发：调用的 signal 以外部的原因中止，promise 也以它 reject；
   //     signal 一开始就已触发时，调用根本不要开始。
-  //   无论哪种结局，都要 clearTimeout 并把挂在 signal 上的监听移除。
+  //   无论哪种结局，之后都不能再有计时器触发，signal 上也不能留下监听。
   //   现在的写法不设任何时限：调用多慢，这里就等多久；外部取消也传不到调用里。
   void ms;
   void signal;

@@ -88,6 +88,14 @@ describe("checkReadmeSymptoms", () => {
     expect(result.text).toContain("变异门 drop-mode 的失败信息里没有“made/”");
   });
 
+  it("checks only the code spans after the first gate: those before it describe the symptom", () => {
+    const line = "- **症状**：`chmod` 之后 `run.sh` 不能执行（`gate:drop-mode`）：`写之前 750`";
+    expect(checkReadmeSymptoms(readme(line), MANIFEST, REPORTS).ok).toBe(false);
+    const fixed =
+      "- **症状**：`chmod` 之后 `run.sh` 不能执行（`gate:drop-mode`）：`run.sh 应当仍是 750`";
+    expect(checkReadmeSymptoms(readme(fixed), MANIFEST, REPORTS).ok).toBe(true);
+  });
+
   it("leaves symptom lines without a gate, and lines outside the section, alone", () => {
     const text = `- **症状**（\`gate:no-such\`）：\`x\`\n${readme("- **症状**：程序启动失败")}`;
     expect(checkReadmeSymptoms(text, MANIFEST, REPORTS).ok).toBe(true);

@@ -27,7 +27,9 @@ export function symptomLines(readme: string): SymptomLine[] {
     const spans = [...line.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? "");
     const gates = spans.filter((span) => span.startsWith(GATE)).map((span) => span.slice(5));
     if (gates.length === 0) continue;
-    found.push({ line: index + 1, gates, quotes: spans.filter((span) => !span.startsWith(GATE)) });
+    // What the line says before its first gate is its own description; the quotes follow.
+    const after = spans.slice(spans.findIndex((span) => span.startsWith(GATE)));
+    found.push({ line: index + 1, gates, quotes: after.filter((span) => !span.startsWith(GATE)) });
   }
   return found;
 }
@@ -35,8 +37,9 @@ export function symptomLines(readme: string): SymptomLine[] {
 /**
  * A symptom the README describes is one the tests really show. In the 常见失败与排查
  * section, a `- **症状**` line that cites a mutation gate (`` `gate:name` ``) claims that
- * the bug the gate introduces makes the tests fail like this; every other code span on
- * the line is a text the learner will read in a failure. The rule: each cited gate is a
+ * the bug the gate introduces makes the tests fail like this; every code span after the
+ * first gate on the line is a text the learner will read in a failure (code spans before
+ * it describe the symptom in the lesson's own words and are not checked). The rule: each cited gate is a
  * mutation of `lesson.json`, and each quoted text occurs in the failure message of some
  * test that failed in every cited gate's run (messages are vitest's first line, as the
  * learner sees it after `AssertionError:`). A gate that could not run is reported by its

@@ -40,7 +40,10 @@ describe("runAgent", () => {
       { maxSteps: 5, maxRepeatedActions: 2 },
     );
 
-    expect(requests[1]?.observations).toEqual(['tool:read_file:{"content":"hello"}']);
+    expect(
+      requests[1]?.observations,
+      `第二次请求的 observations 里应当有工具结果；你的循环发给模型的是 ${JSON.stringify(requests[1]?.observations)}`,
+    ).toEqual(['tool:read_file:{"content":"hello"}']);
     expect(result).toMatchObject({ status: "completed", summary: "读取完成", steps: 2 });
   });
 

@@ -123,7 +123,10 @@ describe("runAgent with expected errors written back", () => {
       { read_file: withExpectedErrors(readFileTool) },
       { maxSteps: 10, maxToolErrors: 3 },
     );
-    expect(result).toMatchObject({ status: "budget_exceeded", code: "max_tool_errors", steps: 3 });
+    expect(
+      result,
+      `模型一直收到错误时，运行应当以 budget_exceeded / max_tool_errors 停下；你的运行以 ${result.status} / ${result.code} 结束`,
+    ).toMatchObject({ status: "budget_exceeded", code: "max_tool_errors", steps: 3 });
     expect(observationsOf(result.messages).map((o) => (o.ok ? "ok" : o.error.code))).toEqual([
       "not_found",
       "not_found",

@@ -56,12 +56,18 @@ describe("buildChildEnv", () => {
     ["EDITOR", "is harmless but was never asked for"],
   ])("drops %s, which is not on the allowlist (it %s)", (name) => {
     const env = buildChildEnv({ ...PARENT_ENV, EDITOR: "vim" }, ["PATH", "HOME", "LANG"]);
-    expect(Object.keys(env), `${name} 不在白名单上，不应交给子进程`).not.toContain(name);
+    expect(
+      Object.keys(env),
+      `${name} 不在白名单上，不应交给子进程；你的 buildChildEnv 给出了 ${Object.keys(env).join("、")}`,
+    ).not.toContain(name);
   });
 
   it("gives exactly the allowlisted variables the parent has, and nothing else", () => {
     const env = buildChildEnv(PARENT_ENV, DEFAULT_ENV_ALLOWLIST);
-    expect(env).toEqual({ PATH: PARENT_ENV.PATH, HOME: "/home/dev", LANG: "zh_CN.UTF-8" });
+    expect(
+      env,
+      `子进程环境应当正好是 PATH、HOME、LANG；你的 buildChildEnv 给出了 ${Object.keys(env).join("、")}`,
+    ).toEqual({ PATH: PARENT_ENV.PATH, HOME: "/home/dev", LANG: "zh_CN.UTF-8" });
   });
 
   it.each([
@@ -74,7 +80,10 @@ describe("buildChildEnv", () => {
     ["github_token"],
   ])("refuses %s even when the allowlist names it", (name) => {
     const env = buildChildEnv({ ...PARENT_ENV, [name]: "parent-secret-x" }, ["PATH", name]);
-    expect(Object.keys(env), `${name} 像密钥，即使在白名单上也不应交给子进程`).toEqual(["PATH"]);
+    expect(
+      Object.keys(env),
+      `${name} 像密钥，即使在白名单上也不应交给子进程；你的 buildChildEnv 给出了 ${Object.keys(env).join("、")}`,
+    ).toEqual(["PATH"]);
   });
 
   it("skips an allowlisted name the parent does not have", () => {
@@ -88,7 +97,10 @@ describe("buildChildEnv", () => {
       "toString",
       "hasOwnProperty",
     ]);
-    expect(Object.keys(env), "原型上的函数不是环境变量").toEqual(["PATH"]);
+    expect(
+      Object.keys(env),
+      `原型上的函数不是环境变量；你的 buildChildEnv 给出了 ${Object.keys(env).join("、")}`,
+    ).toEqual(["PATH"]);
   });
 
   it("returns a new object and leaves the parent unchanged", () => {
@@ -128,7 +140,7 @@ describe("the policy around a real child process", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout, "子进程应当看得到白名单上的变量").toContain("LANG=zh_CN.UTF-8");
     const leaked = SECRETS.filter((secret) => result.stdout.includes(secret));
-    expect(leaked, "子进程的 env 输出里出现了父进程的密钥").toEqual([]);
+    expect(leaked, `子进程的 env 输出里出现了父进程的密钥：${leaked.join("、")}`).toEqual([]);
   });
 
   it("resolves an allowed program by name to an absolute path on PATH", async () => {
@@ -195,7 +207,7 @@ describe("run_command with the policy inside runAgent", () => {
     const text = JSON.stringify(observation);
     expect(text, "观察里应当有白名单上的变量").toContain("LANG=zh_CN.UTF-8");
     const leaked = SECRETS.filter((secret) => text.includes(secret));
-    expect(leaked, "模型看到了父进程的密钥").toEqual([]);
+    expect(leaked, `模型看到了父进程的密钥：${leaked.join("、")}`).toEqual([]);
   });
 
   it("a model that asks for ../bin/env gets not_allowed, and the run goes on", async () => {

@@ -189,7 +189,10 @@ describe("runAgent with an approval gate", () => {
   it("a denied call ends the run blocked, naming the call and the reason; nothing ran", async () => {
     const call = touchCall();
     const { result } = await runWith("ask", async () => "deny", call.argv);
-    expect(result).toMatchObject({ status: "blocked", code: "permission_denied", steps: 1 });
+    expect(
+      result,
+      `被拒绝的调用应当让运行以 blocked / permission_denied 结束；你的运行以 ${result.status} / ${result.code} 结束`,
+    ).toMatchObject({ status: "blocked", code: "permission_denied", steps: 1 });
     expect(result.reason).toContain(JSON.stringify(call.argv));
     expect(result.reason).toContain("用户拒绝");
     expect(call.ran(), "被拒绝的命令不应执行").toBe(false);
@@ -198,7 +201,9 @@ describe("runAgent with an approval gate", () => {
   it("a blocked call is neither counted in toolCalls nor traced as started", async () => {
     const call = touchCall();
     const { result, trace } = await runWith("ask", async () => "deny", call.argv);
-    expect(result.status).toBe("blocked");
+    expect(result.status, `被拒绝后运行应当是 blocked；你的运行以 ${result.code} 结束`).toBe(
+      "blocked",
+    );
     expect(result.toolCalls, "没有执行的调用不计入 toolCalls").toBe(0);
     const started = trace.filter((event) => event.type === "tool_started");
     expect(started, "没有执行的调用不应有 tool_started").toEqual([]);

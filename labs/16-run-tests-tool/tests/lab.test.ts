@@ -24,11 +24,63 @@ function cut(report: string, from: RegExp, to: RegExp): string {
   return [...lines.slice(0, start), ...lines.slice(end)].join("\n");
 }
 
+/** The report with node's closing summary replaced by these counts (no cancelled, no todo). */
+function withSummary(report: string, counts: { passed: number; failed: number; skipped: number }) {
+  const lines = report
+    .split("\n")
+    .filter((line) => !/^# (pass|fail|cancelled|skipped|todo) \d+$/.test(line));
+  return [
+    ...lines,
+    `# pass ${counts.passed}`,
+    `# fail ${counts.failed}`,
+    "# cancelled 0",
+    `# skipped ${counts.skipped}`,
+    "# todo 0",
+  ].join("\n");
+}
+
+/**
+ * What the learner's readNodeTap counts in a report, even when it answers undefined because
+ * its counts disagree with node's summary: the summary it would have agreed with, found by
+ * trying every small one. Said in words for a failure message.
+ */
+function yourCounts(report: string): string {
+  for (let passed = 0; passed <= 12; passed++) {
+    for (let failed = 0; failed <= 12; failed++) {
+      for (let skipped = 0; skipped <= 12; skipped++) {
+        const counts = readNodeTap(withSummary(report, { passed, failed, skipped }));
+        if (counts !== undefined) {
+          return `你数出的是 passed ${counts.passed}、failed ${counts.failed}、skipped ${counts.skipped}`;
+        }
+      }
+    }
+  }
+  return "你的 readNodeTap 对任何汇总都不给出报告";
+}
+
+/** The first failure that differs from node's, in words: name and message, yours and node's. */
+function failureDrift(failures: readonly { name: string; message: string }[]): string {
+  const names = failures.map((failure) => JSON.stringify(failure.name)).join("、");
+  if (failures.length !== MIXED_FAILURES.length) return `你读出的名字是 ${names}`;
+  for (const [index, expected] of MIXED_FAILURES.entries()) {
+    const yours = failures[index];
+    if (yours?.name !== expected.name) return `你读出的名字是 ${names}`;
+    if (yours.message !== expected.message) {
+      return `"${expected.name}" 的消息你读出的是 ${JSON.stringify(yours.message)}，node 写的是 ${JSON.stringify(expected.message)}`;
+    }
+  }
+  return "名字与消息都对，多了别的字段";
+}
+
+/** node's own summary of a report, as the learner compares it. */
+const NODE_SAYS = `node 的汇总是 passed ${MIXED_COUNTS.passed}、failed ${MIXED_COUNTS.failed}（fail + cancelled）、skipped ${MIXED_COUNTS.skipped}（skipped + todo）`;
+
 describe("readNodeTap", () => {
   it("counts each test once from its ok / not ok line; suites and their # Subtest lines are not tests", () => {
-    expect(readNodeTap(MIXED_TAP), "读出的计数与 node 自己的汇总不一致").toMatchObject(
-      MIXED_COUNTS,
-    );
+    expect(
+      readNodeTap(MIXED_TAP),
+      `读出的计数与 node 自己的汇总不一致：${NODE_SAYS}；${yourCounts(MIXED_TAP)}`,
+    ).toMatchObject(MIXED_COUNTS);
   });
 
   it("counts SKIP and TODO as skipped, whether their line says ok or not ok", () => {
@@ -51,7 +103,10 @@ describe("readNodeTap", () => {
       "# skipped 1",
       "# todo 2",
     ].join("\n");
-    expect(readNodeTap(report), "跳过与待办既不是通过也不是失败").toEqual({
+    expect(
+      readNodeTap(report),
+      `跳过与待办既不是通过也不是失败：node 的汇总是 passed 0、failed 0、skipped 3（skipped 1 + todo 2）；${yourCounts(report)}`,
+    ).toEqual({
       passed: 0,
       failed: 0,
       skipped: 3,
@@ -60,7 +115,13 @@ describe("readNodeTap", () => {
   });
 
   it("names every failure after its suites and keeps its whole message, every line of it", () => {
-    expect(readNodeTap(MIXED_TAP)?.failures, "失败的名字或消息不对").toEqual(MIXED_FAILURES);
+    const failures = readNodeTap(MIXED_TAP)?.failures;
+    expect(
+      failures,
+      failures === undefined
+        ? `没有报告，读不出失败：${NODE_SAYS}；${yourCounts(MIXED_TAP)}`
+        : `失败的名字或消息不对：${failureDrift(failures)}`,
+    ).toEqual(MIXED_FAILURES);
   });
 
   it("reads a report with Windows line endings the same way", () => {
@@ -80,7 +141,11 @@ describe("readNodeTap", () => {
     // What an output cap that keeps the head and the tail does to a long report.
     const middleLost = cut(MIXED_TAP, /^# Subtest: math$/, /^# Subtest: parent$/);
     expect(middleLost).toContain("# pass 4");
-    expect(readNodeTap(middleLost), "少读了测试，计数却照样报出").toBeUndefined();
+    const counts = readNodeTap(middleLost);
+    expect(
+      counts,
+      `少读了测试，计数却照样报出：你报出 passed ${counts?.passed}、failed ${counts?.failed}、skipped ${counts?.skipped}，${NODE_SAYS}`,
+    ).toBeUndefined();
   });
 });
 
@@ -132,8 +197,14 @@ describe("your readNodeTap on node's real output", { timeout: 30_000 }, () => {
     expect(result.status).toBe("completed");
     const observation = result.messages.find((message) => message.role === "tool");
     expect(observation, "run_tests 没有返回计数").toMatchObject({ ok: true });
-    const value = JSON.parse((observation as { content: string }).content) as unknown;
-    expect(value, "模型读到的不是 node 的计数").toMatchObject({
+    const value = JSON.parse((observation as { content: string }).content) as Record<
+      string,
+      unknown
+    >;
+    const seen = ["passed", "failed", "skipped", "report"]
+      .map((key) => `${key} ${JSON.stringify(value[key])}`)
+      .join("、");
+    expect(value, `模型读到的不是 node 的计数：观察里是 ${seen}；${NODE_SAYS}`).toMatchObject({
       ...MIXED_COUNTS,
       failures: MIXED_FAILURES,
       exitCode: 1,

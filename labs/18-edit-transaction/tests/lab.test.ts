@@ -49,6 +49,44 @@ async function snapshot(): Promise<Record<string, string>> {
   return tree;
 }
 
+/** A snapshot entry as a learner reads it: permission bits and text (hex when not text). */
+function shown(entry: string): string {
+  if (entry === "dir") return "文件夹";
+  const [mode, hex = ""] = entry.split(" ");
+  const bytes = Buffer.from(hex, "hex");
+  const text = bytes.toString("utf8");
+  const content = Buffer.from(text, "utf8").equals(bytes) ? JSON.stringify(text) : `0x${hex}`;
+  return `权限 ${mode}，内容 ${content}`;
+}
+
+/**
+ * How the workspace now differs from the snapshot taken before the transaction, in one
+ * line: what a failed comparison shows the learner instead of `{ …(3) }`.
+ */
+function drift(before: Record<string, string>, now: Record<string, string>): string {
+  const lines: string[] = [];
+  for (const key of Object.keys(now).sort()) {
+    const entry = now[key] ?? "";
+    const old = before[key];
+    if (old === undefined) lines.push(`多出了 ${key}`);
+    else if (old !== entry) {
+      const [mode] = entry.split(" ");
+      const [oldMode] = old.split(" ");
+      if (mode !== oldMode && old.slice(oldMode?.length) === entry.slice(mode?.length)) {
+        lines.push(`${key} 的权限变了（现在 ${mode}，写之前 ${oldMode}）`);
+      } else lines.push(`${key} 现在是${shown(entry)}；写之前是${shown(old)}`);
+    }
+  }
+  for (const key of Object.keys(before).sort()) if (!(key in now)) lines.push(`${key} 不见了`);
+  return lines.length === 0 ? "与写之前相同" : lines.join("；");
+}
+
+/** The snapshot equals `before`; a failure says, in its first line, what still differs. */
+async function expectUnchanged(before: Record<string, string>, what: string): Promise<void> {
+  const now = await snapshot();
+  expect(now, `${what}：${drift(before, now)}`).toEqual(before);
+}
+
 /** What the forward write of a transaction did: `after` written over (or in place of) `before`. */
 async function wrote(
   relative: string,
@@ -85,7 +123,7 @@ describe("rollBack", () => {
       await wrote("c.ts", "export const c = 2;\n"),
     ];
     await rollBack(written, NODE_FILE_OPS);
-    expect(await snapshot(), "三个文件都应当回到写之前的字节").toEqual(before);
+    await expectUnchanged(before, "三个文件都应当回到写之前的字节");
   });
 
   it("gives a file its permission bits back, not the default ones", async () => {
@@ -94,7 +132,7 @@ describe("rollBack", () => {
     const before = await snapshot();
     const written = [await wrote("run.sh", "#!/bin/sh\necho 2\n")];
     await rollBack(written, NODE_FILE_OPS);
-    expect(await snapshot(), "run.sh 应当仍是 750").toEqual(before);
+    await expectUnchanged(before, "run.sh 应当仍是 750");
   });
 
   it("removes the files the transaction created, and the folders made for them", async () => {
@@ -106,7 +144,7 @@ describe("rollBack", () => {
       await wrote("made/other.ts", "other\n"),
     ];
     await rollBack(written, NODE_FILE_OPS);
-    expect(await snapshot(), "新建的文件与文件夹都应当不见").toEqual(before);
+    await expectUnchanged(before, "新建的文件与文件夹都应当不见");
   });
 
   it("is fine with a created file whose write never landed: gone already is not an error", async () => {
@@ -122,7 +160,7 @@ describe("rollBack", () => {
       rollBack([first, never], NODE_FILE_OPS),
       "没建出来的文件不算恢复失败",
     ).resolves.toBeUndefined();
-    expect(await snapshot(), "a.ts 应当被恢复").toEqual(before);
+    await expectUnchanged(before, "a.ts 应当被恢复");
   });
 
   it("does not stop at a restore that fails: restores the rest, then throws RollbackError naming the file", async () => {
@@ -211,7 +249,7 @@ describe("your rollBack inside the real apply_edits and runAgent", { timeout: 30
       ok: false,
       error: { code: "write_failed", message: expect.stringContaining("已回滚") },
     });
-    expect(await snapshot(), "工作区应当与之前逐字节相同").toEqual(before);
+    await expectUnchanged(before, "工作区应当与之前逐字节相同");
     expect(await workspaceVersion(createWorkspace(dir)), "工作区版本不变").toBe(version);
   });
 
@@ -229,7 +267,10 @@ describe("your rollBack inside the real apply_edits and runAgent", { timeout: 30
       ok: false,
       error: { code: "write_failed" },
     });
-    expect(second, "回滚干净，第二次才能原样成功（a.ts 里仍是 a = 1）").toMatchObject({ ok: true });
+    expect(
+      second,
+      `回滚干净，第二次才能原样成功（a.ts 里仍是 a = 1）；第二次 apply_edits 的观察是 ${String(second?.content)}`,
+    ).toMatchObject({ ok: true });
     const now = await workspaceVersion(createWorkspace(dir));
     expect(now, "内容变了，版本也要变").not.toBe(version);
     expect(JSON.parse(String(second?.content)), "apply_edits 报告的是写后的版本").toMatchObject({
@@ -268,6 +309,6 @@ describe("your rollBack inside the real apply_edits and runAgent", { timeout: 30
       ok: false,
       error: { code: "path_not_allowed" },
     });
-    expect(await snapshot(), "一个字节都不该写").toEqual(before);
+    await expectUnchanged(before, "一个字节都不该写");
   });
 });

@@ -2,7 +2,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { LabVerdict } from "../src/verify/check-line.ts";
 import { formatVerdict } from "../src/verify/check-line.ts";
 import { runVerifyCli } from "../src/verify/verify-cli.ts";
-import { buildVerifyRepo, replace, type Variant, verdictsOf, verifyAll } from "./verify-fixture.ts";
+import {
+  buildVerifyRepo,
+  type Edit,
+  replace,
+  type Variant,
+  verdictsOf,
+  verifyAll,
+} from "./verify-fixture.ts";
 
 let repo: string;
 let verdicts: LabVerdict[];
@@ -77,7 +84,24 @@ const VARIANTS: Variant[] = [
     folder: "09-tests-tampered",
     after: [{ file: "tests/lab.test.ts", edit: (text) => `${text}// weakened\n` }],
   },
+  { folder: "10-readme-output", edits: [withStarterBlock("1 failed | 2 passed (3)")] },
+  { folder: "11-readme-drift", edits: [withStarterBlock("2 failed | 1 passed (3)")] },
 ];
+
+/** The README with a starter-test output block whose Tests line says `counts`. */
+function withStarterBlock(counts: string): Edit {
+  const block = [
+    "## 运行与验证",
+    "",
+    "<!-- output: starter-test -->",
+    "```text",
+    " FAIL  ../tests/lab.test.ts > total > adds every value",
+    `      Tests  ${counts}`,
+    "```",
+    "",
+  ].join("\n");
+  return { file: "README.md", edit: (text) => `${text}\n${block}` };
+}
 
 beforeAll(async () => {
   const built = await buildVerifyRepo("verify-lessons", VARIANTS);
@@ -101,6 +125,22 @@ describe("verifyLessons", () => {
       "总项目测试通过：packages/capstone/tests/sum.test.ts（1 个测试）",
       "提示与 Rubric 引用的测试和变异门都存在，提示都挂在 starter 失败的测试上",
       "README 验收 Rubric 与 lesson.json 的 rubric 一致",
+      "starter 的注释与 README 的前几节都没有写出答案的代码",
+      "README 常见失败：0 条症状由变异门的真实失败证实",
+      "README 的 0 个输出块与真实运行一致",
+    ]);
+  });
+
+  it("checks a README's starter-test block against the committed starter's run", () => {
+    expect(failures("10")).toEqual([]);
+    expect(verdict("10").checks.at(-1)?.text).toBe("README 的 1 个输出块与真实运行一致");
+  });
+
+  it("fails a README's starter-test block that drifted from the run, saying what the run said", () => {
+    expect(failures("11")).toEqual([
+      expect.stringContaining(
+        "写着 Tests 2 failed | 1 passed (3)，真实运行是 1 failed | 2 passed (3)",
+      ),
     ]);
   });
 

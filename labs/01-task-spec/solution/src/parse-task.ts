@@ -1,19 +1,19 @@
 import type { z } from "zod";
 import { type Task, taskSchema } from "./task-schema.ts";
 
-/** One thing wrong with a task: where (a field path) and what (a Chinese message). */
+/** 任务里的一处错误：在哪里（字段路径），是什么（中文说明）。 */
 export interface TaskProblem {
   /** `goal`, `budgets.maxSteps`, `constraints[1]`; `(根)` for the task itself. */
   readonly path: string;
   readonly message: string;
 }
 
-/** The outcome of parsing a task: the task, or every problem found in it. */
+/** 解析任务的结果：任务本身，或者其中找到的每一个问题。 */
 export type TaskParseResult =
   | { readonly ok: true; readonly task: Task }
   | { readonly ok: false; readonly problems: readonly TaskProblem[] };
 
-/** Writes a zod issue path the way a person would type it: `budgets.maxSteps`, `constraints[1]`. */
+/** 把 zod 问题的路径写成人会敲出来的样子：`budgets.maxSteps`、`constraints[1]`。 */
 export function formatPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return "(根)";
   let text = "";
@@ -29,12 +29,11 @@ function toProblem(issue: z.core.$ZodIssue): TaskProblem {
 }
 
 /**
- * Validates an unknown value (already parsed from JSON) as a task. Never throws for bad
- * input: a task with three mistakes comes back with three problems, so the author fixes
- * them in one pass instead of one per run.
+ * 把一个来历不明的值（已经从 JSON 解析出来）校验为任务。输入有误时从不抛出：有三处错误的任务会带着
+ * 三个问题返回，作者一次就能改完，而不是每运行一次改一处。
  */
 export function parseTask(input: unknown): TaskParseResult {
-  // safeParse, not parse: a bad task is an expected outcome, not a crash.
+  // 用 safeParse 而不是 parse：任务写错是预料之中的结果，不是崩溃。
   const parsed = taskSchema.safeParse(input);
   if (parsed.success) return { ok: true, task: parsed.data };
   // #region exercise
@@ -44,7 +43,7 @@ export function parseTask(input: unknown): TaskParseResult {
   return { ok: false, problems };
 }
 
-/** Parses the text of a task file: JSON that does not parse is one more problem, not a throw. */
+/** 解析任务文件的文本：解析不了的 JSON 也只是多一个问题，不抛出。 */
 export function parseTaskText(text: string): TaskParseResult {
   let data: unknown;
   try {

@@ -1,7 +1,7 @@
 /**
- * A thin command for trying the parser by hand:
- * `pnpm exec tsx labs/01-task-spec/solution/src/check-task-file.ts <task.json>`.
- * Prints the normalised task, or every problem and exit code 2 (bad input, as lesson 02's CLI).
+ * 手动试用解析器的小命令：
+ * `pnpm exec tsx labs/01-task-spec/solution/src/check-task-file.ts <task.json>`。打印规范化后的任务，
+ * 或者列出每一个问题并以退出码 2（输入有误，与第 02 课的 CLI 一致）结束。
  */
 import { readFile } from "node:fs/promises";
 import { formatProblems, parseTaskText } from "./parse-task.ts";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * A positive whole number with Chinese messages that name the field, so a learner reading
- * `budgets.maxSteps：maxSteps 必须大于 0` knows which knob to turn.
+ * 正整数，配上写明字段名的中文消息：读到 `budgets.maxSteps：maxSteps 必须大于 0` 的人
+ * 知道该调哪个参数。
  */
 function positiveInt(field: string) {
   return z
@@ -12,7 +12,7 @@ function positiveInt(field: string) {
     .positive({ error: `${field} 必须大于 0` });
 }
 
-/** A non-empty string; surrounding whitespace is trimmed before the length check. */
+/** 非空字符串；检查长度之前先去掉两端的空白。 */
 function nonEmptyText(field: string) {
   return z
     .string({
@@ -22,7 +22,7 @@ function nonEmptyText(field: string) {
     .min(1, { error: `${field} 不能为空` });
 }
 
-/** Reports unknown keys by name instead of dropping them: a typo must not pass silently. */
+/** 未知的键按名字报告，而不是悄悄丢掉：拼错的字段不能无声通过。 */
 function objectError(what: string) {
   return (issue: z.core.$ZodRawIssue): string =>
     issue.code === "unrecognized_keys"
@@ -31,8 +31,8 @@ function objectError(what: string) {
 }
 
 /**
- * The runtime's budgets. `maxSteps` and `maxRepeatedActions` are required once `budgets`
- * is given; the other two are optional ceilings that later lessons enforce.
+ * Runtime 的预算。给出 `budgets` 时，`maxSteps` 和 `maxRepeatedActions` 必须有；另外两个是可选的上
+ * 限，由后面的课来执行。
  */
 export const budgetsSchema = z.strictObject(
   {
@@ -44,10 +44,10 @@ export const budgetsSchema = z.strictObject(
   { error: objectError("budgets ") },
 );
 
-/** Budgets a task gets when its file names none. */
+/** 任务文件没有写预算时使用的预算。 */
 export const DEFAULT_BUDGETS = { maxSteps: 20, maxRepeatedActions: 3 } as const;
 
-/** What a task file may contain; the parsed value always carries budgets. */
+/** 任务文件里可以写什么；解析后的值总是带着预算。 */
 export const taskSchema = z.strictObject(
   {
     goal: nonEmptyText("goal"),
@@ -61,13 +61,13 @@ export const taskSchema = z.strictObject(
         { error: "constraints 必须是字符串数组" },
       )
       .optional(),
-    // A fresh object per task, so one task cannot change the budgets of another.
+    // 每个任务一个新对象，一个任务改不了另一个任务的预算。
     budgets: budgetsSchema.default(() => ({ ...DEFAULT_BUDGETS })),
   },
   { error: objectError("任务") },
 );
 
-/** A task as the rest of the runtime sees it: validated, trimmed, budgets filled in. */
+/** Runtime 其余部分看到的任务：已校验、已去空白、预算已补齐。 */
 export type Task = z.infer<typeof taskSchema>;
-/** The budgets of a validated task. */
+/** 校验过的任务的预算。 */
 export type Budgets = z.infer<typeof budgetsSchema>;

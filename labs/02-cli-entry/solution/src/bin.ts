@@ -1,6 +1,6 @@
 /**
- * The command as a process: `pnpm exec tsx labs/02-cli-entry/solution/src/bin.ts run "目标"`.
- * Real argv, real Ctrl-C (`process` is the interrupt source), the simulated run.
+ * 作为一个进程的命令：`pnpm exec tsx labs/02-cli-entry/solution/src/bin.ts run "目标"`。
+ * 真实的 argv、真实的 Ctrl-C（`process` 就是中断来源），加上模拟的运行。
  */
 import { runCli } from "./run-cli.ts";
 import { simulateRun } from "./simulated-run.ts";

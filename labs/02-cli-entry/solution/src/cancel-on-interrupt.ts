@@ -1,6 +1,6 @@
 /**
- * Where Ctrl-C comes from. `process` fits this shape; a test passes an `EventEmitter`
- * and emits "SIGINT" itself, so no real signal is ever sent.
+ * Ctrl-C 从哪里来。`process` 符合这个形状；测试传入一个 `EventEmitter`，自己 emit "SIGINT"，不会真
+ * 的发送信号。
  */
 export interface InterruptSource {
   on(event: "SIGINT", listener: () => void): unknown;
@@ -8,9 +8,8 @@ export interface InterruptSource {
 }
 
 /**
- * Turns Ctrl-C into a cancelled run: on SIGINT the controller aborts, and the run, which
- * watches `controller.signal`, stops and reports `cancelled`. Returns a function that
- * stops listening; call it when the run is over.
+ * 把 Ctrl-C 变成一次被取消的运行：收到 SIGINT 时 controller 中止，监视着 `controller.signal` 的运行
+ * 随之停下并报告 `cancelled`。返回一个停止监听的函数；运行结束后调用它。
  */
 export function cancelOnInterrupt(
   source: InterruptSource,

@@ -1,12 +1,12 @@
 import { UnknownRunStatusError } from "./errors.ts";
 import type { RunStatus } from "./run-result.ts";
 
-/** Exit code for a command line the CLI cannot understand (a missing goal, a bad flag). */
+/** CLI 看不懂的命令行（缺少目标、参数写错）对应的退出码。 */
 export const USAGE_EXIT_CODE = 2;
 
 /**
- * The exit code a shell, a CI job or a parent process sees for each run status:
- * completed 0, failed 1, budget_exceeded 3, blocked 4, cancelled 130.
+ * shell、CI 任务或父进程看到的每种运行状态的退出码：
+ * completed 0、failed 1、budget_exceeded 3、blocked 4、cancelled 130。
  */
 export function exitCodeFor(status: RunStatus): number {
   // #region exercise

@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 
-/** Shown with every usage error, so the user sees what a valid command looks like. */
+/** 每个用法错误都附上它，让用户看到正确的命令长什么样。 */
 export const USAGE = "用法：coding-agent run <任务目标> [--max-steps <正整数>]";
 
-/** Steps a run may take when the command line does not say. */
+/** 命令行没有指定时，一次运行最多可走的步数。 */
 export const DEFAULT_MAX_STEPS = 20;
 
 const cliArgsSchema = z.object({
@@ -16,18 +16,18 @@ const cliArgsSchema = z.object({
     .optional(),
 });
 
-/** What `coding-agent run` was asked to do. */
+/** `coding-agent run` 被要求做的事。 */
 export interface CliArgs {
   readonly goal: string;
   readonly maxSteps: number;
 }
 
-/** The command line understood, or every reason it could not be. */
+/** 理解了的命令行，或者理解不了的每一个原因。 */
 export type ParseArgsResult =
   | { readonly ok: true; readonly args: CliArgs }
   | { readonly ok: false; readonly problems: readonly string[] };
 
-/** Says in Chinese what node:util's `parseArgs` rejected; its own messages are English. */
+/** 用中文说明 node:util 的 `parseArgs` 拒绝了什么；它自己的消息是英文的。 */
 function describeFlagError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const flag = /'(-[^' ]*)/.exec(message)?.[1] ?? "";
@@ -37,7 +37,7 @@ function describeFlagError(error: unknown): string {
   return message;
 }
 
-/** Parses `run <goal> [--max-steps N]`. Never throws: a bad command line is a usage error. */
+/** 解析 `run <goal> [--max-steps N]`。从不抛出：命令行写错是用法错误。 */
 export function parseCliArgs(argv: readonly string[]): ParseArgsResult {
   let values: { "max-steps"?: string | undefined };
   let positionals: string[];
@@ -49,7 +49,7 @@ export function parseCliArgs(argv: readonly string[]): ParseArgsResult {
       strict: true,
     }));
   } catch (error) {
-    // node:util reports a bad flag by throwing; at this boundary that is a usage problem.
+    // node:util 用抛出异常来报告参数错误；在这个边界上，它就是一个用法问题。
     return { ok: false, problems: [describeFlagError(error)] };
   }
 

@@ -1,4 +1,4 @@
-/** Base of the CLI's own errors: sets `name` so logs show the class, keeps `cause`. */
+/** CLI 自己的错误的基类：设置 `name`，日志里能看到类名；保留 `cause`。 */
 export class CliError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -7,8 +7,8 @@ export class CliError extends Error {
 }
 
 /**
- * A status reached `exitCodeFor` that the type says cannot exist: a programmer mistake
- * (an unchecked cast, a runtime older than the CLI), not a user error.
+ * `exitCodeFor` 收到了类型上不可能存在的状态：这是程序员的错误（未经检查的类型断言、比 CLI 旧的
+ * Runtime），不是用户的错误。
  */
 export class UnknownRunStatusError extends CliError {
   constructor(readonly status: unknown) {

@@ -1,7 +1,7 @@
 /**
- * A careless caller, to watch the fake by hand:
- * `pnpm exec tsx labs/03-provider-fake-model/solution/src/demo.ts`.
- * Its script forgot the `finish`, and the caller keeps asking until it sees one.
+ * 一个粗心的调用方，用来手动观察这个 Fake：
+ * `pnpm exec tsx labs/03-provider-fake-model/solution/src/demo.ts`。它的脚本忘了写 `finish`，调用方
+ * 一直问，直到看见一个为止。
  */
 import { createScriptedProvider } from "./scripted-provider.ts";
 

@@ -2,15 +2,15 @@ import type { Action } from "./action.ts";
 import { ScriptExhaustedError } from "./errors.ts";
 import type { ModelRequest, Provider } from "./provider.ts";
 
-/** A provider that replays a script and remembers what it was asked. */
+/** 一个按脚本回放、并记住自己被问了什么的 Provider。 */
 export interface ScriptedProvider extends Provider {
-  /** Every request received, in order, as it was at the moment of the call. */
+  /** 收到的每一个请求，按顺序，保持调用那一刻的样子。 */
   readonly requests: readonly ModelRequest[];
 }
 
 /**
- * A copy of the request that nobody can change afterwards: not the caller (who may keep
- * pushing to its observations array), not the test reading it (frozen).
+ * 请求的一份副本，之后谁都改不了：调用方（它可能还在往 observations 数组里 push）改不了，读它的测试
+ * 也改不了（已冻结）。
  */
 function snapshotRequest(request: ModelRequest): ModelRequest {
   // #region exercise
@@ -23,17 +23,16 @@ function snapshotRequest(request: ModelRequest): ModelRequest {
 }
 
 /**
- * Lets timers and other callbacks run. Awaiting an already resolved promise does not: a
- * caller that loops on this provider forever would then starve the test's own timeout.
+ * 让定时器和其他回调有机会运行。await 一个已经 resolve 的 promise 做不到这一点：一个对这个 Provider
+ * 无限循环的调用方会饿死测试自己的超时。
  */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
- * A fake model for tests: answers each call with the next action of `script`, records a
- * snapshot of every request, rejects with `ScriptExhaustedError` past the end of the script
- * and with an `AbortError` when the signal is already aborted.
+ * 测试用的 Fake 模型：每次调用回答 `script` 的下一个动作，记录每个请求的快照；脚本用完后以
+ * `ScriptExhaustedError` 拒绝，signal 已中止时以 `AbortError` 拒绝。
  */
 export function createScriptedProvider(script: readonly Action[]): ScriptedProvider {
   const requests: ModelRequest[] = [];
@@ -44,7 +43,7 @@ export function createScriptedProvider(script: readonly Action[]): ScriptedProvi
     },
 
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<Action> {
-      // A cancelled call never reaches the model: it records nothing and uses no step.
+      // 被取消的调用到不了模型：什么都不记录，也不占用步数。
       signal?.throwIfAborted();
       const snapshot = snapshotRequest(request);
       requests.push(snapshot);

@@ -1,6 +1,6 @@
 /**
- * The three actions a model may propose (lesson 04 validates raw replies into these).
- * A scripted provider returns them as written; a real adapter parses them first.
+ * 模型可以提出的三种动作（第 04 课把原始回复校验成它们）。脚本化的 Provider 原样返回；真实的适配器
+ * 先解析。
  */
 export type Action =
   | { readonly type: "message"; readonly content: string }

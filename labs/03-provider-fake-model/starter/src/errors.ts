@@ -1,17 +1,16 @@
 import type { ModelRequest } from "./provider.ts";
 
 /**
- * A scripted provider was called more often than its script allows. This is a mistake in
- * the test or in the code under test (a loop that does not stop), so it is thrown, with
- * enough context to tell which.
+ * 脚本化的 Provider 被调用的次数超过了脚本允许的次数。这是测试或被测代码（一个停不下来的循环）的错
+ * 误，所以抛出，并带上足以判断是哪一种的上下文。
  */
 export class ScriptExhaustedError extends Error {
   override readonly name = "ScriptExhaustedError";
-  /** How many actions the script had. */
+  /** 脚本里有多少个动作。 */
   readonly scriptLength: number;
-  /** 1-based number of the call that found the script empty. */
+  /** 发现脚本已空的那次调用是第几次（从 1 开始）。 */
   readonly call: number;
-  /** The request of that call. */
+  /** 那次调用的请求。 */
   readonly request: ModelRequest;
 
   constructor(details: { scriptLength: number; call: number; request: ModelRequest }) {

@@ -2,37 +2,36 @@ import type { Action } from "./action.ts";
 import { ScriptExhaustedError } from "./errors.ts";
 import type { ModelRequest, Provider } from "./provider.ts";
 
-/** A provider that replays a script and remembers what it was asked. */
+/** 一个按脚本回放、并记住自己被问了什么的 Provider。 */
 export interface ScriptedProvider extends Provider {
-  /** Every request received, in order, as it was at the moment of the call. */
+  /** 收到的每一个请求，按顺序，保持调用那一刻的样子。 */
   readonly requests: readonly ModelRequest[];
 }
 
 /**
- * A copy of the request that nobody can change afterwards: not the caller (who may keep
- * pushing to its observations array), not the test reading it (frozen).
+ * 请求的一份副本，之后谁都改不了：调用方（它可能还在往 observations 数组里 push）改不了，读它的测试
+ * 也改不了（已冻结）。
  */
 function snapshotRequest(request: ModelRequest): ModelRequest {
   // #region exercise
   // TODO(lab-03): 现在返回的就是调用方传入的那个对象，调用方之后往 observations 里追加，
-  // 已记录的请求也会跟着变。返回一个副本：task 照抄，observations 复制成新数组
-  // （注意 { ...request } 只复制外层，数组仍是共用的），再用 Object.freeze 冻结对象和数组。
+  // 已记录的请求也会跟着变。要做到：记下的请求停在调用那一刻的样子——调用方之后怎么改
+  // 自己的对象和数组都影响不到它，读它的人也改不了它。
   return request;
   // #endregion exercise
 }
 
 /**
- * Lets timers and other callbacks run. Awaiting an already resolved promise does not: a
- * caller that loops on this provider forever would then starve the test's own timeout.
+ * 让定时器和其他回调有机会运行。await 一个已经 resolve 的 promise 做不到这一点：一个对这个 Provider
+ * 无限循环的调用方会饿死测试自己的超时。
  */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
- * A fake model for tests: answers each call with the next action of `script`, records a
- * snapshot of every request, rejects with `ScriptExhaustedError` past the end of the script
- * and with an `AbortError` when the signal is already aborted.
+ * 测试用的 Fake 模型：每次调用回答 `script` 的下一个动作，记录每个请求的快照；脚本用完后以
+ * `ScriptExhaustedError` 拒绝，signal 已中止时以 `AbortError` 拒绝。
  */
 export function createScriptedProvider(script: readonly Action[]): ScriptedProvider {
   const requests: ModelRequest[] = [];
@@ -43,7 +42,7 @@ export function createScriptedProvider(script: readonly Action[]): ScriptedProvi
     },
 
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<Action> {
-      // A cancelled call never reaches the model: it records nothing and uses no step.
+      // 被取消的调用到不了模型：什么都不记录，也不占用步数。
       signal?.throwIfAborted();
       const snapshot = snapshotRequest(request);
       requests.push(snapshot);

@@ -1,12 +1,12 @@
 import { z } from "zod";
 
-/** The model speaks (to the user, or thinking aloud); no side effect. */
+/** 模型说话（对用户说，或者自言自语）；没有副作用。 */
 export const MessageActionSchema = z.strictObject({
   type: z.literal("message"),
   content: z.string(),
 });
 
-/** The model asks the runtime to run a tool by name, with a JSON object as input. */
+/** 模型请求 Runtime 按名字运行一个工具，输入是一个 JSON 对象。 */
 export const ToolCallActionSchema = z.strictObject({
   type: z.literal("tool_call"),
   tool: z.string().min(1),
@@ -14,35 +14,34 @@ export const ToolCallActionSchema = z.strictObject({
   callId: z.string().min(1).optional(),
 });
 
-/** The model proposes that the task is done; the runtime decides whether it is. */
+/** 模型提出任务已经完成；是否完成由 Runtime 决定。 */
 export const FinishActionSchema = z.strictObject({
   type: z.literal("finish"),
   summary: z.string(),
 });
 
-/** The whole protocol: one of three shapes, told apart by `type`. */
+/** 整个协议：三种形状之一，用 `type` 区分。 */
 export const ActionSchema = z.discriminatedUnion("type", [
   MessageActionSchema,
   ToolCallActionSchema,
   FinishActionSchema,
 ]);
 
-/** A model reply that passed validation; code inside the runtime trusts this type. */
+/** 通过校验的模型回复；Runtime 内部的代码信任这个类型。 */
 export type Action = z.infer<typeof ActionSchema>;
 
-/** What `parseAction` answers: the action, or a Chinese reason the reply was rejected. */
+/** `parseAction` 的回答：动作，或者回复被拒绝的中文原因。 */
 export type ActionParseResult =
   | { readonly ok: true; readonly action: Action }
   | { readonly ok: false; readonly reason: string };
 
-/** The values `type` may take, in the order reasons list them. */
+/** `type` 可以取的值，按原因里列出的顺序。 */
 export const ACTION_TYPES = ["message", "tool_call", "finish"] as const;
 
 /**
- * Turns an unknown model reply into an action, or a reason it is not one. Never throws:
- * a malformed reply is an ordinary outcome the loop must be able to report.
- *
- * @param reply the reply as the model produced it (already JSON-decoded, still untrusted)
+ * 把来历不明的模型回复变成动作，或者说明它为什么不是动作。从不抛出：格式错误的回复是循环必须能够报
+ * 告的普通结果。
+ * @param reply 模型给出的回复（已经 JSON 解码，仍然不可信）
  */
 export function parseAction(reply: unknown): ActionParseResult {
   if (typeof reply !== "object" || reply === null || Array.isArray(reply)) {
@@ -57,13 +56,13 @@ export function parseAction(reply: unknown): ActionParseResult {
   }
   // #region exercise
   // TODO(lab-04): 这里只看了 type 就把回复强转成 Action：tool_call 的 input 可能是数组，
-  // 回复还可能夹带协议外的字段。用 ActionSchema.safeParse 校验整份回复（第二个参数传
-  // { error: z.locales.zhCN().localeError } 得到中文信息），失败时用 describeIssues 写出原因。
+  // 回复还可能夹带协议外的字段。要做到：整份回复都按文件上方的协议校验，通过时交出按协议
+  // 重建的动作；不通过时给出中文原因，写明每个问题所在的字段。
   return { ok: true, action: reply as Action };
   // #endregion exercise
 }
 
-/** Joins validation issues into one reason, each prefixed by the field it is about. */
+/** 把校验问题合成一条原因，每条前面写上它所说的字段。 */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .map((issue) => {
@@ -73,7 +72,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
     .join("；");
 }
 
-/** A short, readable description of any value, for reasons shown to people. */
+/** 任意值的简短、可读的描述，用在给人看的原因里。 */
 export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";

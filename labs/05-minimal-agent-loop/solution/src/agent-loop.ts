@@ -2,37 +2,36 @@ import { UnhandledActionError } from "./errors.ts";
 import type { Provider } from "./provider.ts";
 import type { ToolSet } from "./tool.ts";
 
-/** The four ways a week-1 run can end. */
+/** 第 1 周的运行可能的四种结局。 */
 export type AgentStatus = "completed" | "failed" | "budget_exceeded" | "cancelled";
 
-/** Budgets the loop enforces itself; the model is never trusted to stop on its own. */
+/** 由循环自己执行的预算；从不指望模型自己停下。 */
 export interface AgentLimits {
-  /** Model responses allowed in one run (a positive integer). */
+  /** 一次运行允许的模型响应数（正整数）。 */
   readonly maxSteps: number;
-  /** How many times in a row the same action may appear (a positive integer). */
+  /** 同一个动作最多可以连续出现几次（正整数）。 */
   readonly maxRepeatedActions: number;
 }
 
-/** Every run ends with one of these values; callers never parse an exception to learn why. */
+/** 每次运行都以这些值之一结束；调用方从不需要解析异常来知道原因。 */
 export interface AgentRunResult {
   readonly status: AgentStatus;
-  /** Why the run ended, in Chinese, for the CLI and the trace. */
+  /** 运行结束的原因（中文），给 CLI 和 Trace 用。 */
   readonly summary: string;
-  /** Valid model responses received, including the one that ended the run. */
+  /** 收到的有效模型响应数，包括结束运行的那一个。 */
   readonly steps: number;
-  /** `message:…` for the model's own words, `tool:NAME:JSON` for what a tool returned. */
+  /** `message:…` 是模型自己说的话，`tool:NAME:JSON` 是工具返回的内容。 */
   readonly observations: readonly string[];
 }
 
 /**
- * Runs the minimal agent loop: ask the model, act on its action, write what happened back
- * into the observations, and repeat until the model finishes or a guard stops the run.
- *
- * @param task what the user asked for
- * @param provider the model
- * @param tools the tools the model may call, by name
- * @param limits step and repetition budgets
- * @param signal cancels the run; checked first before each model call, and after each tool
+ * 运行最小的 Agent Loop：询问模型，执行它的动作，把发生的事写回 observations，重复，直到模型完成或
+ * 某个守卫停止运行。
+ * @param task 用户要求做的事
+ * @param provider 模型
+ * @param tools 模型可以按名字调用的工具
+ * @param limits 步数与重复的预算
+ * @param signal 取消运行；在每次模型调用之前最先检查，每次工具之后再检查
  */
 export async function runAgent(
   task: string,
@@ -54,9 +53,8 @@ export async function runAgent(
   });
 
   while (true) {
-    // Cancel is checked first: a run cancelled while the model answered its last allowed
-    // step was cancelled by the user, not stopped by a budget. Both checks sit before the
-    // call, so a stopped run never reaches the provider (a call may cost money).
+    // 先检查取消：在模型回答最后一个允许的步骤时被取消的运行，是用户取消的，而不是预算停下的。两项
+    // 检查都在调用之前，所以被停下的运行永远不会调用 Provider（一次调用可能要花钱）。
     if (signal?.aborted) return stop("cancelled", "运行已取消");
     // `steps` counts responses already received, so maxSteps = 2 allows exactly two calls.
     if (steps >= limits.maxSteps) {
@@ -64,7 +62,7 @@ export async function runAgent(
     }
     // The provider gets a copy, so it cannot rewrite the history.
     const action = await provider.complete({ task, observations: [...observations] }, signal);
-    // Counted before anything else, so the action that trips a guard is counted too.
+    // 最先计数，所以触发守卫的那个动作也被计入。
     steps += 1;
 
     // Minimal fingerprint: key order and a changing callId both defeat it (the capstone fixes that).
@@ -85,7 +83,7 @@ export async function runAgent(
         observations.push(`message:${action.content}`);
         break;
       case "tool_call": {
-        // Own properties only: a name like "toString" must not find Object.prototype.toString.
+        // 只认自己的属性：像 "toString" 这样的名字不能找到 Object.prototype.toString。
         const tool = Object.hasOwn(tools, action.tool) ? tools[action.tool] : undefined;
         if (tool === undefined) return stop("failed", `未知工具：${action.tool}`);
         try {
@@ -95,17 +93,17 @@ export async function runAgent(
           observations.push(`tool:${action.tool}:${JSON.stringify(value)}`);
           // #endregion exercise
         } catch (error) {
-          // A tool that gave up because the run was cancelled has not failed.
+          // 因为运行被取消而放弃的工具并没有失败。
           if (signal?.aborted) return stop("cancelled", "运行已取消");
           const reason = error instanceof Error ? error.message : String(error);
           return stop("failed", `工具 ${action.tool} 失败：${reason}`);
         }
-        // Checked again after the tool: a cancel that arrived while it ran ends the run here.
+        // 工具之后再检查一次：工具运行期间到达的取消在这里结束运行。
         if (signal?.aborted) return stop("cancelled", "运行已取消");
         break;
       }
       default: {
-        // A new Action variant without a branch here fails to compile.
+        // 新的 Action 变体如果这里没有分支，就无法编译。
         const unhandled: never = action;
         throw new UnhandledActionError(unhandled);
       }

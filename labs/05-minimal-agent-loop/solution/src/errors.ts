@@ -1,7 +1,6 @@
 /**
- * Thrown only for a programmer mistake (a new action type with no branch in the loop),
- * never for an ordinary outcome: a run that fails, runs out of budget or is cancelled
- * returns an `AgentRunResult` instead.
+ * 只在程序员犯错时抛出（新的动作类型在循环里没有分支），普通结果从不抛出：失败、预算耗尽或被取消的
+ * 运行都返回 `AgentRunResult`。
  */
 export class UnhandledActionError extends Error {
   override readonly name = "UnhandledActionError";

@@ -1,7 +1,6 @@
 /**
- * The three actions a model may propose (lesson 04's protocol). By the time an action
- * reaches the loop, the provider adapter has already parsed the raw reply, so inside
- * the loop the type is trusted.
+ * 模型可以提出的三种动作（第 04 课的协议）。动作到达循环时，Provider 适配器已经解析过原始回复，所以
+ * 在循环内部这个类型是可信的。
  */
 export type Action =
   | { readonly type: "message"; readonly content: string }

@@ -12,13 +12,12 @@ import {
 import { z } from "zod";
 
 /**
- * Checks a tool call's input against the tool's zod schema, before the tool runs.
- *
- * @param tool the tool's name, for the message the model reads
- * @param schema the tool's `inputSchema`
- * @param input the `input` of the model's `tool_call`, untrusted
- * @returns the input the tool receives (as the schema parsed it), or an
- *   `invalid_input` error listing every problem at its path
+ * 在工具运行之前，用工具的 zod schema 检查一次工具调用的输入。
+ * @param tool 工具的名字，写进模型读到的消息里
+ * @param schema 工具的 `inputSchema`
+ * @param input 模型 `tool_call` 里的 `input`，不可信
+ * @returns 工具收到的输入（schema 解析后的样子），或者一个 `invalid_input` 错误，按路径列出每一个问
+ * 题
  */
 export function validateToolInput(
   tool: string,
@@ -36,7 +35,7 @@ export function validateToolInput(
   // #endregion exercise
 }
 
-/** The `invalid_input` error the model reads: every problem, each at its path. */
+/** 模型读到的 `invalid_input` 错误：每一个问题，各自带着路径。 */
 export function invalidInputError(tool: string, issues: readonly z.core.$ZodIssue[]): ToolError {
   const found = toValueIssues(issues);
   return {
@@ -46,24 +45,23 @@ export function invalidInputError(tool: string, issues: readonly z.core.$ZodIssu
   };
 }
 
-/** What the model is told about a tool: its name, description and input as JSON Schema. */
+/** 告诉模型的关于工具的信息：名字、描述，以及用 JSON Schema 表示的输入。 */
 export function describeTool(name: string, tool: Tool): ToolDescription {
   const description = tool.description ?? "";
   if (tool.inputSchema === undefined) {
     return { name, description, inputSchema: { type: "object" } };
   }
-  // zod 4 exports JSON Schema itself; `io: "input"` describes what the model must send.
+  // zod 4 自己就能导出 JSON Schema；`io: "input"` 描述的是模型必须发送的内容。
   const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(tool.inputSchema, { io: "input" });
   return { name, description, inputSchema };
 }
 
 /**
- * A registry that `runAgent` accepts in place of its own: it finds tools by name,
- * describes them to the model, and validates every call's input with
- * `validateToolInput` before the loop may run the tool.
+ * `runAgent` 可以用来替换它自带注册表的注册表：按名字找工具，向模型描述工具，并在循环运行工具之前用
+ * `validateToolInput` 校验每次调用的输入。
  */
 export function createContractRegistry(tools: ToolSet): ToolRegistry {
-  // Own properties only: a model asking for "constructor" must find no tool.
+  // 只认自己的属性：模型请求 "constructor" 时必须找不到任何工具。
   const byName = new Map(Object.entries(tools));
   const names = [...byName.keys()].sort();
   return {

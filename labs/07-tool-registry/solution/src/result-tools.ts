@@ -2,9 +2,8 @@ import { ToolErrorResultSchema, type ToolSet } from "@coding-agent/agent-core";
 import { type SerializeOptions, serializeResult } from "./serialize-result.ts";
 
 /**
- * The same tools, each returning its value already serialized by `serializeResult`,
- * so what the model sees is exactly this lesson's text. An expected error
- * (`{ ok: false, error }`) passes through untouched: the loop writes it back itself.
+ * 同样的工具，每个都返回已经由 `serializeResult` 序列化好的值，模型看到的正是本课的文本。预料之中的
+ * 错误（`{ ok: false, error }`）原样通过：循环自己会把它写回。
  */
 export function withSerializedResults(tools: ToolSet, options: SerializeOptions): ToolSet {
   return Object.fromEntries(

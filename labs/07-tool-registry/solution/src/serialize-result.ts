@@ -1,21 +1,20 @@
-/** Options for `serializeResult`. */
+/** `serializeResult` 的选项。 */
 export interface SerializeOptions {
-  /** Upper bound on the length of the text, marker included (at least 64). */
+  /** 文本长度的上限，包括标记在内（至少 64）。 */
   readonly maxChars: number;
 }
 
 /**
- * Turns any tool value into the text the model sees: stable (object keys sorted
- * at every depth), safe (cycles, BigInt, Map, Set, Error, undefined and functions
- * rendered instead of thrown) and bounded (at most `maxChars`, with a marker that
- * says how much was cut). A string is kept as it is; anything else becomes JSON.
+ * 把任意工具返回值变成模型看到的文本：稳定（每一层的对象键都排序）、安全（循环引用、BigInt、Map、
+ * Set、Error、undefined 和函数都被写成文字，而不是抛出）、有界（最多 `maxChars`，并用标记说明截掉了
+ * 多少）。字符串原样保留；其他的都变成 JSON。
  */
 export function serializeResult(value: unknown, options: SerializeOptions): string {
   const text = typeof value === "string" ? value : toStableJson(value);
   return capText(text, options.maxChars);
 }
 
-/** JSON with object keys sorted at every depth; never throws on the values above. */
+/** 每一层对象键都排序的 JSON；遇到上面这些值从不抛出。 */
 export function toStableJson(value: unknown): string {
   return JSON.stringify(toJsonSafe(value, new Set())) ?? '"[undefined]"';
 }
@@ -26,13 +25,13 @@ function toJsonSafe(value: unknown, ancestors: Set<object>): unknown {
     case "boolean":
       return value;
     case "number":
-      // NaN and Infinity are not JSON: JSON.stringify would quietly write null.
+      // NaN 和 Infinity 不是 JSON：JSON.stringify 会悄悄写成 null。
       return Number.isFinite(value) ? value : String(value);
     case "bigint":
-      // JSON.stringify throws on a BigInt.
+      // JSON.stringify 遇到 BigInt 会抛出。
       return `${value.toString()}n`;
     case "undefined":
-      // JSON.stringify drops an undefined field: the model would not know it was there.
+      // JSON.stringify 会丢掉值为 undefined 的字段：模型就不知道它存在。
       return "[undefined]";
     case "function":
       return `[Function ${value.name || "anonymous"}]`;
@@ -67,7 +66,7 @@ function containerToJsonSafe(value: object, next: (item: unknown) => unknown): u
   }
   if (value instanceof Set) return { "[Set]": [...value].map(next) };
   if (value instanceof Error) {
-    // message and name are not own enumerable fields: JSON.stringify would write {}.
+    // message 和 name 不是自己的可枚举字段：JSON.stringify 会写成 {}。
     const fields: Record<string, unknown> = { ...value, message: value.message, name: value.name };
     if (value.cause !== undefined) fields.cause = value.cause;
     return sortedRecord(fields, next);
@@ -76,7 +75,7 @@ function containerToJsonSafe(value: object, next: (item: unknown) => unknown): u
 }
 
 function sortedRecord(record: Record<string, unknown>, next: (item: unknown) => unknown): unknown {
-  // A prototype-less record, so a "__proto__" key stays data.
+  // 没有原型的记录，"__proto__" 这样的键仍然只是数据。
   const out: Record<string, unknown> = Object.create(null);
   // #region exercise
   // 解答：按 key 排序后再写入：同样的数据无论以什么顺序构造，得到的文本都一样。
@@ -86,9 +85,8 @@ function sortedRecord(record: Record<string, unknown>, next: (item: unknown) => 
 }
 
 /**
- * Keeps a text within `maxChars`: head and tail around a marker that states how
- * many characters were omitted and how long the text was. Never longer than
- * `maxChars`, so cutting a cut text again changes nothing.
+ * 把文本控制在 `maxChars` 之内：保留头和尾，中间放一个标记，说明省略了多少字符、原文多长。结果从不
+ * 超过 `maxChars`，所以对截断过的文本再截一次什么都不变。
  */
 export function capText(text: string, maxChars: number): string {
   // #region exercise
@@ -102,7 +100,7 @@ export function capText(text: string, maxChars: number): string {
   // #endregion exercise
 }
 
-/** The marker in the middle of a cut text: how much was cut, out of how much. */
+/** 截断文本中间的标记：截掉了多少，总共多少。 */
 export function marker(omitted: number, originalLength: number): string {
   return `\n…[truncated: omitted ${omitted} of ${originalLength} chars]…\n`;
 }

@@ -1,14 +1,13 @@
-/** One secret shape: a name for the marker, and a global pattern whose group 1 is kept. */
+/** 一种密钥的形状：标记里用的名字，以及一个全局正则，其第 1 组被保留。 */
 export interface SecretPattern {
   readonly name: string;
-  /** Global. Group 1 is the context kept in front of the secret (may be empty). */
+  /** 全局匹配。第 1 组是保留在密钥前面的上下文（可以为空）。 */
   readonly pattern: RegExp;
 }
 
 /**
- * The shapes masked by default, most specific first (`sk-ant-` before `sk-`).
- * Each one is anchored on a prefix or on the name next to the value, so ordinary
- * hex (a git SHA, a hash), UUIDs and short base64 are left alone.
+ * 默认遮蔽的形状，越具体的越靠前（`sk-ant-` 在 `sk-` 之前）。每一种都锚定在前缀或值旁边的名字上，所
+ * 以普通的十六进制（git SHA、哈希）、UUID 和短 base64 不受影响。
  */
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
   {
@@ -25,8 +24,8 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   { name: "aws-access-key", pattern: /()\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g },
   {
     name: "aws-secret-key",
-    // 40 characters of base64 alone could be anything (a git SHA is 40 hex): only
-    // the name next to it makes it an AWS secret.
+    // 单独 40 个 base64 字符可能是任何东西（git SHA 就是 40 个十六进制字符）：只有旁边的名字才让它
+    // 成为 AWS 密钥。
     pattern:
       /(\baws_?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi,
   },
@@ -39,27 +38,26 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   },
 ];
 
-/** Names of environment variables whose values are secrets (`OPENAI_API_KEY`, `DB_PASSWORD`…). */
+/** 值是密钥的环境变量名（`OPENAI_API_KEY`、`DB_PASSWORD`……）。 */
 export const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION)/i;
 
-/** Shorter values are not masked: `AUTH_MODE=on` would mask every "on". */
+/** 更短的值不遮蔽：否则 `AUTH_MODE=on` 会把每一个 "on" 都遮掉。 */
 export const MIN_SECRET_LENGTH = 8;
 
-/** Options for `createRedactor`. */
+/** `createRedactor` 的选项。 */
 export interface RedactorOptions {
-  /** The environment whose secret-looking variables are masked by value. */
+  /** 一份环境：其中名字像密钥的变量，按值遮蔽。 */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Extra literal values to mask wherever they appear. */
+  /** 额外要遮蔽的字面值，出现在哪里都遮。 */
   readonly secrets?: readonly string[];
 }
 
-/** Replaces every secret in a text with `[REDACTED:kind]`. */
+/** 把文本里的每个密钥替换成 `[REDACTED:kind]`。 */
 export type Redactor = (text: string) => string;
 
 /**
- * Builds a redactor. The values to mask by name (secret env values, extra
- * secrets) are collected once, here, longest first, so a secret that contains
- * another is masked whole.
+ * 构造一个脱敏器。按名字遮蔽的值（像密钥的环境变量值、额外的密钥）在这里收集一次，长的在前，这样包
+ * 含另一个密钥的密钥会被整个遮住。
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const literals = secretValues(options);
@@ -78,7 +76,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   };
 }
 
-/** The literal values to mask: secret-looking env values and extra secrets, longest first. */
+/** 要遮蔽的字面值：像密钥的环境变量值和额外的密钥，长的在前。 */
 export function secretValues(options: RedactorOptions): string[] {
   const values = new Set(options.secrets ?? []);
   for (const [name, value] of Object.entries(options.env ?? {})) {

@@ -7,8 +7,7 @@ import {
 } from "@coding-agent/agent-core";
 
 /**
- * One tool result as the model reads it: which call (`callId`) of which tool,
- * and either the value (as observation text) or the error.
+ * 模型读到的一条工具结果：哪个工具的哪次调用（`callId`），以及值（作为观察文本）或错误。
  */
 export type Observation =
   | { readonly callId: string; readonly tool: string; readonly ok: true; readonly value: string }
@@ -20,9 +19,8 @@ export type Observation =
     };
 
 /**
- * The observations of a run, in the order of the calls. Each tool message is
- * paired with its call by `callId`; a call left without a result is a bug of the
- * runtime, reported by throwing (every API rejects such a history).
+ * 一次运行的观察，按调用的顺序。每条工具消息按 `callId` 与它的调用配对；一个没有结果的调用是
+ * Runtime 的 bug，用抛出报告（每个 API 都会拒绝这样的历史）。
  */
 export function observationsOf(messages: readonly Message[]): Observation[] {
   const pending = new Map<string, string>();
@@ -47,7 +45,7 @@ export function observationsOf(messages: readonly Message[]): Observation[] {
   return observations;
 }
 
-/** Node error codes that are expected outcomes of a file tool, and the codes the model sees. */
+/** 文件工具预料之中的 Node 错误码，以及模型看到的错误码。 */
 export const EXPECTED_ERROR_CODES: Readonly<Record<string, string>> = {
   ENOENT: "not_found",
   EISDIR: "is_directory",
@@ -56,10 +54,9 @@ export const EXPECTED_ERROR_CODES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The same tool, with its expected failures turned into results: a missing file
- * (`ENOENT`) comes back to the model as `{ ok: false, error: { code: "not_found",
- * message } }`, so it can try another path, and the run goes on. Anything else the
- * tool throws is unexpected and still ends the run as `failed / tool_error`.
+ * 同一个工具，预料之中的失败变成结果：找不到文件（`ENOENT`）以
+ * `{ ok: false, error: { code: "not_found", message } }` 回给模型，它可以换一个路径试，运行继续。工
+ * 具抛出的其他异常是意外，仍然以 `failed / tool_error` 结束运行。
  */
 export function withExpectedErrors(tool: Tool): Tool {
   return {
@@ -76,8 +73,8 @@ export function withExpectedErrors(tool: Tool): Tool {
 }
 
 /**
- * The result a tool returns for an expected error (`{ ok: false, error: { code,
- * message } }`), or undefined when the error is unexpected.
+ * 工具对预料之中的错误返回的结果（`{ ok: false, error: { code, message } }`）；错误是意外时为
+ * undefined。
  */
 export function toExpectedError(error: unknown): ToolErrorResult | undefined {
   const code = expectedCode(error);
@@ -85,7 +82,7 @@ export function toExpectedError(error: unknown): ToolErrorResult | undefined {
   return toolError(code, error instanceof Error ? error.message : String(error));
 }
 
-/** The model-facing code of an expected error, or undefined for an unexpected one. */
+/** 预料之中的错误给模型看的错误码；意外的错误为 undefined。 */
 export function expectedCode(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null) return undefined;
   const code = (error as { code?: unknown }).code;

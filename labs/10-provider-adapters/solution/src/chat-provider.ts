@@ -2,18 +2,17 @@ import type { Provider } from "@coding-agent/agent-core";
 import { fromChatCompletion, toChatMessages } from "./chat-messages.ts";
 import { ChatCompletionSchema } from "./chat-wire.ts";
 
-/** Where and as whom the provider talks. */
+/** Provider 和谁说话、以什么身份说话。 */
 export interface ChatProviderOptions {
-  /** OpenAI style: includes `/v1`; requests go to `<baseUrl>/chat/completions`. */
+  /** OpenAI 的写法：包含 `/v1`；请求发往 `<baseUrl>/chat/completions`。 */
   readonly baseUrl: string;
   readonly model: string;
   readonly apiKey: string;
 }
 
 /**
- * A provider for an OpenAI-compatible server over `fetch`. Any failure rejects, so
- * the loop ends the run `failed / provider_error` with the message; the run's
- * signal aborts the request.
+ * 通过 `fetch` 访问 OpenAI 兼容服务器的 Provider。任何失败都会拒绝，循环于是以
+ * `failed / provider_error` 结束运行并带上消息；运行的 signal 会中止请求。
  */
 export function createChatProvider(options: ChatProviderOptions): Provider {
   return {

@@ -1,24 +1,23 @@
 import { z } from "zod";
 
 /**
- * The OpenAI Chat Completions wire format (`POST <base>/chat/completions`), only
- * the parts this lesson sends and reads.
+ * OpenAI Chat Completions 的线上格式（`POST <base>/chat/completions`），只包括本课发送和读取的部分。
  */
 
-/** One tool call inside an assistant message: `arguments` is JSON text, not an object. */
+/** assistant 消息里的一个工具调用：`arguments` 是 JSON 文本，不是对象。 */
 export interface ChatToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
 }
 
-/** A message the adapter sends. */
+/** 适配器发送的一条消息。 */
 export type ChatMessage =
   | { role: "user"; content: string }
   | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
-/** A successful response, as documented (servers add fields; they are ignored). */
+/** 文档里描述的成功响应（服务器会多加字段；忽略它们）。 */
 export const ChatCompletionSchema = z.object({
   choices: z
     .array(
@@ -28,7 +27,7 @@ export const ChatCompletionSchema = z.object({
           tool_calls: z
             .array(
               z.object({
-                // Ollama and some other servers leave the id out.
+                // Ollama 和其他一些服务器不给 id。
                 id: z.string().nullish(),
                 function: z.object({ name: z.string(), arguments: z.string() }),
               }),
@@ -42,5 +41,5 @@ export const ChatCompletionSchema = z.object({
   usage: z.object({ prompt_tokens: z.int(), completion_tokens: z.int() }).nullish(),
 });
 
-/** A successful response. */
+/** 成功的响应。 */
 export type ChatCompletion = z.infer<typeof ChatCompletionSchema>;

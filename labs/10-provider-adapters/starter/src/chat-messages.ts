@@ -2,11 +2,10 @@ import type { Message, ModelResponse } from "@coding-agent/agent-core";
 import type { ChatCompletion, ChatMessage } from "./chat-wire.ts";
 
 /**
- * The run's history as Chat Completions messages. The API checks the pairing:
- * every `tool` message must answer a `tool_calls` entry of the assistant message
- * just before it (by `tool_call_id`), and every such entry must be answered before
- * anything else follows. The loop records one reply as its text, then all its
- * calls, then their results, so consecutive calls belong to one assistant message.
+ * 把运行的历史写成 Chat Completions 消息。API 会检查配对：每条 `tool` 消息都必须回答紧挨在它前面的
+ * assistant 消息里的一个 `tool_calls` 条目（按 `tool_call_id`），每个这样的条目都必须在其他消息之前
+ * 得到回答。循环把一次回复记成：它的文本，然后它的全部调用，然后这些调用的结果，所以连续的调用属于
+ * 同一条 assistant 消息。
  */
 export function toChatMessages(messages: readonly Message[]): ChatMessage[] {
   const out: ChatMessage[] = [];
@@ -46,10 +45,9 @@ export function toChatMessages(messages: readonly Message[]): ChatMessage[] {
 }
 
 /**
- * A completion as the loop's response: text and no tool call is `finish` with the
- * text as summary; otherwise every tool call becomes a `tool_call` action, in
- * order, so the loop runs and answers all of them before it asks again. A call
- * without an id (Ollama) gets one made from the step and its position.
+ * 把一次补全变成循环的响应：只有文本、没有工具调用时是 `finish`，文本作为 summary；否则每个工具调用
+ * 按顺序变成一个 `tool_call` 动作，循环运行并回答完所有调用之后才再次询问。没有 id 的调用（Ollama）
+ * 用步数和它的位置生成一个。
  */
 export function fromChatCompletion(completion: ChatCompletion, step: number): ModelResponse {
   const message = completion.choices[0]?.message;

@@ -18,8 +18,8 @@ import {
  */
 export const processGroup: ProcessGroup = {
   // #region exercise
-  // TODO(lab-12): 让子进程成为一个新进程组的组长（spawn 的 detached 选项，即 setsid），
-  // 这样它派生的子进程、孙进程都在这个组里，组号就是 child.pid。
+  // TODO(lab-12): 让子进程成为一个新进程组的组长，这样它派生的子进程、孙进程都在这个组里，
+  // 组号就是 child.pid。
   newGroup: false,
   // #endregion exercise
   /**
@@ -30,8 +30,7 @@ export const processGroup: ProcessGroup = {
   killAll(child) {
     // #region exercise
     // TODO(lab-12): 现在只杀了直接的子进程：它派生的进程活下来，还握着输出管道，
-    // 这次调用永远等不到结束。把 SIGKILL 送给整个进程组（process.kill 的 pid 写成负数），
-    // 组已经不在时 process.kill 会抛出 ESRCH，吞掉它。
+    // 这次调用永远等不到结束。要做到：整个进程组都收到 SIGKILL；组已经不在了不算错误。
     child.kill("SIGKILL");
     // #endregion exercise
   },

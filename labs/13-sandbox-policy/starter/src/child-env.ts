@@ -33,9 +33,9 @@ export function buildChildEnv(
 ): Record<string, string> {
   // #region exercise
   // TODO(lab-13): 现在子进程拿到父进程的全部环境，和 spawn 不传 env 时一样：
-  // 密钥、LD_PRELOAD、DATABASE_URL 全都跟着过去。改成从一个空对象开始，
-  // 只放进 allowlist 上、parent 自己有的变量；名字像密钥的（looksSecret）即使
-  // 在白名单上也跳过。提示：pnpm lesson hint 13
+  // 密钥、LD_PRELOAD、DATABASE_URL 全都跟着过去。要做到：返回的新对象里只有
+  // allowlist 上、parent 自己（不是原型上）有的字符串变量；名字像密钥的，即使
+  // 在白名单上也不给。提示：pnpm lesson hint 13
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(parent)) {
     if (value !== undefined) env[name] = value;

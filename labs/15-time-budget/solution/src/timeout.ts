@@ -1,9 +1,8 @@
 import { type Tool, toolError } from "@coding-agent/agent-core";
 
 /**
- * What a call rejects with when its time is up. Its `name` is `TimeoutError`, as
- * for the reason of `AbortSignal.timeout(ms)`, so code that checks names treats
- * both alike; `ms` is the limit that was exceeded.
+ * 调用超时后拒绝时用的错误。它的 `name` 是 `TimeoutError`，与 `AbortSignal.timeout(ms)` 的原因相同，
+ * 按名字判断的代码会一视同仁；`ms` 是被超过的时限。
  */
 export class CallTimeoutError extends Error {
   override readonly name = "TimeoutError";
@@ -14,16 +13,12 @@ export class CallTimeoutError extends Error {
 }
 
 /**
- * Runs `call` with an `AbortSignal` of its own and settles as the call does,
- * unless one of two things happens first:
- * - `ms` milliseconds pass: the call's signal is aborted with a `CallTimeoutError`
- *   and the promise rejects with it;
- * - the outer `signal` fires (the run is cancelled, or its own deadline came):
- *   the call's signal is aborted with the outer reason and the promise rejects
- *   with it. If it has already fired, the call is not started at all.
- * A call that ignores its signal is not waited for. Once settled, the timer is
- * cleared and the listener on `signal` removed: nothing fires later, nothing keeps
- * the process alive, and a long run does not pile up listeners.
+ * 用一个属于它自己的 `AbortSignal` 运行 `call`，调用怎样结束它就怎样结束，除非以下两件事之一先发生：
+ * - 过了 `ms` 毫秒：调用的 signal 以 `CallTimeoutError` 中止，promise 以它拒绝；
+ * - 外面的 `signal` 触发（运行被取消，或它自己的期限到了）：调用的 signal 以外面的原因中止，promise
+ * 以它拒绝。如果已经触发，调用根本不会开始。
+ * 不理会自己 signal 的调用不会被等待。结束之后，定时器被清除，`signal` 上的监听被移除：之后什么都不
+ * 会再触发，没有东西让进程继续活着，长时间的运行也不会堆积监听器。
  */
 export function withTimeout<T>(
   call: (signal: AbortSignal) => T | PromiseLike<T>,
@@ -63,9 +58,8 @@ export function withTimeout<T>(
 }
 
 /**
- * The tool with at most `ms` per call: a slower call is aborted and answered with
- * `toolError("timeout", …)`, an expected error the model can act on, and the run
- * goes on. The run's own cancel still reaches the tool through `signal`.
+ * 每次调用最多 `ms` 毫秒的工具：更慢的调用被中止，并以 `toolError("timeout", …)` 回答，这是模型可以
+ * 应对的预料之中的错误，运行继续。运行自己的取消仍然通过 `signal` 到达工具。
  */
 export function withToolTimeout(tool: Tool, ms: number): Tool {
   return {

@@ -1,20 +1,18 @@
 import { readTapYamlBlock, type TestCounts, type TestFailure } from "@coding-agent/tools";
 
-/** `# Subtest: <name>`: a test (or suite) begins; 4 spaces of indentation per level. */
+/** `# Subtest: <名字>`：一个测试（或套件）开始；每一层缩进 4 个空格。 */
 const SUBTEST = /^( *)# Subtest: (.*)$/;
-/** A test point: `ok 3 - name`, `not ok 2 - name`, maybe with a `# SKIP …` or `# TODO …` directive. */
+/** 测试点：`ok 3 - name`、`not ok 2 - name`，可能带有 `# SKIP …` 或 `# TODO …` 指令。 */
 const TEST_POINT = /^( *)(ok|not ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$/;
-/** The runner's own totals, printed once at the very end. */
+/** 测试运行器自己的汇总，在最后打印一次。 */
 const SUMMARY = /^# (pass|fail|cancelled|skipped|todo) (\d+)$/;
 
 /**
- * Reads the TAP that `node --test --test-reporter=tap` prints into counts and named
- * failures. Every test point that is not a suite counts once: `ok` passed, `not ok`
- * failed, a SKIP or TODO directive skipped (whatever its ok). A failure is named after
- * its ancestors (`suite > test`) and carries the `error` of its YAML block.
- *
- * Undefined when the report cannot be trusted: no closing summary (the runner died, the
- * output was cut at the end), or counts that disagree with it (cut in the middle).
+ * 把 `node --test --test-reporter=tap` 打印的 TAP 读成计数和带名字的失败。不是套件的测试点各算一次：
+ * `ok` 是通过，`not ok` 是失败，带 SKIP 或 TODO 指令的是跳过（不管 ok 与否）。失败以它的祖先命名（
+ * `suite > test`），并带着它 YAML 块里的 `error`。
+ * 报告不可信时为 undefined：没有结尾的汇总（运行器死了，输出在末尾被截断），或者计数与汇总对不上（
+ * 中间被截断）。
  */
 export function readNodeTap(output: string): TestCounts | undefined {
   // #region exercise
@@ -24,7 +22,7 @@ export function readNodeTap(output: string): TestCounts | undefined {
   let skipped = 0;
   const failures: TestFailure[] = [];
   const summary = new Map<string, number>();
-  // The names of the subtests being reported, by depth.
+  // 正在报告的各层子测试的名字，按深度。
   const open: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? "";
@@ -44,7 +42,7 @@ export function readNodeTap(output: string): TestCounts | undefined {
     if (!point) continue;
     const indent = point[1] ?? "";
     const details = readTapYamlBlock(lines, i + 1, `${indent}  `);
-    // A suite's point only sums up its tests, which were counted one by one.
+    // 套件的测试点只是汇总它的测试，而那些测试已经一个个计过了。
     if (details.get("type") === "suite") continue;
     if (point[4] !== undefined) {
       skipped++;

@@ -2,12 +2,10 @@ import { rmdir } from "node:fs/promises";
 import { type FileOps, RollbackError, type WrittenChange } from "@coding-agent/tools";
 
 /**
- * The rollback of `apply_edits`: called when a write fails midway, with every change
- * that reached the disk (the one whose write failed last; it may or may not have
- * landed). Undoes them last first: a file that existed gets its exact previous bytes
- * and mode back; a file the transaction created is removed (gone already is fine),
- * then the folders made for it, innermost first, if empty. One restore failing does
- * not stop the others; afterwards a `RollbackError` names every file not restored.
+ * `apply_edits` 的回滚：某次写入中途失败时被调用，参数是已经碰过磁盘的每一个改动
+ * （写失败的那一个排在最后，它可能已经落盘，也可能没有）。回滚之后，原来就有的文件
+ * 回到写之前的字节与权限，这次新建的文件和为它新建的空文件夹都不在了；一个文件恢复
+ * 不了不妨碍其余的，全部试过之后用 `RollbackError` 写明没恢复的文件。
  */
 export async function rollBack(written: readonly WrittenChange[], fileOps: FileOps): Promise<void> {
   // #region exercise
@@ -16,7 +14,7 @@ export async function rollBack(written: readonly WrittenChange[], fileOps: FileO
     try {
       if (change.before === null) {
         await fileOps.remove(change.absolute).catch((error: NodeJS.ErrnoException) => {
-          // The write that failed may never have created the file.
+          // 写失败的那个文件可能根本没被建出来。
           if (error.code !== "ENOENT") throw error;
         });
         for (const dir of [...createdDirs].reverse()) await rmdir(dir).catch(() => undefined);

@@ -7,11 +7,10 @@ import {
 } from "@coding-agent/agent-core";
 
 /**
- * The class of a failure, read from `FAILURE_TABLE`: turn the failure into its row's
- * key (`findFailureRow(source, key)`) and take that row's class. A provider status is
- * looked up exactly first (`"429"`), then by its range (`"5xx"`); a provider that never
- * answered is `no_response`. A key the table does not know is `bug`, never `retryable`.
- * Pure and total: never throws.
+ * 一次失败的类别，从 `FAILURE_TABLE` 里读：把失败变成它那一行的键（`findFailureRow(source, key)`），
+ * 取那一行的类别。Provider 的状态码先精确查找（`"429"`），再按范围查找（`"5xx"`）；从未应答的
+ * Provider 是 `no_response`。表里没有的键是 `bug`，永远不是 `retryable`。纯函数，对任何输入都有结果：
+ * 从不抛出。
  */
 export function classifyFailure(failure: Failure): FailureClass {
   // #region exercise

@@ -6,11 +6,10 @@ import {
 } from "@coding-agent/agent-core";
 
 /**
- * Whether to retry after a failed attempt, and after how long. Only `retryable` is
- * retried; never past `policy.maxAttempts`; never when this failure's fingerprint equals
- * the one before it. The delay is exponential backoff with equal jitter: with
- * `ceiling = min(maxDelayMs, baseDelayMs * 2^(attempt-1))`, half the ceiling plus
- * `random()` times the other half, rounded. Pure: `random` (in [0, 1)) is injected.
+ * 一次尝试失败后要不要重试、等多久。只重试 `retryable`；不超过 `policy.maxAttempts`；
+ * 这次失败的指纹与上一次相同时不重试。等待时间是带“等量抖动”的指数退避：设
+ * `ceiling = min(maxDelayMs, baseDelayMs * 2^(attempt-1))`，等待上限的一半，再加上
+ * `random()` 乘以另一半，四舍五入。纯函数：`random`（取值在 [0, 1)）由参数注入。
  */
 export function decideRetry(
   input: RetryInput,

@@ -16,6 +16,46 @@ import { checkTestsIntegrityOfLabs } from "./tampering.ts";
 import { colorsFor } from "./terminal.ts";
 import { foldersWithChanges } from "./working-tree.ts";
 
+/** How often the elapsed time of a long starter run is redrawn on a terminal. */
+const TICK_MS = 1_000;
+
+/**
+ * `run`, saying on `stderr` (stdout may be JSON) what it is waiting for: which lessons'
+ * starters run and why, then the seconds as they pass on a terminal, then how long it took.
+ * A first look after a clone runs every starter once (about a second each): that wait
+ * is shown, not silent.
+ */
+function withProgress(
+  context: LearnerContext,
+  run: (targets: readonly RunTarget[]) => Promise<TargetReport[]>,
+): (targets: readonly RunTarget[]) => Promise<TargetReport[]> {
+  return async (targets) => {
+    const stderr = context.stderr;
+    const colors = colorsFor(stderr, context.env);
+    const ids = targets.map((target) => target.label.split(":")[0]).join("、");
+    stderr.write(
+      colors.dim(
+        `正在运行 ${targets.length} 课的 starter 测试（${ids}）：第一次查看时每课都要跑一次，之后只重跑改动过的课……\n`,
+      ),
+    );
+    const started = Date.now();
+    const seconds = () => Math.round((Date.now() - started) / 1000);
+    const tick =
+      stderr.isTTY === true
+        ? setInterval(() => stderr.write(`\r${colors.dim(`  已用 ${seconds()} 秒`)}`), TICK_MS)
+        : undefined;
+    try {
+      return await run(targets);
+    } finally {
+      if (tick !== undefined) {
+        clearInterval(tick);
+        stderr.write("\r\u001b[K");
+      }
+      stderr.write(colors.dim(`测试跑完，用时 ${seconds()} 秒。\n`));
+    }
+  };
+}
+
 function starterTarget(lab: ResolvedLab): RunTarget {
   return { label: `${lab.id}:starter`, labDir: lab.dir, packageDir: lab.starterDir };
 }
@@ -38,7 +78,7 @@ export async function collectLessonRows(
   );
   // The test run dominates; the git comparisons run beside it.
   const targets = ready.map(starterTarget);
-  const run = (some: readonly RunTarget[]) => context.runTargets(some);
+  const run = withProgress(context, (some) => context.runTargets(some));
   const [reports, integrities, starters] = await Promise.all([
     ready.length === 0
       ? Promise.resolve([])

@@ -8,8 +8,13 @@ import { toPosixPath } from "../posix-path.ts";
 
 const execFileAsync = promisify(execFile);
 
-/** Folders that are never a learner's work: installed or generated. */
-const GENERATED = ["node_modules", ".turbo", "dist", "coverage"].map((name) => `**/${name}/**`);
+/**
+ * Folders that are never a learner's work: installed or generated, and lab-kit's own
+ * copies beside a starter (`.lab-kit/pristine`, `.lab-kit/runs`, …).
+ */
+const GENERATED = ["node_modules", ".turbo", "dist", "coverage", ".lab-kit"].map(
+  (name) => `**/${name}/**`,
+);
 
 /**
  * Every file under `dir` (relative, `/` separators, dot files included), skipping installed

@@ -65,8 +65,17 @@ export function describeFailure(test: TestOutcome): string {
   return `"${test.name}"（${text}）`;
 }
 
+/** The colors a verdict is printed in: picocolors' own, or none (`pc.createColors(false)`). */
+type Colors = Pick<typeof pc, "bold" | "yellow" | "green" | "red" | "dim">;
+
 /** The text of a whole verdict, colored unless NO_COLOR is set (picocolors decides). */
 export function formatVerdict(verdict: LabVerdict): string {
+  return formatVerdictIn(verdict, pc);
+}
+
+/** The text of a whole verdict in the colors given (the README check uses none). */
+export function formatVerdictIn(verdict: LabVerdict, colors: Colors): string {
+  const pc = colors;
   const title = verdict.title === undefined ? "" : ` · ${verdict.title}`;
   const lines = [pc.bold(`第 ${verdict.id} 课 ${verdict.slug}${title}`)];
   for (const line of verdict.notice) lines.push(pc.yellow(`  ${line}`));

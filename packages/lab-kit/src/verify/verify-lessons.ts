@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import pc from "picocolors";
 import { glob } from "tinyglobby";
 import { LAB_TEST_TIMEOUT_MS } from "../lab-test-settings.js";
 import type { LabLocation } from "../labs.ts";
@@ -8,9 +9,17 @@ import { type LessonManifest, loadManifest } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
 import { type RunOptions, runLabAndPackageTests, runLabTargets } from "../runner.ts";
 import type { RunTarget, TargetReport } from "../runner-types.ts";
+import { checkAnswerLeaks } from "./answer-leaks.ts";
 import { capstoneLinkProblems, workspacePackages } from "./capstone-link.ts";
 import { type CapstoneFileResult, planCapstoneTests } from "./capstone-tests.ts";
-import { type CheckLine, failed, isSound, type LabVerdict, passed } from "./check-line.ts";
+import {
+  type CheckLine,
+  failed,
+  formatVerdictIn,
+  isSound,
+  type LabVerdict,
+  passed,
+} from "./check-line.ts";
 import {
   checkCapstone,
   checkGate,
@@ -30,7 +39,9 @@ import {
   readSourceTree,
 } from "./lab-copies.ts";
 import { learnerReport } from "./learner-report.ts";
+import { checkReadmeOutputs, countMarkedBlocks, readmeOutputsText } from "./readme-outputs.ts";
 import { checkReadmeRubric } from "./readme-rubric.ts";
+import { checkReadmeSymptoms } from "./readme-symptoms.ts";
 import { checkExerciseRegions } from "./region-check.ts";
 import { scanTestFolder, type TestFolderScan } from "./test-files.ts";
 import {
@@ -86,6 +97,8 @@ interface PlannedLab {
   readonly readme: string | undefined;
   readonly testFolder: TestFolderScan;
   readonly pristine: PristineStarter;
+  /** The solution's sources, by path under `src/`. */
+  readonly solutionFiles: ReadonlyMap<string, string>;
   readonly mutants: ReadonlyMap<string, MutantResult>;
   /** Chinese notice when the lab's tests/ differ from HEAD: it leads the verdict. */
   readonly testsNotice: string | undefined;
@@ -408,6 +421,7 @@ async function planLab(
     readme,
     testFolder,
     pristine,
+    solutionFiles,
     mutants,
     testsNotice,
     labels,
@@ -488,6 +502,26 @@ function evaluateLab(
     manifest.capstone.tests.flatMap((file) => capstone.get(file)?.testNames ?? []),
   );
   checks.push(checkReadmeRubric(entry.readme, manifest, knownTests, capstoneTests));
+  checks.push(checkAnswerLeaks(entry.readme, entry.pristine.files, entry.solutionFiles));
+  const gateReports = new Map([...labels.gates].map(([name, label]) => [name, report(label)]));
+  checks.push(checkReadmeSymptoms(entry.readme, manifest, gateReports));
+  // The README's verify block is this very report, with this check passing, as printed
+  // for an untouched starter: the expected text is formatted from the checks made so far.
+  const asPrinted: LabVerdict = {
+    id: lab.id,
+    slug: lab.slug,
+    title: manifest.title,
+    notice: [],
+    checks: [...checks, passed(readmeOutputsText(countMarkedBlocks(entry.readme)))],
+    learner: learnerReport(manifest, starter, false),
+  };
+  checks.push(
+    checkReadmeOutputs(entry.readme, {
+      verifyLines: formatVerdictIn(asPrinted, pc.createColors(false)).split("\n"),
+      starter,
+      solution,
+    }),
+  );
   const learner = learnerReport(
     manifest,
     labels.learner === undefined ? starter : report(labels.learner),

@@ -24,6 +24,8 @@ const recorded = new Map<string, TargetReport>();
 let lessonsJson: { lessons: LessonJson[]; next: string | null };
 let lessonsExit: number;
 let lessonsText: string;
+let firstLookErr: string;
+let secondLookErr: string;
 
 function context(stdout = captureStream(), stderr = captureStream()): LearnerContext {
   return {
@@ -56,9 +58,10 @@ beforeAll(async () => {
   await repo.write("labs/04-demo-sum/tests/lab.test.ts", WEAKENED_TEST);
   await repo.write("labs/05-demo-sum/starter/src/index.ts", "export function sum(values: {\n");
   const stdout = captureStream();
+  const firstErr = captureStream();
   lessonsExit = await runLessonsCommand(
     {
-      ...context(stdout),
+      ...context(stdout, firstErr),
       runTargets: async (targets) => {
         const reports = await runLabTargets(targets);
         for (const report of reports) recorded.set(report.label, report);
@@ -68,9 +71,12 @@ beforeAll(async () => {
     ["--json"],
   );
   lessonsJson = JSON.parse(stdout.text());
+  firstLookErr = firstErr.text();
   const text = captureStream();
-  await runLessonsCommand(context(text), []);
+  const secondErr = captureStream();
+  await runLessonsCommand(context(text, secondErr), []);
   lessonsText = text.text();
+  secondLookErr = secondErr.text();
 }, 60_000);
 
 afterAll(async () => {
@@ -78,6 +84,16 @@ afterAll(async () => {
 });
 
 describe("pnpm lessons", () => {
+  it("says on stderr which starters it runs on a first look, and how long that took", () => {
+    expect(firstLookErr).toContain("正在运行 5 课的 starter 测试（01、02、03、04、05）");
+    expect(firstLookErr).toMatch(/测试跑完，用时 \d+ 秒。/);
+  });
+
+  it("runs, and names, only the starters without a kept report on the next look", () => {
+    // 05 does not load: its report is never kept.
+    expect(secondLookErr).toContain("正在运行 1 课的 starter 测试（05）");
+  });
+
   it("exits 0 when every lab is usable", () => {
     expect(lessonsExit).toBe(0);
   });

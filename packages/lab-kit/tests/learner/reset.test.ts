@@ -74,6 +74,15 @@ describe("pnpm lesson reset", () => {
     expect((await readdir(path.join(repo.root, BACKUP))).sort()).toEqual(["package.json", "src"]);
   });
 
+  it("counts and backs up only the learner's files, not lab-kit's copies beside them", async () => {
+    await repo.write("labs/01-demo-sum/starter/.lab-kit/pristine/src/index.ts", STARTER_SOURCE);
+    await repo.write("labs/01-demo-sum/starter/.lab-kit/runs/01/tests/lab.test.ts", "// copy\n");
+    const { value, stdout } = context();
+    await runLessonCommand(value, ["reset", "01", "--yes"]);
+    expect(stdout.text()).toContain(`你原来的 3 个文件备份在 ${toPosixPath(BACKUP)}/`);
+    expect(await exists(path.join(BACKUP, ".lab-kit"))).toBe(false);
+  });
+
   it("prints where the backup is", async () => {
     const { value, stdout } = context();
     await runLessonCommand(value, ["reset", "01", "--yes"]);

@@ -1,0 +1,86 @@
+import { findExerciseRegions, splitLines } from "../learner/exercise-regions.ts";
+import { type CheckLine, failed, passed } from "./check-line.ts";
+
+/** The README section where the exercise starts: text before it is read before working. */
+export const EXERCISE_HEADING = "## 代码实验";
+/**
+ * A solution line shorter than this (spaces left out) says too little to give the answer
+ * away (`return env;`, `} else {`), and would match by chance.
+ */
+const MIN_ANSWER_CHARS = 20;
+
+const squeeze = (text: string) => text.replace(/\s+/g, "");
+
+/** A solution line that is code, long enough to count as part of the answer. */
+function answerLine(line: string): string | undefined {
+  const trimmed = line.trim();
+  if (trimmed.startsWith("//") || trimmed.startsWith("*") || trimmed.startsWith("/*")) {
+    return undefined;
+  }
+  // A statement's closing `;`, `{` or `,` is not what makes it the answer.
+  const body = squeeze(trimmed).replace(/[;{,]$/, "");
+  return body.length >= MIN_ANSWER_CHARS ? body : undefined;
+}
+
+/** The lines inside the exercise regions of every file. */
+function regionLines(files: ReadonlyMap<string, string>): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  for (const [file, text] of files) {
+    const lines = splitLines(text);
+    const scan = findExerciseRegions(lines);
+    if (!scan.ok) continue;
+    found.set(
+      file,
+      scan.regions.flatMap((region) => lines.slice(region.start + 1, region.end)),
+    );
+  }
+  return found;
+}
+
+/**
+ * The answer stays behind the hints: no line of the solution's exercise regions (code,
+ * at least 20 characters without spaces) appears verbatim, spaces aside,
+ * - in a comment of the starter (its TODO, its JSDoc): the learner reads those first;
+ * - in the README before `## 代码实验`: what the learner reads before working.
+ * A solution line that the starter's region has as code too is scaffolding both share,
+ * not the answer. Hints, the 常见失败 section and the manifest are not checked: hints
+ * are meant to end near the answer, and the README does not send learners to lesson.json.
+ */
+export function checkAnswerLeaks(
+  readme: string | undefined,
+  starter: ReadonlyMap<string, string>,
+  solution: ReadonlyMap<string, string>,
+): CheckLine {
+  const starterRegions = regionLines(starter);
+  const before = readme === undefined ? "" : (readme.split(`\n${EXERCISE_HEADING}`)[0] ?? "");
+  const readmeText = squeeze(before);
+  const problems: string[] = [];
+  for (const [file, lines] of regionLines(solution)) {
+    const scaffold = new Set(
+      (starterRegions.get(file) ?? []).flatMap((line) => answerLine(line) ?? []),
+    );
+    const comments = squeeze(
+      splitLines(starter.get(file) ?? "")
+        .filter((line) => /^\s*(\/\/|\*|\/\*)/.test(line))
+        .map((line) => line.trim().replace(/^(\/\/|\/\*\*?|\*)\s?/, ""))
+        .join(" "),
+    );
+    for (const line of lines) {
+      const answer = answerLine(line);
+      if (answer === undefined || scaffold.has(answer)) continue;
+      const shown = line.trim();
+      if (comments.includes(answer)) {
+        problems.push(`starter 的 ${file} 的注释里写出了答案的一行：${shown}`);
+      }
+      if (readmeText.includes(answer)) {
+        problems.push(`README 在“${EXERCISE_HEADING}”之前写出了答案的一行（${file}）：${shown}`);
+      }
+    }
+  }
+  const first = problems[0];
+  if (first !== undefined) {
+    const more = problems.length > 1 ? `；另有 ${problems.length - 1} 处` : "";
+    return failed(`答案外露：${first}${more}`);
+  }
+  return passed("starter 的注释与 README 的前几节都没有写出答案的代码");
+}

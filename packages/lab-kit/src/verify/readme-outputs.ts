@@ -1,0 +1,268 @@
+import type { TargetReport, TestOutcome } from "../runner-types.ts";
+import { type CheckLine, failed, passed } from "./check-line.ts";
+
+/**
+ * README output blocks: a fenced block that a README shows as what a command prints is
+ * marked by an HTML comment on the line before it, naming the command's kind:
+ *
+ *     <!-- output: verify -->          the whole report of `pnpm verify:lesson NN`
+ *     <!-- output: starter-test -->    an excerpt of `pnpm --dir labs/NN-slug/starter test`
+ *     <!-- output: solution-test -->   an excerpt of `pnpm --dir labs/NN-slug/solution test`
+ *
+ * `verify:lesson` checks each against what it has just produced itself: the verify block
+ * against the verifier's own report of this lab (as printed for an untouched starter,
+ * without colors), the test excerpts line by line against the runs of the committed
+ * starter and of the solution. What truly varies is normalised: a `seed` number, and any
+ * standalone `N` the README writes for a count it leaves open. A block in a README that
+ * looks like such an output but carries no mark is a problem too, so a new lab cannot
+ * show an unchecked output by leaving the mark off.
+ */
+export const OUTPUT_MARK = /^<!--\s*output:\s*([a-z-]+)\s*-->$/;
+
+export type OutputKind = "verify" | "starter-test" | "solution-test";
+const KINDS: readonly OutputKind[] = ["verify", "starter-test", "solution-test"];
+
+/** A fenced block of a README with the mark before it, if any. */
+export interface ReadmeBlock {
+  /** 1-based line of the opening fence. */
+  readonly line: number;
+  readonly mark: string | undefined;
+  readonly lines: readonly string[];
+}
+
+/** Every fenced block of a Markdown text, with the output mark on the line before it. */
+export function readmeBlocks(readme: string): ReadmeBlock[] {
+  const lines = readme.split("\n");
+  const blocks: ReadmeBlock[] = [];
+  for (let index = 0; index < lines.length; index += 1) {
+    const fence = /^(`{3,})/.exec(lines[index] ?? "");
+    if (fence === null) continue;
+    const mark = OUTPUT_MARK.exec((lines[index - 1] ?? "").trim())?.[1];
+    const body: string[] = [];
+    let end = index + 1;
+    while (end < lines.length && !(lines[end] ?? "").startsWith(fence[1] ?? "```")) {
+      body.push(lines[end] ?? "");
+      end += 1;
+    }
+    blocks.push({ line: index + 1, mark, lines: body });
+    index = end;
+  }
+  return blocks;
+}
+
+/** Text that only a command's output has: such a block must be marked. */
+const LOOKS_LIKE_OUTPUT = [
+  /^\s*结论：第 \d+ 课/,
+  /^ FAIL {2}/,
+  /^\s+Tests {2}\d/,
+  /^\s*✓ 清单有效/,
+];
+
+/**
+ * A line of the README matches a real line: equal after the seed number is normalised,
+ * where a standalone `N` in the README stands for any number; with `prefix`, the README
+ * line need only begin the real one (a line the README cuts short with `…`).
+ */
+export function lineMatches(shown: string, real: string, prefix = false): boolean {
+  const seed = (text: string) => text.replace(/seed \d+/g, "seed N");
+  const pattern = seed(shown.trimEnd())
+    .split(/(?<![A-Za-z0-9_])N(?![A-Za-z0-9_])/)
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("(?:\\d+|N)");
+  return new RegExp(`^${pattern}${prefix ? "" : "$"}`).test(seed(real.trimEnd()));
+}
+
+export interface OutputSources {
+  /** The verifier's report of this lab as printed for an untouched starter, without colors. */
+  readonly verifyLines: readonly string[];
+  /** The committed starter's run. */
+  readonly starter: TargetReport;
+  readonly solution: TargetReport;
+}
+
+/** The name of the check, counted: this line is itself part of the verify block. */
+export function readmeOutputsText(checked: number): string {
+  return `README 的 ${checked} 个输出块与真实运行一致`;
+}
+
+/** How many blocks of the README are marked with a known kind (what the check counts). */
+export function countMarkedBlocks(readme: string | undefined): number {
+  if (readme === undefined) return 0;
+  return readmeBlocks(readme).filter((block) => KINDS.includes(block.mark as OutputKind)).length;
+}
+
+/** Checks every marked output block of a README against the real outputs. */
+export function checkReadmeOutputs(readme: string | undefined, sources: OutputSources): CheckLine {
+  if (readme === undefined) return failed("README 输出块：找不到 README.md");
+  const problems: string[] = [];
+  let checked = 0;
+  for (const block of readmeBlocks(readme)) {
+    const where = `第 ${block.line} 行的输出块`;
+    if (block.mark === undefined) {
+      if (block.lines.some((line) => LOOKS_LIKE_OUTPUT.some((shape) => shape.test(line)))) {
+        problems.push(
+          `${where}像是命令的输出，却没有 <!-- output: … --> 标记（verify、starter-test 或 solution-test）`,
+        );
+      }
+      continue;
+    }
+    if (!KINDS.includes(block.mark as OutputKind)) {
+      problems.push(`${where}的标记 "${block.mark}" 未知（可用：${KINDS.join("、")}）`);
+      continue;
+    }
+    checked += 1;
+    const kind = block.mark as OutputKind;
+    const found =
+      kind === "verify"
+        ? compareVerify(block.lines, sources.verifyLines)
+        : compareTestExcerpt(
+            block.lines,
+            kind === "starter-test" ? sources.starter : sources.solution,
+          );
+    for (const problem of found) problems.push(`${where}（${kind}）：${problem}`);
+  }
+  const first = problems[0];
+  if (first !== undefined) {
+    const more = problems.length > 1 ? `；另有 ${problems.length - 1} 处问题` : "";
+    return failed(`README 输出块：${first}${more}`);
+  }
+  return passed(readmeOutputsText(checked));
+}
+
+/** The verify block is the whole report, line for line. */
+function compareVerify(shown: readonly string[], real: readonly string[]): string[] {
+  const length = Math.max(shown.length, real.length);
+  for (let index = 0; index < length; index += 1) {
+    const left = shown[index];
+    const right = real[index];
+    if (left === undefined) {
+      return [`块在第 ${index + 1} 行结束，而真实输出还有：“${right?.trim()}”`];
+    }
+    if (right === undefined) return [`真实输出在第 ${index} 行结束，块里还有：“${left.trim()}”`];
+    if (!lineMatches(left, right)) {
+      return [`第 ${index + 1} 行是“${left.trim()}”，真实输出是“${right.trim()}”`];
+    }
+  }
+  return [];
+}
+
+function fileMatches(shown: string, test: TestOutcome): boolean {
+  const tail = shown.replace(/^(\.\.\/)+/, "");
+  return test.file === tail || test.file.endsWith(`/${tail}`);
+}
+
+function titleMatches(title: string, test: TestOutcome): boolean {
+  return test.name === title || test.name.endsWith(` > ${title}`);
+}
+
+/** vitest's count line: `1 failed | 3 passed (4)`. */
+function counts(failedCount: number, passedCount: number): string {
+  const parts = [
+    ...(failedCount > 0 ? [`${failedCount} failed`] : []),
+    ...(passedCount > 0 ? [`${passedCount} passed`] : []),
+  ];
+  return `${parts.join(" | ")} (${failedCount + passedCount})`;
+}
+
+/**
+ * An excerpt of vitest's terminal report (colors and times left out): every line must be
+ * one vitest prints for this run, and say what the run said. Lines it knows:
+ * a file's summary (`❯ ../tests/lab.test.ts (4 tests | 1 failed)`, `✓ ../tests/lab.test.ts (4 tests)`),
+ * a test's row (`× title`, `✓ title`), `FAIL  file > full name`, the first line of the
+ * failure right after it (`AssertionError: …`, ending in `…` to cut it short),
+ * `Failed Tests N`, `Test Files  …` and `Tests  …`. Other lines (a diff, console output)
+ * cannot be checked against the run and are refused: describe them in prose instead.
+ */
+export function compareTestExcerpt(shown: readonly string[], report: TargetReport): string[] {
+  const problems: string[] = [];
+  const tests = report.tests;
+  const failedTests = tests.filter((test) => test.state === "failed");
+  let current: TestOutcome | undefined;
+  shown.forEach((raw, index) => {
+    const line = raw.trimEnd();
+    const at = `第 ${index + 1} 行`;
+    const problem = (text: string) => problems.push(`${at}${text}`);
+    if (line.trim() === "") return;
+    let match = /^\s*❯ (\S+) \((\d+) tests? \| (\d+) failed\)$/.exec(line);
+    if (match !== null) {
+      const [, file = "", total, failedCount] = match;
+      const inFile = tests.filter((test) => fileMatches(file, test));
+      const real = `${inFile.length} tests | ${inFile.filter((test) => test.state === "failed").length} failed`;
+      if (real !== `${total} tests | ${failedCount} failed`)
+        problem(`写着 ${file} 有 ${total} 个测试、${failedCount} 个失败，真实运行是 ${real}`);
+      return;
+    }
+    match = /^\s*✓ (\S+\.test\.ts) \((\d+) tests?\)$/.exec(line);
+    if (match !== null) {
+      const [, file = "", total] = match;
+      const inFile = tests.filter((test) => fileMatches(file, test));
+      const failing = inFile.filter((test) => test.state !== "passed").length;
+      if (String(inFile.length) !== total || failing > 0) {
+        problem(
+          `写着 ${file} 的 ${total} 个测试全部通过，真实运行是 ${inFile.length} 个测试、${failing} 个没有通过`,
+        );
+      }
+      return;
+    }
+    match = /^ FAIL {2}(\S+) > (.+)$/.exec(line);
+    if (match !== null) {
+      const [, file = "", name = ""] = match;
+      current = failedTests.find((test) => test.name === name && fileMatches(file, test));
+      if (current === undefined) problem(`的 "${name}" 在真实运行中没有失败（或不存在）`);
+      return;
+    }
+    match = /^(\w*(?:Error|Exception)): (.*)$/.exec(line);
+    if (match !== null) {
+      if (current === undefined) {
+        problem("的错误信息前面没有 FAIL 行，无法对应到测试");
+        return;
+      }
+      const real = current.failure?.message ?? "";
+      const cut = line.endsWith("…") && lineMatches(line.slice(0, -1), real, true);
+      if (!cut && !lineMatches(line, real))
+        problem(`写着“${line}”，"${current.name}" 真实的失败是“${real}”`);
+      current = undefined;
+      return;
+    }
+    match = /^\s*([×✓]) (.+)$/.exec(line);
+    if (match !== null) {
+      const [, sign, title = ""] = match;
+      const state = sign === "×" ? "failed" : "passed";
+      const candidates = tests.filter((test) => titleMatches(title, test));
+      if (candidates.length === 0) problem(`的测试 "${title}" 不存在`);
+      else if (!candidates.some((test) => test.state === state)) {
+        problem(`写着 "${title}" ${state === "failed" ? "失败" : "通过"}，真实运行正相反`);
+      }
+      return;
+    }
+    match = /^⎯+ Failed Tests (\d+) ⎯+$/.exec(line.trim());
+    if (match !== null) {
+      if (Number(match[1]) !== failedTests.length)
+        problem(`写着 ${match[1]} 个失败，真实运行是 ${failedTests.length} 个`);
+      return;
+    }
+    match = /^\s*Test Files {2}(.+)$/.exec(line);
+    if (match !== null) {
+      const files = new Set(tests.map((test) => test.file));
+      const failedFiles = new Set(failedTests.map((test) => test.file));
+      const real = counts(
+        failedFiles.size + report.loadErrors.length,
+        files.size - failedFiles.size,
+      );
+      if (!lineMatches(match[1] ?? "", real))
+        problem(`写着 Test Files ${match[1]}，真实运行是 ${real}`);
+      return;
+    }
+    match = /^\s*Tests {2}(.+)$/.exec(line);
+    if (match !== null) {
+      const real = counts(
+        failedTests.length,
+        tests.filter((test) => test.state === "passed").length,
+      );
+      if (!lineMatches(match[1] ?? "", real)) problem(`写着 Tests ${match[1]}，真实运行是 ${real}`);
+      return;
+    }
+    problem(`“${line.trim()}”不是能与测试报告核对的一行（差异、console 输出请改用文字说明）`);
+  });
+  return problems;
+}

@@ -1,0 +1,328 @@
+/**
+ * What the loop does with each answer an extension may give, valid or not, and with an
+ * extension that hangs, throws or is cancelled at each point: it fails closed, names the
+ * extension and the point, and never hangs or crashes the run.
+ */
+import { describe, expect, it } from "vitest";
+import { runAgent } from "../src/agent-loop.ts";
+import type { RunExtension } from "../src/extension.ts";
+import type { Message } from "../src/messages.ts";
+import { createModelRequest } from "../src/provider.ts";
+import { createScriptedProvider } from "../src/testing/index.ts";
+import type { ToolSet } from "../src/tools.ts";
+import type { TraceEvent } from "../src/trace.ts";
+import { call, replies } from "./fixtures/actions.ts";
+
+const finish = { type: "finish", summary: "完成" };
+const limits = { maxSteps: 5 };
+const tools: ToolSet = { echo: { execute: (input) => input.text ?? "ok" } };
+const hang = () => new Promise<never>(() => {});
+
+function run(extension: RunExtension, script: unknown[] = [call("echo", { text: "x" }), finish]) {
+  return runAgent("目标", replies(...script), tools, limits, undefined, {
+    extensions: [extension],
+  });
+}
+
+const lastTool = (messages: readonly Message[]) =>
+  messages.filter((message) => message.role === "tool").at(-1);
+
+describe("an answer an extension may not give", () => {
+  it.each([
+    ["afterReply", { afterReply: () => ({ kind: "rewrite" }) }],
+    ["afterReply", { afterReply: () => "stop" }],
+    ["afterToolCall", { afterToolCall: () => ({ kind: "stop", code: "cancelled", reason: "x" }) }],
+    ["onFinish", { onFinish: () => ({ kind: "reject", reasons: "no_tests", message: "m" }) }],
+    ["onFinish", { onFinish: () => ({ kind: "reject", reasons: [1], message: "m" }) }],
+    ["onFinish", { onFinish: () => ({ kind: "reject", reasons: ["r"] }) }],
+    ["beforeModelCall", { beforeModelCall: () => ({ kind: "stop", code: 7, reason: "x" }) }],
+    ["beforeModelCall", { beforeModelCall: () => ({ kind: "stop", code: "max_steps" }) }],
+  ])("at %s ends the run failed with extension_error", async (point, hooks) => {
+    const result = await run({ name: "odd", ...hooks } as unknown as RunExtension);
+    expect(result).toMatchObject({ status: "failed", code: "extension_error" });
+    expect(result.reason).toBe(`扩展 odd 的 ${point} 返回了无效的决定`);
+  });
+
+  it.each([
+    ["a veto without a message", { kind: "veto", error: { code: "no" } }],
+    ["a veto without an error", { kind: "veto" }],
+    ["a block without a reason", { kind: "block" }],
+    ["an answer without a value", { kind: "answer" }],
+    ["an unknown kind", { kind: "skip" }],
+    ["a text", "run"],
+  ])("before a tool call, %s fails closed: not run, tool_error", async (_, decision) => {
+    let ran = 0;
+    const counting: ToolSet = { echo: { execute: () => String((ran += 1)) } };
+    const result = await runAgent(
+      "目标",
+      replies(call("echo"), finish),
+      counting,
+      limits,
+      undefined,
+      {
+        extensions: [{ name: "odd", beforeToolCall: () => decision } as unknown as RunExtension],
+      },
+    );
+    expect(result).toMatchObject({ status: "failed", code: "tool_error", toolCalls: 0 });
+    expect(result.reason).toBe(
+      "工具 echo 的许可检查出错：扩展 odd 的 beforeToolCall 返回了无效的决定",
+    );
+    expect(ran).toBe(0);
+    expect(lastTool(result.messages)).toMatchObject({ ok: false, error: { code: "tool_error" } });
+  });
+
+  it.each([
+    ["not a request", 42],
+    ["a request without messages", { task: { goal: "g" }, tools: [] }],
+    ["a request without tools", { task: { goal: "g" }, messages: [] }],
+    ["a request without a goal", { task: {}, messages: [], tools: [] }],
+    [
+      "a request whose getter throws",
+      {
+        task: { goal: "g" },
+        tools: [],
+        get messages() {
+          throw new Error("boom");
+        },
+      },
+    ],
+  ])("a rewrite to %s is refused", async (_, request) => {
+    const provider = replies(finish);
+    const result = await runAgent("目标", provider, {}, limits, undefined, {
+      extensions: [
+        {
+          name: "rw",
+          beforeModelCall: () => ({ kind: "rewrite", request }),
+        } as unknown as RunExtension,
+      ],
+    });
+    expect(result).toMatchObject({
+      code: "extension_error",
+      reason: "扩展 rw 的 beforeModelCall 返回了无效的决定",
+    });
+    expect(provider.requests).toHaveLength(0);
+  });
+});
+
+describe("a rewritten request", () => {
+  it("keeps an immutable request of the same step as it is, and renumbers another to the run's step", async () => {
+    const seen: unknown[] = [];
+    const provider = {
+      complete: async (request: unknown) => {
+        seen.push(request);
+        return { action: finish };
+      },
+    };
+    let kept: unknown;
+    await runAgent("目标", provider, {}, limits, undefined, {
+      extensions: [
+        {
+          name: "same",
+          beforeModelCall: (request) => {
+            kept = createModelRequest({ ...request, messages: request.messages });
+            return { kind: "rewrite", request: kept as typeof request };
+          },
+        },
+      ],
+    });
+    expect(seen[0]).toBe(kept);
+
+    const renumbered = createScriptedProvider([{ action: finish }]);
+    await runAgent("目标", renumbered, {}, limits, undefined, {
+      extensions: [
+        {
+          name: "other",
+          beforeModelCall: (request) => ({
+            kind: "rewrite",
+            request: createModelRequest({ ...request, step: 99 }),
+          }),
+        },
+      ],
+    });
+    expect(renumbered.requests[0]?.step).toBe(1);
+    expect(Object.isFrozen(renumbered.requests[0])).toBe(true);
+  });
+
+  it("cannot be changed by the provider through arrays the extension built", async () => {
+    const messages: Message[] = [{ role: "user", content: "新历史" }];
+    const provider = {
+      complete: async (request: { messages: Message[] }) => {
+        expect(() => request.messages.push({ role: "user", content: "偷改" })).toThrow(TypeError);
+        return { action: finish };
+      },
+    };
+    const result = await runAgent("目标", provider as never, {}, limits, undefined, {
+      extensions: [
+        {
+          name: "rw",
+          beforeModelCall: (request) => ({ kind: "rewrite", request: { ...request, messages } }),
+        },
+      ],
+    });
+    expect(result.status).toBe("completed");
+  });
+});
+
+describe("an extension that hangs, is cancelled or throws", () => {
+  const points: [string, Partial<RunExtension>][] = [
+    ["afterReply", { afterReply: hang }],
+    ["afterToolCall", { afterToolCall: hang }],
+    ["onFinish", { onFinish: hang }],
+  ];
+
+  it.each(points)(
+    "at %s, past the run's deadline, ends the run max_duration",
+    async (point, hooks) => {
+      const result = await runAgent(
+        "目标",
+        replies(call("echo"), finish),
+        tools,
+        { maxSteps: 5, maxDurationMs: 20 },
+        undefined,
+        {
+          extensions: [{ name: "slow", ...hooks }],
+        },
+      );
+      expect(result).toMatchObject({ status: "budget_exceeded", code: "max_duration" });
+      expect(result.reason).toBe(`扩展 slow 的 ${point} 用完时间预算 20 ms`);
+    },
+  );
+
+  it.each(points)("at %s, cancelled, ends the run cancelled", async (point, hooks) => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 10);
+    const result = await runAgent(
+      "目标",
+      replies(call("echo"), finish),
+      tools,
+      limits,
+      controller.signal,
+      {
+        extensions: [{ name: "slow", ...hooks }],
+      },
+    );
+    expect(result).toMatchObject({ status: "cancelled", code: "cancelled" });
+    expect(result.reason).toBe(`扩展 slow 的 ${point} 期间运行被取消`);
+  });
+
+  it("at afterToolCall, answers the call that ran with the reason, traced as completed", async () => {
+    const events: TraceEvent[] = [];
+    const result = await runAgent("目标", replies(call("echo"), finish), tools, limits, undefined, {
+      trace: (event) => void events.push(event),
+      extensions: [
+        {
+          name: "post",
+          afterToolCall: () => {
+            throw new Error("坏了");
+          },
+        },
+      ],
+    });
+    expect(result).toMatchObject({ code: "extension_error", toolCalls: 1 });
+    expect(lastTool(result.messages)).toMatchObject({
+      ok: false,
+      error: {
+        code: "extension_error",
+        message: "结果未写回：扩展 post 的 afterToolCall 出错：坏了",
+      },
+    });
+    expect(events.filter((event) => event.type === "tool_completed")).toHaveLength(1);
+  });
+
+  it("before a tool call, past the deadline, the call is answered but never started", async () => {
+    const events: TraceEvent[] = [];
+    const result = await runAgent(
+      "目标",
+      replies(call("echo"), finish),
+      tools,
+      { maxSteps: 5, maxDurationMs: 20 },
+      undefined,
+      {
+        trace: (event) => void events.push(event),
+        extensions: [{ name: "slow", beforeToolCall: hang }],
+      },
+    );
+    expect(result).toMatchObject({ code: "max_duration", toolCalls: 0 });
+    expect(result.reason).toBe("工具 echo 等待许可时用完时间预算 20 ms");
+    expect(lastTool(result.messages)).toMatchObject({ error: { code: "max_duration" } });
+    expect(events.some((event) => event.type === "tool_started")).toBe(false);
+  });
+
+  it.each([
+    ["a cancel while it decides", () => new Promise<never>(() => {})],
+    [
+      "an AbortError it throws",
+      () => Promise.reject(Object.assign(new Error("aborted"), { name: "AbortError" })),
+    ],
+  ])(
+    "before a tool call, %s ends the run cancelled, the call never started",
+    async (_, beforeToolCall) => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 10);
+      const result = await runAgent(
+        "目标",
+        replies(call("echo"), finish),
+        tools,
+        limits,
+        controller.signal,
+        {
+          extensions: [{ name: "slow", beforeToolCall }],
+        },
+      );
+      expect(result).toMatchObject({
+        code: "cancelled",
+        toolCalls: 0,
+        reason: "工具 echo 等待许可时运行被取消",
+      });
+      expect(lastTool(result.messages)).toMatchObject({
+        error: { code: "cancelled", message: "未执行：等待许可时运行被取消" },
+      });
+    },
+  );
+
+  it("gives every point the run's signal", async () => {
+    const controller = new AbortController();
+    const signals: AbortSignal[] = [];
+    const take = (_value: unknown, signal: AbortSignal) => void signals.push(signal);
+    await runAgent("目标", replies(call("echo"), finish), tools, limits, controller.signal, {
+      extensions: [
+        {
+          name: "all",
+          beforeModelCall: take,
+          afterReply: take,
+          beforeToolCall: take,
+          afterToolCall: (_call, _result, signal) => void signals.push(signal),
+          onFinish: take,
+        },
+      ],
+    });
+    expect(signals).toHaveLength(7);
+    expect(signals.every((signal) => signal === controller.signal)).toBe(true);
+  });
+});
+
+describe("trace listeners", () => {
+  it("give a single listener each event once, and several listeners each event in order", async () => {
+    const one: number[] = [];
+    await runAgent("目标", replies(finish), {}, limits, undefined, {
+      extensions: [{ name: "one", onTrace: (event) => void one.push(event.seq) }],
+    });
+    expect(one).toEqual([1, 2, 3, 4]);
+
+    const order: string[] = [];
+    await runAgent("目标", replies(finish), {}, limits, undefined, {
+      trace: (event) => void order.push(`sink ${event.seq}`),
+      extensions: [{ name: "a", onTrace: (event) => void order.push(`a ${event.seq}`) }],
+    });
+    expect(order.slice(0, 4)).toEqual(["a 1", "sink 1", "a 2", "sink 2"]);
+  });
+
+  it("trace nothing when nobody listens", async () => {
+    let built = 0;
+    const result = await runAgent("目标", replies(call("echo"), finish), tools, limits, undefined, {
+      extensions: [{ name: "quiet", afterReply: () => void (built += 1) }],
+    });
+    expect(result.status).toBe("completed");
+    expect(built).toBe(2);
+  });
+});

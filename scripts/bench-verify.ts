@@ -18,8 +18,8 @@ const args = process.argv.slice(2).filter((arg) => arg !== "--");
 const runs = Number(args[0] ?? 5);
 const lessonId = normalizeLessonId(args[1] ?? "05") ?? "05";
 const TARGET_RATIO = 3;
-/** As the root scripts run a script: through scripts/run.js (bundled, cached). */
-const RUN_SCRIPT = ["--conditions=@coding-agent/source", path.join("scripts", "run.js")];
+/** As the root scripts run a script: Node itself, with the source condition. */
+const RUN_SCRIPT = ["--conditions=@coding-agent/source"];
 
 /** Wall time of one command, in ms; fails loudly if the command fails unexpectedly. */
 function time(command: string, commandArgs: readonly string[], cwd: string): Promise<number> {

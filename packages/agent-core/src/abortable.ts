@@ -71,7 +71,10 @@ class SignalRace implements AbortRace {
     resolve?.(ABORTED);
   };
 
-  constructor(private readonly signal: AbortSignal) {
+  private readonly signal: AbortSignal;
+
+  constructor(signal: AbortSignal) {
+    this.signal = signal;
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent, `dispose` removes the listener; `once` only frees it when the signal fires first.
     signal.addEventListener("abort", this.onAbort, { once: true });
   }

@@ -55,7 +55,7 @@ it("never keeps its process alive when left unused, and the unused child ends wi
     `import { prestartRunner } from ${JSON.stringify(path.join(import.meta.dirname, "..", "src", "runner-prestart.ts"))};`,
     "console.log(prestartRunner());",
   ].join("\n");
-  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
     cwd: path.join(import.meta.dirname, ".."),
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -16,7 +16,11 @@ export interface WatchReporterOptions {
 export default class WatchHintReporter implements Reporter {
   private inner: Promise<Reporter | undefined> | undefined;
 
-  constructor(private readonly options: WatchReporterOptions) {}
+  private readonly options: WatchReporterOptions;
+
+  constructor(options: WatchReporterOptions) {
+    this.options = options;
+  }
 
   async onTestRunEnd(testModules: readonly TestModule[]): Promise<void> {
     this.inner ??= lookUpLab(this.options.repoRoot, this.options.lessonId, {

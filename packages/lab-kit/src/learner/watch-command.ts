@@ -1,5 +1,5 @@
 import path from "node:path";
-import { runLabTests } from "../lab-test.js";
+import { runLabTests } from "../run/lab-test.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
 import { checkTestsIntegrity, describeIntegrity } from "./tampering.ts";

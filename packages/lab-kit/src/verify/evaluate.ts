@@ -1,5 +1,5 @@
 import type { LessonManifest, Mutation } from "../manifest.ts";
-import type { TargetReport, TestOutcome } from "../runner-types.ts";
+import type { TargetReport, TestOutcome } from "../run/targets.ts";
 import type { CapstoneFileResult } from "./capstone-tests.ts";
 import { type CheckLine, describeFailure, failed, kindLabel, passed } from "./check-line.ts";
 import { COPIES_DIR } from "./lab-copies.ts";

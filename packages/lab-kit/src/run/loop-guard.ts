@@ -50,7 +50,9 @@ function createLoopGuard(): LoopGuard {
 }
 
 const scope = globalThis as unknown as Record<string, LoopGuard | undefined>;
-const guard = (scope[LOOP_GUARD_GLOBAL] ??= createLoopGuard());
+// One guard per worker: its timer and clock serve every file the worker runs.
+scope[LOOP_GUARD_GLOBAL] ??= createLoopGuard();
+const guard = scope[LOOP_GUARD_GLOBAL];
 
 beforeEach(() => {
   guard.restart();

@@ -94,10 +94,12 @@ const PACKAGE_SETUP_FILE = path.join(import.meta.dirname, "package-setup.ts");
 
 /** One target's project: the lab config on its sources, with the verifier's rules. */
 function labProject(target: ChildTarget): TestProjectInlineConfiguration {
-  const { resolve: _alias, plugins = [], test = {}, ...config } = defineLabConfig(
-    target.packageDir,
-    { srcDir: target.srcDir, warnIfTestsChanged: false },
-  );
+  const {
+    resolve: _alias,
+    plugins = [],
+    test = {},
+    ...config
+  } = defineLabConfig(target.packageDir, { srcDir: target.srcDir, warnIfTestsChanged: false });
   const testsDir = path.join(target.labDir, "tests");
   const shuffled = target.shuffleSeed !== undefined;
   return {

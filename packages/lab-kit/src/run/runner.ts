@@ -11,9 +11,9 @@ import os from "node:os";
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { glob } from "tinyglobby";
+import { SOURCE_CONDITION } from "../../../../source-condition.js";
 import { InvalidRunTargetError } from "../errors.ts";
 import { toPosixPath } from "../posix-path.ts";
-import { SOURCE_CONDITION } from "../../../../source-condition.js";
 import { createBackstop } from "./backstop.ts";
 import { classifyFailure, type SerializedTestError, shortMessage } from "./classify.ts";
 import {

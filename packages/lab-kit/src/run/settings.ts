@@ -31,7 +31,9 @@ export const LOOP_TIMEOUT_MESSAGE = `${LOOP_TIMEOUT_PREFIX}：一个循环连续
 
 /** Whether an error message is the loop guard's. */
 export function isLoopTimeout(message: string): boolean {
-  return message.startsWith(LOOP_TIMEOUT_PREFIX) || message.includes(`Error: ${LOOP_TIMEOUT_PREFIX}`);
+  return (
+    message.startsWith(LOOP_TIMEOUT_PREFIX) || message.includes(`Error: ${LOOP_TIMEOUT_PREFIX}`)
+  );
 }
 
 /** The global through which guarded code reaches the loop guard (installed by `loop-guard.ts`). */

@@ -9,15 +9,13 @@ import { z } from "zod";
  */
 const testName = z.string().min(1);
 
+const ONE_LINE = "一处修改只能是一行；多行改动拆成多个 { find, replace }";
+const oneLine = z.string().refine((text) => !text.includes("\n"), ONE_LINE);
+
 /** One small edit of a gate: one line of text to find (exactly once) and its replacement. */
 export const mutationEditSchema = z.object({
-  find: z
-    .string()
-    .min(1)
-    .refine((text) => !text.includes("\n"), "一处修改只能是一行；多行改动拆成多个 { find, replace }"),
-  replace: z
-    .string()
-    .refine((text) => !text.includes("\n"), "一处修改只能是一行；多行改动拆成多个 { find, replace }"),
+  find: oneLine.min(1),
+  replace: oneLine,
 });
 
 export const mutationSchema = z

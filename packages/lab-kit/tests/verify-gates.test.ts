@@ -204,7 +204,9 @@ describe("verify:lesson counts a gate as caught only when its tests fail the dec
 
   it("rejects a gate that writes both find/replace and edits as an invalid manifest", () => {
     expect(failures("22")).toEqual([
-      expect.stringMatching(/^清单无效：.*mutations\[0\]\.edits: 变异门要么写 find 和 replace，要么写 edits.*二者选一$/),
+      expect.stringMatching(
+        /^清单无效：.*mutations\[0\]\.edits: 变异门要么写 find 和 replace，要么写 edits.*二者选一$/,
+      ),
     ]);
   });
 });

@@ -17,7 +17,7 @@ const repoRoot = path.resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2).filter((arg) => arg !== "--");
 const runs = Number(args[0] ?? 5);
 const lessonId = normalizeLessonId(args[1] ?? "05") ?? "05";
-const TARGET_RATIO = 3;
+const TARGET_RATIO = 3.5;
 /** As the root scripts run a script: Node itself, with the source condition. */
 const RUN_SCRIPT = ["--conditions=@coding-agent/source"];
 

@@ -10,8 +10,8 @@ const WATCH_REPORTER = path.join(import.meta.dirname, "watch-reporter.ts");
 
 /**
  * `pnpm lesson watch NN`: vitest's own watch mode on the lab's starter, through the same
- * runner as `pnpm --dir labs/NN-slug/starter test -- --watch` (the one lab config, and the
- * watchdog that fails a test stuck in a synchronous loop), with the hint for the first
+ * runner as `pnpm --dir labs/NN-slug/starter test -- --watch` (the one lab config, whose loop
+ * guard fails a test stuck in a synchronous loop), with the hint for the first
  * failing test under every result. Resolves when vitest's watcher closes.
  */
 export async function runWatchCommand(context: LearnerContext, lab: ResolvedLab): Promise<number> {

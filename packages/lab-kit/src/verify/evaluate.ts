@@ -151,7 +151,7 @@ export function checkTestRules(
   const imports = new Set<string>();
   for (const target of targets) {
     for (const entry of target.report.forbiddenImports ?? []) {
-      const text = `${entry.file} 导入了 "${entry.specifier}"：实验测试只能导入 vitest、@lab、node: 内置模块和 tests/ 里的文件`;
+      const text = `${entry.file} 导入了 "${entry.specifier}"：实验测试只能导入 vitest、@lab、@coding-agent/* 运行时包、node: 内置模块和 tests/ 里的文件`;
       if (!imports.has(text)) problems.push(text);
       imports.add(text);
     }

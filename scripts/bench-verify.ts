@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:verify`: wall time of `verify:lesson 05 --no-cache` against a bare `vitest run`
  * of the same lab's solution tests, measured alternately in the same run; prints the medians
- * and their ratio (target: at most 3x); the same verify as an author meets it after editing
+ * and their ratio (target: at most 3.5x); the same verify as an author meets it after editing
  * the lab (no verdict for the lab as it now is, the capstone's tests unchanged since the
  * last verify, so answered from the capstone cache), with its ratio; the same verify
  * answered from the verdict cache; and `verify:lesson --all` per lab, without and with the

@@ -105,6 +105,10 @@ describe("insertLoopGuards", () => {
     expect(guarded?.map.mappings).not.toBe("");
   });
 
+  it("leaves a file that does not parse to vite's own transform, which reports the error", () => {
+    expect(insertLoopGuards("for (;;) {\n  return a +;\n}\n", "broken.ts")).toBeUndefined();
+  });
+
   it("leaves a file without loops alone", () => {
     expect(insertLoopGuards("export const doWhile = 1; // for", "x.ts")).toBeUndefined();
   });

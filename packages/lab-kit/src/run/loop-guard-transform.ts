@@ -63,7 +63,13 @@ export function insertLoopGuards(
       : /x$/.test(file)
         ? "jsx"
         : "js";
-  const ast = parseAst(code, { lang, sourceType: "module" }, file);
+  let ast: unknown;
+  try {
+    ast = parseAst(code, { lang, sourceType: "module" }, file);
+  } catch {
+    // A syntax error: vite's own transform reports it as it always does.
+    return undefined;
+  }
   const edited = new MagicString(code);
   let loops = 0;
   walk(ast, (node) => {

@@ -3,7 +3,7 @@
  * a vite transform that puts a call to the loop guard at the start of every `for`, `for…in`,
  * `for…of`, `for await`, `while` and `do…while` body of the code under test. The guard
  * (`loop-guard.ts`, a setup file) throws {@link LOOP_TIMEOUT_MESSAGE} once the worker's
- * event loop has not turned for {@link LAB_TEST_TIMEOUT_MS}: a synchronous endless loop
+ * event loop has not turned for {@link LOOP_LIMIT_MS}: a synchronous endless loop
  * fails inside its own test (or fails its file's load, at a module's top level) instead of
  * blocking the worker where no timer can reach it. A loop that awaits lets the event loop
  * turn, so it is left to vitest's own timeout.

@@ -2,7 +2,7 @@
  * Setup file of every lab test run: installs the loop guard that guarded code calls at the
  * start of each loop iteration (`loop-guard-transform.ts`). A timer of Node's own (not the
  * global one a test may fake) marks each turn of the worker's event loop; an iteration that
- * finds no turn for {@link LAB_TEST_TIMEOUT_MS} throws {@link LOOP_TIMEOUT_MESSAGE}, and
+ * finds no turn for {@link LOOP_LIMIT_MS} throws {@link LOOP_TIMEOUT_MESSAGE}, and
  * again at every later iteration until the loop lets go. A test whose code caught that
  * error and went on still fails with it, after the test.
  */
@@ -11,8 +11,8 @@ import { setInterval } from "node:timers";
 import { afterEach, beforeEach } from "vitest";
 import {
   isLoopTimeout,
-  LAB_TEST_TIMEOUT_MS,
   LOOP_GUARD_GLOBAL,
+  LOOP_LIMIT_MS,
   LOOP_TIMEOUT_MESSAGE,
 } from "./settings.ts";
 
@@ -34,7 +34,7 @@ function createLoopGuard(): LoopGuard {
     lastTurn = now();
   }, TURN_MS).unref();
   const guard = (() => {
-    if (now() - lastTurn < LAB_TEST_TIMEOUT_MS) return;
+    if (now() - lastTurn < LOOP_LIMIT_MS) return;
     guard.fired = true;
     const error = new Error(LOOP_TIMEOUT_MESSAGE);
     // The place to look is the learner's loop, the first frame below this one.

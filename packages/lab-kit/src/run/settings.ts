@@ -8,12 +8,19 @@
 export const LAB_ALIAS = "@lab";
 
 /**
- * The one time limit of lab code: vitest's per-test (and hook) timeout, and how long a loop
- * may keep its worker's event loop from turning before the loop guard ends it
- * (`loop-guard-transform.ts`). Short on purpose: a learner's endless loop turns into a
- * failing test within seconds, never a hung terminal.
+ * The one time limit of lab code: vitest's per-test (and hook) timeout. Short on purpose: a
+ * learner's endless loop turns into a failing test within seconds, never a hung terminal.
  */
 export const LAB_TEST_TIMEOUT_MS = 2_000;
+
+/**
+ * How long a loop may keep its worker's event loop from turning before the loop guard ends
+ * it (`loop-guard-transform.ts`): half the test timeout, derived, so that changing the one
+ * timeout changes both. Half, because every test a learner's loop blocks pays it in turn
+ * (lesson 20's seven tests: 7 s, not 14 s), while no lab code computes synchronously for
+ * anywhere near a second.
+ */
+export const LOOP_LIMIT_MS = LAB_TEST_TIMEOUT_MS / 2;
 
 /**
  * The coarse backstop for what no loop guard reaches (a hang inside a dependency,
@@ -27,7 +34,7 @@ export const NO_PROGRESS_MS = 30_000;
 export const LOOP_TIMEOUT_PREFIX = "超时（同步死循环？）";
 
 /** The failure of a loop that blocked its worker, in a test or while a file loads. */
-export const LOOP_TIMEOUT_MESSAGE = `${LOOP_TIMEOUT_PREFIX}：一个循环连续运行超过 ${LAB_TEST_TIMEOUT_MS} ms，阻塞了事件循环，已中止。检查循环的退出条件。`;
+export const LOOP_TIMEOUT_MESSAGE = `${LOOP_TIMEOUT_PREFIX}：一个循环连续运行超过 ${LOOP_LIMIT_MS} ms，阻塞了事件循环，已中止。检查循环的退出条件。`;
 
 /** Whether an error message is the loop guard's. */
 export function isLoopTimeout(message: string): boolean {

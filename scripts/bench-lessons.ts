@@ -1,5 +1,5 @@
 // `pnpm bench:lessons [--runs N]`: wall time of `pnpm lessons` as a learner runs it (pnpm,
-// tsx, one vitest process for every starter), warm: one untimed run first, then the
+// Node, one vitest process for every starter), warm: one untimed run first, then the
 // median of N timed runs. Target: at most 3 s.
 import { EXIT_CODES, processOutput } from "@bootcamp/lab-kit";
 import { parseArgsOrExplain } from "@coding-agent/cli/parse-args";

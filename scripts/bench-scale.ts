@@ -75,8 +75,8 @@ try {
   for (let id = 1; missing.length + existing.size < lessons && id <= 99; id++) {
     if (!existing.has(id)) missing.push(id);
   }
-  // The clone's own scaffold API (what `pnpm new:lesson` calls), in one tsx process rather
-  // than a pnpm and a tsx start per lesson. The script stays untracked in the clone.
+  // The clone's own scaffold API (what `pnpm new:lesson` calls), in one Node process rather
+  // than a pnpm and a Node start per lesson. The script stays untracked in the clone.
   const requests = missing.map((id) => ({
     number: String(id),
     slug: `bench-lesson-${id}`,
@@ -95,8 +95,8 @@ try {
   );
   await step(
     `scaffold ×${missing.length}`,
-    "pnpm",
-    ["exec", "tsx", "--conditions=@coding-agent/source", "bench-scaffold.ts"],
+    process.execPath,
+    ["--conditions=@coding-agent/source", "bench-scaffold.ts"],
     clone,
   );
   await step("git add", "git", ["add", "labs"], clone);

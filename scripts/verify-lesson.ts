@@ -3,11 +3,7 @@
  * where the learner's own starter stands. Exit codes: 0 sound, 1 a check failed, 2 bad usage.
  */
 import path from "node:path";
-import { prestartRunner } from "@bootcamp/lab-kit/runner-prestart";
-
-// The runner's vitest process starts while this process loads the verifier's modules.
-prestartRunner();
-const { processOutput, runVerifyCli } = await import("@bootcamp/lab-kit");
+import { processOutput, runVerifyCli } from "@bootcamp/lab-kit";
 
 const repoRoot = path.resolve(import.meta.dirname, "..");
 

@@ -1,12 +1,6 @@
-import {
-  createContractRegistry,
-  createScriptedProvider,
-  describeTool,
-  runAgent,
-  type ToolSet,
-  validateToolInput,
-  z,
-} from "@lab";
+import { runAgent, type ToolSet } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
+import { createContractRegistry, describeTool, validateToolInput, z } from "@lab";
 import { describe, expect, it, vi } from "vitest";
 
 /** Calls validateToolInput; a throw becomes a failed assertion that says so. */

@@ -1,11 +1,6 @@
-import {
-  capText,
-  createScriptedProvider,
-  runAgent,
-  serializeResult,
-  toStableJson,
-  withSerializedResults,
-} from "@lab";
+import { runAgent } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
+import { capText, serializeResult, toStableJson, withSerializedResults } from "@lab";
 import { describe, expect, it } from "vitest";
 
 const MARKER = /\n…\[truncated: omitted (\d+) of (\d+) chars\]…\n/;

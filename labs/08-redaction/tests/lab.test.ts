@@ -1,4 +1,6 @@
-import { createRedactor, createScriptedProvider, runAgent, type TraceEvent } from "@lab";
+import { runAgent, type TraceEvent } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
+import { createRedactor } from "@lab";
 import { describe, expect, it } from "vitest";
 import { NOT_SECRETS, SECRETS } from "./corpus.ts";
 

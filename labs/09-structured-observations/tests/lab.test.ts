@@ -1,13 +1,9 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import {
-  createScriptedProvider,
-  observationsOf,
-  runAgent,
-  type Tool,
-  withExpectedErrors,
-} from "@lab";
+import { runAgent, type Tool } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
+import { observationsOf, withExpectedErrors } from "@lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let workspace = "";

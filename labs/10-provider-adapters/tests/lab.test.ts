@@ -1,14 +1,6 @@
-import {
-  type ChatCompletion,
-  createChatProvider,
-  type FakeTurn,
-  fromChatCompletion,
-  type Message,
-  runAgent,
-  startFakeModelServer,
-  type ToolSet,
-  toChatMessages,
-} from "@lab";
+import { type Message, runAgent, type ToolSet } from "@coding-agent/agent-core";
+import { type FakeTurn, startFakeModelServer } from "@coding-agent/providers/testing";
+import { type ChatCompletion, createChatProvider, fromChatCompletion, toChatMessages } from "@lab";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const KEY = "sk-lab-10-loopback-key";

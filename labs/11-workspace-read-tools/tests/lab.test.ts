@@ -1,15 +1,15 @@
 import { symlink } from "node:fs/promises";
 import { join } from "node:path";
+import { runAgent } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import {
-  createConfinedWorkspace,
   createReadTools,
-  createScriptedProvider,
   listWorkspaceFiles,
   readWorkspaceFile,
-  runAgent,
   searchWorkspace,
   type Workspace,
-} from "@lab";
+} from "@coding-agent/tools";
+import { createConfinedWorkspace } from "@lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLayout, type Layout, SECRET } from "./layout.ts";
 

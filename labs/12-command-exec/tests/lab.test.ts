@@ -1,15 +1,14 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { defineTool, runAgent } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import {
   createRunCommand,
   createSandboxPolicy,
-  createScriptedProvider,
   createWorkspace,
-  defineTool,
   RunCommandInputSchema,
-  runAgent,
-  runProcess,
-} from "@lab";
+} from "@coding-agent/tools";
+import { runProcess } from "@lab";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createProcessLab, type ProcessLab, settleWithin } from "./processes.ts";
 

@@ -1,18 +1,16 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { defineTool, runAgent } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import {
-  buildChildEnv,
-  createPolicy,
   createRunCommand,
-  createScriptedProvider,
   createWorkspace,
   DEFAULT_ENV_ALLOWLIST,
-  defineTool,
   RunCommandInputSchema,
-  runAgent,
   runProcess,
-} from "@lab";
+} from "@coding-agent/tools";
+import { buildChildEnv, createPolicy } from "@lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** A developer's shell: credentials, and variables that change how programs run. */

@@ -2,19 +2,17 @@ import { existsSync } from "node:fs";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { isBlockedOutcome, runAgent, type TraceEvent } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import {
   type ApprovalMode,
   type Approver,
   createRunCommandTool,
   createSandboxPolicy,
-  createScriptedProvider,
   createWorkspace,
-  decideApproval,
   type GatedCall,
-  isBlockedOutcome,
-  runAgent,
-  type TraceEvent,
-} from "@lab";
+} from "@coding-agent/tools";
+import { decideApproval } from "@lab";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 let workspace = "";

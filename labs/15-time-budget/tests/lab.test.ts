@@ -1,13 +1,7 @@
 import { getEventListeners } from "node:events";
-import {
-  CallTimeoutError,
-  createLoopGuard,
-  createScriptedProvider,
-  runAgent,
-  type Tool,
-  withTimeout,
-  withToolTimeout,
-} from "@lab";
+import { createLoopGuard, runAgent, type Tool } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
+import { CallTimeoutError, withTimeout, withToolTimeout } from "@lab";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 // Every wait here is on fake timers: the tests move time forward themselves and

@@ -3,16 +3,15 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { defineTool, runAgent } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import {
   createRunTests,
   createSandboxPolicy,
-  createScriptedProvider,
   createWorkspace,
-  defineTool,
   RunTestsInputSchema,
-  readNodeTap,
-  runAgent,
-} from "@lab";
+} from "@coding-agent/tools";
+import { readNodeTap } from "@lab";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIXED_COUNTS, MIXED_FAILURES, MIXED_TAP, MIXED_TESTS } from "./reports.ts";
 

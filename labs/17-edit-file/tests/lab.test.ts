@@ -2,14 +2,10 @@ import { createHash } from "node:crypto";
 import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createEditTools,
-  createReadTools,
-  createScriptedProvider,
-  createWorkspace,
-  locateOnce,
-  runAgent,
-} from "@lab";
+import { runAgent } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
+import { createEditTools, createReadTools, createWorkspace } from "@coding-agent/tools";
+import { locateOnce } from "@lab";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 describe("locateOnce", () => {

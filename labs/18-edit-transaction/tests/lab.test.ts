@@ -11,19 +11,19 @@ import {
 } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runAgent } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import {
   createEditTools,
   createReadTools,
-  createScriptedProvider,
   createWorkspace,
   type FileOps,
   NODE_FILE_OPS,
   RollbackError,
-  rollBack,
-  runAgent,
   type WrittenChange,
   workspaceVersion,
-} from "@lab";
+} from "@coding-agent/tools";
+import { rollBack } from "@lab";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 let dir: string;

@@ -1,4 +1,4 @@
-import { AbortError, type Failure, type FailureRow } from "@lab";
+import { AbortError, type Failure, type FailureRow } from "@coding-agent/agent-core";
 
 export const exec = (
   exitCode: number | null,

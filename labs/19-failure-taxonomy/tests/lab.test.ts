@@ -1,11 +1,11 @@
 import {
   AbortError,
-  classifyFailure,
   FAILURE_CLASSES,
   FAILURE_TABLE,
   type Failure,
   ScriptExhaustedError,
-} from "@lab";
+} from "@coding-agent/agent-core";
+import { classifyFailure } from "@lab";
 import { describe, expect, it } from "vitest";
 import { exec, failureFor } from "./failures.ts";
 

@@ -1,4 +1,10 @@
-import { decideRetry, FAILURE_CLASSES, type RetryInput, type RetryPolicy, withRetry } from "@lab";
+import {
+  FAILURE_CLASSES,
+  type RetryInput,
+  type RetryPolicy,
+  withRetry,
+} from "@coding-agent/agent-core";
+import { decideRetry } from "@lab";
 import { describe, expect, it } from "vitest";
 
 const policy: RetryPolicy = { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1000 };

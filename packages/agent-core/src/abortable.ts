@@ -71,7 +71,10 @@ class SignalRace implements AbortRace {
     resolve?.(ABORTED);
   };
 
-  constructor(private readonly signal: AbortSignal) {
+  private readonly signal: AbortSignal;
+
+  constructor(signal: AbortSignal) {
+    this.signal = signal;
     signal.addEventListener("abort", this.onAbort, { once: true });
   }
 

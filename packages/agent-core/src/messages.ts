@@ -161,7 +161,11 @@ export function isHistoryView(value: unknown): value is readonly Message[] {
  * step allocates one small object, not a set of closures.
  */
 class ViewHandler implements ProxyHandler<Message[]> {
-  constructor(private readonly length: number) {}
+  private readonly length: number;
+
+  constructor(length: number) {
+    this.length = length;
+  }
 
   get(target: Message[], key: string | symbol, receiver: unknown): unknown {
     if (key === "length") return this.length;

@@ -72,12 +72,16 @@ export function modelFailed(
 
 /** A failed model call, thrown inside `withRetry` so that it can decide on it. */
 class FailedModelCall {
-  constructor(
-    readonly outcome: CallOutcome<unknown>,
-    readonly failure: Failure,
-    /** Class, status and redacted message: what makes two failures "the same". */
-    readonly fingerprint: string,
-  ) {}
+  readonly outcome: CallOutcome<unknown>;
+  readonly failure: Failure;
+  /** Class, status and redacted message: what makes two failures "the same". */
+  readonly fingerprint: string;
+
+  constructor(outcome: CallOutcome<unknown>, failure: Failure, fingerprint: string) {
+    this.outcome = outcome;
+    this.failure = failure;
+    this.fingerprint = fingerprint;
+  }
 }
 
 async function retryModelCall(

@@ -270,7 +270,7 @@ describe("exitCodeFor", () => {
   });
 });
 
-// Each case starts node and compiles the sources with tsx: over 20 s on a busy machine. The
+// Each case starts node and strips the sources' types: over 20 s on a busy machine. The
 // timeout only turns a hang into a failure. A Ctrl-C that does not cancel fails by its
 // assertions, not by the timeout: the scripted 30 s sleep then completes with exit 0.
 describe("the coding-agent bin", { timeout: 120_000 }, () => {

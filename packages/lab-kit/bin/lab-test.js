@@ -3,7 +3,8 @@
 // its Node API with the one lab config (`defineLabConfig` on the current folder), so a lab
 // carries no vitest.config.ts of its own. Arguments are vitest's own (`--watch`, a file
 // filter, `-t name`); the output is vitest's default reporter, exactly as `vitest run` prints.
-// Plain JavaScript on purpose: Node 20 runs a bin without a TypeScript loader.
-import { runLabTests } from "../src/lab-test.js";
+// JavaScript, so that a Node too old for this repository's TypeScript says so first.
+import "../src/require-node.js";
 
+const { runLabTests } = await import("../src/run/lab-test.ts");
 process.exitCode = await runLabTests(process.cwd(), process.argv.slice(2));

@@ -11,7 +11,7 @@ export {
   type Mutation,
   parseManifest,
 } from "./manifest.ts";
-export { type RunOptions, runLabAndPackageTests, runLabTargets } from "./runner.ts";
+export { type RunOptions, runLabAndPackageTests, runLabTargets } from "./run/runner.ts";
 export type {
   FailureKind,
   PackageTestFile,
@@ -19,7 +19,7 @@ export type {
   RunTarget,
   TargetReport,
   TestOutcome,
-} from "./runner-types.ts";
+} from "./run/targets.ts";
 export {
   runNewLessonCli,
   type ScaffoldResult,

@@ -9,27 +9,65 @@ import { z } from "zod";
  */
 const testName = z.string().min(1);
 
-export const mutationSchema = z.object({
-  /** Short kebab-case name, used in reports and in rubric proofs as `gate:<name>`. */
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "kebab-case, e.g. drop-observation-push"),
-  /** What bug this mutation plays, in Chinese, for the report. */
-  description: z.string().min(1),
-  /** Path of the file to mutate, relative to `solution/`. */
-  file: z.string().min(1),
-  /** Exact text to find in that file; it must occur exactly once. */
-  find: z.string().min(1),
-  /** Replacement text. */
-  replace: z.string(),
-  /** Tests (full names) that must fail once the mutation is applied. */
-  breaks: z.array(testName).min(1),
-  /**
-   * How the named tests must fail: by an assertion (the default), or by running into the
-   * gate's timeout (`"timeout"`), for a mutant that hangs on purpose (e.g. a loop without
-   * its step limit). Any other failure (a load error, a thrown error, a timeout not
-   * declared) does not catch the mutant.
-   */
-  expect: z.enum(["assertion", "timeout"]).optional(),
+const ONE_LINE = "一处修改只能是一行；多行改动拆成多个 { find, replace }";
+const oneLine = z.string().refine((text) => !text.includes("\n"), ONE_LINE);
+
+/** One small edit of a gate: one line of text to find (exactly once) and its replacement. */
+export const mutationEditSchema = z.object({
+  find: oneLine.min(1),
+  replace: oneLine,
 });
+
+export const mutationSchema = z
+  .object({
+    /** Short kebab-case name, used in reports and in rubric proofs as `gate:<name>`. */
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "kebab-case, e.g. drop-observation-push"),
+    /** What bug this mutation plays, in Chinese, for the report. */
+    description: z.string().min(1),
+    /** Path of the file to mutate, relative to `solution/`. */
+    file: z.string().min(1),
+    /** Exact text to find in that file; it must occur exactly once. Or give `edits`. */
+    find: z.string().min(1).optional(),
+    /** Replacement of `find`. */
+    replace: z.string().optional(),
+    /**
+     * Instead of one `find`/`replace`: small edits of one line each, applied in order, each
+     * `find` occurring exactly once in the file as the edits before it left it.
+     */
+    edits: z.array(mutationEditSchema).min(1).optional(),
+    /** Tests (full names) that must fail once the mutation is applied. */
+    breaks: z.array(testName).min(1),
+    /**
+     * How the named tests must fail: by an assertion (the default), or by running into the
+     * timeout (`"timeout"`: vitest's, or the loop guard's), for a mutant that hangs on
+     * purpose (e.g. a loop without its step limit). Any other failure (a load error, a
+     * thrown error, a timeout not declared) does not catch the mutant.
+     */
+    expect: z.enum(["assertion", "timeout"]).optional(),
+  })
+  .superRefine((mutation, context) => {
+    const single = mutation.find !== undefined || mutation.replace !== undefined;
+    if (single === (mutation.edits !== undefined)) {
+      context.addIssue({
+        code: "custom",
+        path: ["edits"],
+        message: "变异门要么写 find 和 replace，要么写 edits（一组 { find, replace }），二者选一",
+      });
+    } else if (single && (mutation.find === undefined || mutation.replace === undefined)) {
+      context.addIssue({
+        code: "custom",
+        path: [mutation.find === undefined ? "find" : "replace"],
+        message: "find 和 replace 要一起写",
+      });
+    }
+  });
+
+/** A mutation's edits, in order, whichever form the manifest wrote it in. */
+export function mutationEdits(
+  mutation: z.infer<typeof mutationSchema>,
+): readonly { readonly find: string; readonly replace: string }[] {
+  return mutation.edits ?? [{ find: mutation.find ?? "", replace: mutation.replace ?? "" }];
+}
 
 export const hintSchema = z.object({
   /** The failing test this hint is for; a hint without one applies to the whole lesson. */

@@ -1,6 +1,6 @@
 import { fork } from "node:child_process";
 import { expect, it, vi } from "vitest";
-import { runLabTargets } from "../src/runner.ts";
+import { runLabTargets } from "../src/run/runner.ts";
 
 vi.mock("node:child_process", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:child_process")>();

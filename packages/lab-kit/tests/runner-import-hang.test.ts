@@ -1,11 +1,11 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { IMPORT_HANG_MESSAGE } from "../src/lab-test-settings.js";
-import { runLabTargets } from "../src/runner.ts";
+import { runLabTargets } from "../src/run/runner.ts";
+import { LOOP_TIMEOUT_PREFIX } from "../src/run/settings.ts";
 import { copyFixture } from "./fixture-repo.ts";
 
-it("reports sources that hang while being imported as a load error by the import watchdog, and still runs the other targets", async () => {
+it("fails the load of a file whose sources loop for ever at their top level with the loop guard's message, and still runs the other targets", async () => {
   const { root, dir: labDir } = await copyFixture("runner-lab");
   try {
     await mkdir(path.join(labDir, "stuck", "src"), { recursive: true });
@@ -13,22 +13,39 @@ it("reports sources that hang while being imported as a load error by the import
       path.join(labDir, "stuck", "src", "index.ts"),
       "for (;;) {\n  // never finishes loading\n}\nexport const add = () => 0;\n",
     );
-    const [good, stuck] = await runLabTargets(
-      [
-        { label: "good", labDir, packageDir: path.join(labDir, "good") },
-        { label: "stuck", labDir, packageDir: path.join(labDir, "stuck") },
-      ],
-      // The idle limit is far beyond the test's own timeout: only the import watchdog can end this.
-      { importTimeoutMs: 3_000, idleMs: 600_000 },
-    );
+    const [good, stuck] = await runLabTargets([
+      { label: "good", labDir, packageDir: path.join(labDir, "good") },
+      { label: "stuck", labDir, packageDir: path.join(labDir, "stuck") },
+    ]);
     expect(good?.tests.filter((test) => test.state === "passed")).toHaveLength(4);
     expect(stuck?.tests).toEqual([]);
     expect(stuck?.loadErrors).toEqual([
-      {
-        file: "tests/lab.test.ts",
-        message: IMPORT_HANG_MESSAGE,
-      },
+      { file: "tests/lab.test.ts", message: expect.stringContaining(LOOP_TIMEOUT_PREFIX) },
     ]);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}, 60_000);
+
+it("ends a run that a hang no loop guard reaches keeps from progressing, and reports its unfinished files as not run", async () => {
+  const { root, dir: labDir } = await copyFixture("runner-lab");
+  try {
+    await mkdir(path.join(labDir, "blocked", "src"), { recursive: true });
+    // No loop to guard: the worker blocks in one call, as inside a dependency.
+    await writeFile(
+      path.join(labDir, "blocked", "src", "index.ts"),
+      "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);\nexport const add = () => 0;\n",
+    );
+    const started = Date.now();
+    const [blocked] = await runLabTargets(
+      [{ label: "blocked", labDir, packageDir: path.join(labDir, "blocked") }],
+      { noProgressMs: 4_000 },
+    );
+    expect(blocked?.tests).toEqual([]);
+    expect(blocked?.loadErrors).toEqual([
+      { file: "tests/lab.test.ts", message: expect.stringContaining("没有运行完") },
+    ]);
+    expect(Date.now() - started).toBeLessThan(30_000);
   } finally {
     await rm(root, { recursive: true, force: true });
   }

@@ -1,7 +1,7 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { runLabTargets } from "../src/runner.ts";
+import { runLabTargets } from "../src/run/runner.ts";
 import { copyFixture } from "./fixture-repo.ts";
 
 const NAMES = ["a", "b", "c", "d", "e", "f", "g", "h"];

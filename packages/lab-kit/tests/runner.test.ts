@@ -2,8 +2,8 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { InvalidRunTargetError } from "../src/errors.ts";
-import { runLabTargets } from "../src/runner.ts";
-import type { TargetReport, TestOutcome } from "../src/runner-types.ts";
+import { runLabTargets } from "../src/run/runner.ts";
+import type { TargetReport, TestOutcome } from "../src/run/targets.ts";
 import { copyFixture } from "./fixture-repo.ts";
 
 let labDir: string;
@@ -27,20 +27,17 @@ beforeAll(async () => {
     path.join(labDir, "broken", "src", "index.ts"),
     "export function add(a: number, b: number): number {\n  return a +;\n}\n",
   );
-  reports = await runLabTargets(
-    [
-      { label: "good", labDir, packageDir: path.join(labDir, "good"), shuffleSeed: 42 },
-      { label: "bad", labDir, packageDir: path.join(labDir, "bad") },
-      { label: "broken", labDir, packageDir: path.join(labDir, "broken") },
-      {
-        label: "bad-as-good",
-        labDir,
-        packageDir: path.join(labDir, "bad"),
-        srcDir: path.join(labDir, "good", "src"),
-      },
-    ],
-    { hangGraceMs: 1_000 },
-  );
+  reports = await runLabTargets([
+    { label: "good", labDir, packageDir: path.join(labDir, "good"), shuffleSeed: 42 },
+    { label: "bad", labDir, packageDir: path.join(labDir, "bad") },
+    { label: "broken", labDir, packageDir: path.join(labDir, "broken") },
+    {
+      label: "bad-as-good",
+      labDir,
+      packageDir: path.join(labDir, "bad"),
+      srcDir: path.join(labDir, "good", "src"),
+    },
+  ]);
   return () => rm(root, { recursive: true, force: true });
 }, 60_000);
 

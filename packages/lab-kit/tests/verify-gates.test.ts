@@ -1,26 +1,48 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { LOOP_TIMEOUT_MESSAGE } from "../src/run/settings.ts";
 import type { LabVerdict } from "../src/verify/check-line.ts";
 import { buildVerifyRepo, type Edit, verdictsOf, verifyAll } from "./verify-fixture.ts";
 
 const FIND = "for (const value of values) sum += value;";
 const GATE = "变异门 skip-first（漏掉第一个数）";
 
-/** The sound lab's one mutation, with another `find`/`replace` and optional `expect`. */
-function mutation(find: string, replacement: string, expected?: "timeout"): Edit {
+interface Gate {
+  find?: string;
+  replace?: string;
+  edits?: { find: string; replace: string }[];
+  expect?: string;
+}
+
+/** The sound lab's one mutation, changed by `change`. */
+function gate(change: (gate: Gate) => void): Edit {
   return {
     file: "lesson.json",
     edit: (text) => {
-      const manifest = JSON.parse(text) as {
-        mutations: { find: string; replace: string; expect?: string }[];
-      };
-      const [gate] = manifest.mutations;
-      if (gate === undefined) throw new Error("fixture lab has no mutation");
-      gate.find = find;
-      gate.replace = replacement;
-      if (expected !== undefined) gate.expect = expected;
+      const manifest = JSON.parse(text) as { mutations: Gate[] };
+      const [first] = manifest.mutations;
+      if (first === undefined) throw new Error("fixture lab has no mutation");
+      change(first);
       return `${JSON.stringify(manifest, null, 2)}\n`;
     },
   };
+}
+
+/** The sound lab's one mutation, with another `find`/`replace` and optional `expect`. */
+function mutation(find: string, replacement: string, expected?: "timeout"): Edit {
+  return gate((first) => {
+    first.find = find;
+    first.replace = replacement;
+    if (expected !== undefined) first.expect = expected;
+  });
+}
+
+/** The sound lab's one mutation as small one-line edits instead of one find/replace. */
+function edits(...pairs: [string, string][]): Edit {
+  return gate((first) => {
+    delete first.find;
+    delete first.replace;
+    first.edits = pairs.map(([find, replace]) => ({ find, replace }));
+  });
 }
 
 let verdicts: LabVerdict[];
@@ -73,16 +95,36 @@ beforeAll(async () => {
       edits: [
         mutation(
           FIND,
-          "const until = Date.now() + 800;\n  while (Date.now() < until) sum += 0;\n  for (const value of values.slice(1)) sum += value;",
+          "const until = Date.now() + 300;\n  while (Date.now() < until) sum += 0;\n  for (const value of values.slice(1)) sum += value;",
         ),
       ],
+    },
+    {
+      folder: "18-small-edits",
+      edits: [edits(["let sum = 0;", "let sum = -1;"], ["return sum;", "return sum + 2;"])],
+    },
+    {
+      folder: "19-small-edit-found-twice",
+      edits: [edits(["let sum = 0;", "let sum = -1;"], ["sum", "total"])],
+    },
+    {
+      folder: "20-small-edit-not-found",
+      edits: [edits(["let sum = 0;", "let sum = -1;"], ["return sum * 2;", "return 0;"])],
+    },
+    {
+      folder: "21-small-edit-of-two-lines",
+      edits: [edits(["let sum = 0;\n  for", "let sum = 1;\n  for"])],
+    },
+    {
+      folder: "22-both-forms",
+      edits: [gate((first) => (first.edits = [{ find: "let sum = 0;", replace: "let sum = 1;" }]))],
     },
     {
       folder: "16-hangs-while-importing",
       edits: [mutation("/** A name with a hash in front. */", "while (Date.now() > 0) {}")],
     },
   ]);
-  verdicts = await verifyAll(built.repo, { run: { importTimeoutMs: 4_000 } });
+  verdicts = await verifyAll(built.repo);
   return built.cleanup;
 }, 600_000);
 
@@ -109,13 +151,13 @@ describe("verify:lesson counts a gate as caught only when its tests fail the dec
     ]);
   });
 
-  it("does not count a correct mutant that is merely slower than the gate timeout", () => {
+  it("does not count a correct mutant that only runs past the one timeout", () => {
     expect(failures("13")).toEqual([
-      `${GATE}："total > adds every value"（超时（同步死循环？）：测试超过 2000 ms 仍未返回，且阻塞了事件循环，已强制终止。检查循环的退出条件。） 应以断言失败，而不是超时；若这个变异本就让测试挂起，在清单中给这个变异门写 "expect": "timeout"`,
+      `${GATE}："total > adds every value"（${LOOP_TIMEOUT_MESSAGE}） 应以断言失败，而不是超时；若这个变异本就让测试挂起，在清单中给这个变异门写 "expect": "timeout"`,
     ]);
   });
 
-  it("judges a mutant slower than the gate timeout by a second run at the lab's own timeout: a slow wrong result is caught by assertion", () => {
+  it("judges a mutant that is slow but within the one timeout by how it fails: a slow wrong result is caught by assertion", () => {
     expect(failures("17")).toEqual([]);
     expect(checks("17")).toContain(`${GATE}：声明的 1 个测试全部断言失败`);
   });
@@ -133,9 +175,38 @@ describe("verify:lesson counts a gate as caught only when its tests fail the dec
     ]);
   });
 
-  it("reports a mutant that hangs while importing as not loading, without waiting for the idle limit", () => {
+  it("reports a mutant that loops for ever while importing as not loading, with the loop guard's message", () => {
     expect(failures("16")).toEqual([
-      `${GATE}：变异后无法加载 tests/lab.test.ts（加载错误：加载测试文件时卡住了（模块顶层的同步死循环？），已强制终止。检查被导入的源文件里、函数之外的循环。），这不算抓住变异`,
+      `${GATE}：变异后无法加载 tests/lab.test.ts（加载错误：${LOOP_TIMEOUT_MESSAGE}），这不算抓住变异`,
+    ]);
+  });
+
+  it("applies a gate's small edits in order and judges the mutant they make", () => {
+    expect(failures("18")).toEqual([]);
+    expect(checks("18")).toContain(`${GATE}：声明的 1 个测试全部断言失败`);
+  });
+
+  it("rejects a small edit whose text occurs more than once, naming which edit", () => {
+    expect(failures("19")).toEqual([
+      `${GATE}：第 2 处修改在 solution/src/index.ts 中出现了 3 次，应恰好一次`,
+    ]);
+  });
+
+  it("rejects a small edit whose text is not there, naming which edit", () => {
+    expect(failures("20")).toEqual([`${GATE}：在 solution/src/index.ts 中找不到第 2 处修改`]);
+  });
+
+  it("rejects a small edit of more than one line as an invalid manifest", () => {
+    expect(failures("21")).toEqual([
+      expect.stringMatching(/^清单无效：.*mutations\[0\]\.edits\[0\]\.find: 一处修改只能是一行/),
+    ]);
+  });
+
+  it("rejects a gate that writes both find/replace and edits as an invalid manifest", () => {
+    expect(failures("22")).toEqual([
+      expect.stringMatching(
+        /^清单无效：.*mutations\[0\]\.edits: 变异门要么写 find 和 replace，要么写 edits.*二者选一$/,
+      ),
     ]);
   });
 });

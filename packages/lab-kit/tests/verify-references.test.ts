@@ -189,5 +189,6 @@ describe("the verdict cache", () => {
     const afterReadme = await key();
     await writeFile(readme, `${await readFile(readme, "utf8")}\n`);
     expect(await key()).not.toBe(afterReadme);
-  });
+    // Seven keys, each hashing every package file and a git read: seconds on a busy machine.
+  }, 60_000);
 });

@@ -195,14 +195,14 @@ describe("verify:lesson rejects lab tests that cannot prove the lesson", () => {
   it("rejects a test that imports the solution instead of @lab", () => {
     expectOnlyFailure(
       "17",
-      '测试规则：tests/lab.test.ts 导入了 "../solution/src/index.ts"：实验测试只能导入 vitest、@lab、node: 内置模块和 tests/ 里的文件',
+      '测试规则：tests/lab.test.ts 导入了 "../solution/src/index.ts"：实验测试只能导入 vitest、@lab、@coding-agent/* 运行时包、node: 内置模块和 tests/ 里的文件',
     );
   });
 
   it("rejects such an import made dynamically, with a computed path", () => {
     expectOnlyFailure(
       "18",
-      '测试规则：tests/lab.test.ts 导入了 "../solution/src/index.ts"：实验测试只能导入 vitest、@lab、node: 内置模块和 tests/ 里的文件',
+      '测试规则：tests/lab.test.ts 导入了 "../solution/src/index.ts"：实验测试只能导入 vitest、@lab、@coding-agent/* 运行时包、node: 内置模块和 tests/ 里的文件',
     );
   });
 

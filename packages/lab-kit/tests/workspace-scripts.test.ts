@@ -44,9 +44,9 @@ describe("learner commands from any folder", () => {
     const root = await readPackage(repoRoot);
     for (const name of Object.keys(ROOT_COMMANDS)) {
       // The tools import capstone entries (cli/parse-args): resolved to their sources.
-      // scripts/run.js runs them bundled and cached, with no TypeScript loader in the process.
+      // Node runs them itself (type stripping), after the Node version check.
       expect(root.scripts?.[name], name).toMatch(
-        /^node --conditions=@coding-agent\/source scripts\/run\.js scripts\/[\w-]+\.ts$/,
+        /^node --import @bootcamp\/lab-kit\/require-node --conditions=@coding-agent\/source scripts\/[\w-]+\.ts$/,
       );
     }
   });

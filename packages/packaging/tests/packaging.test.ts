@@ -304,7 +304,7 @@ describe.concurrent("the workspace, with every dist/ removed", () => {
     expect(JSON.parse(ran.stdout)).toMatchObject({ status: "completed" });
   });
 
-  it("runs every checkpoint's smoke (tsx) from the sources", async () => {
+  it("runs every checkpoint's smoke (Node, type stripping) from the sources", async () => {
     for (const checkpoint of await workspacePackages("checkpoints")) {
       const ran = await run("pnpm", ["run", "smoke"], checkpoint.dir);
       expect(ran.code, describeRun(`${checkpoint.name} smoke`, ran)).toBe(0);

@@ -1,6 +1,4 @@
-// The runtime this lesson's piece plugs into, re-exported so the tests import one place.
-export { runAgent, type Tool, type ToolSet } from "@coding-agent/agent-core";
-export { createScriptedProvider } from "@coding-agent/agent-core/testing";
+// zod, re-exported for the tests: they build the schemas this piece reads.
 export { z } from "zod";
 export {
   createContractRegistry,

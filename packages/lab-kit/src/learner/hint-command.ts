@@ -1,4 +1,4 @@
-import type { TargetReport } from "../runner-types.ts";
+import type { TargetReport } from "../run/targets.ts";
 import { EXIT_CODES } from "../tool-output.ts";
 import { loadHintState, rememberHint, saveHintState, shownHints } from "./hint-state.ts";
 import { chooseNextHint, hintKey } from "./hints.ts";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Hint, LessonManifest } from "../manifest.ts";
-import type { TestOutcome } from "../runner-types.ts";
+import type { TestOutcome } from "../run/targets.ts";
 
 /**
  * A stable key for a hint: its test and text. Editing a hint's text makes it a new hint,

@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import { findRepoRoot } from "../git.ts";
-import type { RunTarget, TargetReport } from "../runner-types.ts";
+import type { RunTarget, TargetReport } from "../run/targets.ts";
 import type { OutputStream } from "./terminal.ts";
 
 /** Runs lab tests against targets: `runLabTargets` from `@bootcamp/lab-kit`. */

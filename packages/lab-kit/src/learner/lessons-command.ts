@@ -1,5 +1,5 @@
 import { listLabs } from "../labs.ts";
-import type { RunTarget, TargetReport } from "../runner-types.ts";
+import type { RunTarget, TargetReport } from "../run/targets.ts";
 import { EXIT_CODES } from "../tool-output.ts";
 import { answerUsage, LESSONS_USAGE, parseLessonsArgs } from "./cli-args.ts";
 import { inspectLab, type ResolvedLab } from "./lab-lookup.ts";

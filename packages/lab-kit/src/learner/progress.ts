@@ -1,5 +1,5 @@
 import type { LessonManifest } from "../manifest.ts";
-import type { TargetReport } from "../runner-types.ts";
+import type { TargetReport } from "../run/targets.ts";
 
 /** Where a learner stands on one lesson, from one run of their starter. */
 export type LessonProgress =

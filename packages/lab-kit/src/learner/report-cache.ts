@@ -8,7 +8,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { labContentKey, readKeyed, sharedContentKey, writeKeyed } from "../content-key.ts";
-import type { RunTarget, TargetReport } from "../runner-types.ts";
+import type { RunTarget, TargetReport } from "../run/targets.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 
 const CACHE_DIR = path.join(".lab-kit", "lessons-cache");

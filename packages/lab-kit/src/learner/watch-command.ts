@@ -1,5 +1,5 @@
 import path from "node:path";
-import { runLabTests } from "../lab-test.js";
+import { runLabTests } from "../run/lab-test.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
 import { checkTestsIntegrity, describeIntegrity } from "./tampering.ts";
@@ -44,8 +44,8 @@ function endWithParentOrInterrupt(): () => void {
 
 /**
  * `pnpm lesson watch NN`: vitest's own watch mode on the lab's starter, through the same
- * runner as `pnpm --dir labs/NN-slug/starter test -- --watch` (the one lab config, and the
- * watchdog that fails a test stuck in a synchronous loop), with the hint for the first
+ * runner as `pnpm --dir labs/NN-slug/starter test -- --watch` (the one lab config, whose loop
+ * guard fails a test stuck in a synchronous loop), with the hint for the first
  * failing test under every result. Resolves when vitest's watcher closes; a SIGTERM or
  * SIGINT to any process of the watch (pnpm, this one, vitest's) ends all of them.
  */

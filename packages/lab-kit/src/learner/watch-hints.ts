@@ -1,5 +1,5 @@
 import type { Reporter, TestModule } from "vitest/node";
-import type { TestOutcome } from "../runner-types.ts";
+import type { TestOutcome } from "../run/targets.ts";
 import { loadHintState, shownHints } from "./hint-state.ts";
 import { currentHint } from "./hints.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";

@@ -1,6 +1,5 @@
-// The hint reporter of `pnpm lesson watch`, as a module vitest loads by path: the watch run
-// happens in lab-test's child process (under its watchdog), so the reporter is named there
-// with plain, serializable options rather than passed as an object.
+// The hint reporter of `pnpm lesson watch`, as a module vitest loads by path, with plain,
+// serializable options: `runLabTests` (run/lab-test.ts) takes extra reporters that way.
 import type { Reporter, TestModule } from "vitest/node";
 import { lookUpLab } from "./lab-lookup.ts";
 import { colorsFor } from "./terminal.ts";
@@ -16,7 +15,11 @@ export interface WatchReporterOptions {
 export default class WatchHintReporter implements Reporter {
   private inner: Promise<Reporter | undefined> | undefined;
 
-  constructor(private readonly options: WatchReporterOptions) {}
+  private readonly options: WatchReporterOptions;
+
+  constructor(options: WatchReporterOptions) {
+    this.options = options;
+  }
 
   async onTestRunEnd(testModules: readonly TestModule[]): Promise<void> {
     this.inner ??= lookUpLab(this.options.repoRoot, this.options.lessonId, {

@@ -59,6 +59,7 @@ export function packageJson(id: string, side: "starter" | "solution"): string {
     version: "0.0.0",
     private: true,
     type: "module",
+    engines: { node: ">=22.18" },
     scripts: { test: "lab-test", typecheck: "tsc -p .", ...ROOT_COMMANDS },
     devDependencies: {
       "@bootcamp/lab-kit": "workspace:*",

@@ -2,8 +2,8 @@ import path from "node:path";
 import { z } from "zod";
 import { readKeyed, sharedContentKey, writeKeyed } from "../content-key.ts";
 import { pathExists } from "../path-exists.ts";
-import { runLabAndPackageTests } from "../runner.ts";
-import type { PackageTestFile, PackageTestRun } from "../runner-types.ts";
+import { runLabAndPackageTests } from "../run/runner.ts";
+import type { PackageTestFile, PackageTestRun } from "../run/targets.ts";
 import { workspacePackages } from "./capstone-link.ts";
 
 /** What the capstone package's own test run said about one test file. */

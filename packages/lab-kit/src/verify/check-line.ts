@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import type { FailureKind, TestOutcome } from "../runner-types.ts";
+import type { FailureKind, TestOutcome } from "../run/targets.ts";
 
 /** One line of a verify report: a check that held or failed, said in Chinese. */
 export interface CheckLine {

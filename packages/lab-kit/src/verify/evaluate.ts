@@ -1,5 +1,5 @@
 import type { LessonManifest, Mutation } from "../manifest.ts";
-import type { TargetReport, TestOutcome } from "../runner-types.ts";
+import type { TargetReport, TestOutcome } from "../run/targets.ts";
 import type { CapstoneFileResult } from "./capstone-tests.ts";
 import { type CheckLine, describeFailure, failed, kindLabel, passed } from "./check-line.ts";
 import { COPIES_DIR } from "./lab-copies.ts";
@@ -151,7 +151,7 @@ export function checkTestRules(
   const imports = new Set<string>();
   for (const target of targets) {
     for (const entry of target.report.forbiddenImports ?? []) {
-      const text = `${entry.file} 导入了 "${entry.specifier}"：实验测试只能导入 vitest、@lab、node: 内置模块和 tests/ 里的文件`;
+      const text = `${entry.file} 导入了 "${entry.specifier}"：实验测试只能导入 vitest、@lab、@coding-agent/* 运行时包、node: 内置模块和 tests/ 里的文件`;
       if (!imports.has(text)) problems.push(text);
       imports.add(text);
     }

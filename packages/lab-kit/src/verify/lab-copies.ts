@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { glob } from "tinyglobby";
 import { readCommittedTree } from "../git.ts";
-import type { Mutation } from "../manifest.ts";
+import { type Mutation, mutationEdits } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
 
 /** Folder, inside a starter or solution, for generated copies (git-ignored). */
@@ -42,8 +42,8 @@ export type MutantResult =
 
 /**
  * Writes the solution's `src/` with one mutation applied to
- * `<solution>/.lab-kit/mutants/<name>/src`. The text to find must occur exactly once,
- * so a gate whose code has moved on fails loudly instead of testing nothing.
+ * `<solution>/.lab-kit/mutants/<name>/src`. Each text to find must occur exactly once, so
+ * a gate whose code has moved on fails loudly instead of testing nothing.
  */
 export async function prepareMutant(
   solutionDir: string,
@@ -56,19 +56,22 @@ export async function prepareMutant(
   }
   const original = solutionFiles.get(file);
   if (original === undefined) return { ok: false, problem: `solution/${file} 不存在` };
-  const count = original.split(mutation.find).length - 1;
-  if (count === 0) return { ok: false, problem: `在 solution/${file} 中找不到要替换的文本` };
-  if (count > 1) {
-    return {
-      ok: false,
-      problem: `要替换的文本在 solution/${file} 中出现了 ${count} 次，应恰好一次`,
-    };
+  let text = original;
+  const edits = mutationEdits(mutation);
+  for (const [index, edit] of edits.entries()) {
+    const which = edits.length > 1 ? `第 ${index + 1} 处修改` : "要替换的文本";
+    const count = text.split(edit.find).length - 1;
+    if (count === 0) return { ok: false, problem: `在 solution/${file} 中找不到${which}` };
+    if (count > 1) {
+      return {
+        ok: false,
+        problem: `${which}在 solution/${file} 中出现了 ${count} 次，应恰好一次`,
+      };
+    }
+    text = text.replace(edit.find, () => edit.replace);
   }
   const mutated = new Map(solutionFiles);
-  mutated.set(
-    file,
-    original.replace(mutation.find, () => mutation.replace),
-  );
+  mutated.set(file, text);
   const root = path.join(solutionDir, COPIES_DIR, "mutants", mutation.name);
   await writeTree(root, mutated);
   return { ok: true, srcDir: path.join(root, "src") };

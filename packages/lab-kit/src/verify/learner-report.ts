@@ -1,6 +1,6 @@
 import { firstFailingTest, hintsForTest } from "../learner/hints.ts";
 import type { LessonManifest } from "../manifest.ts";
-import type { TargetReport } from "../runner-types.ts";
+import type { TargetReport } from "../run/targets.ts";
 
 /**
  * Where the learner's own (working-tree) starter stands: how many tests pass, and the

@@ -2,13 +2,12 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
 import { glob } from "tinyglobby";
-import { LAB_TEST_TIMEOUT_MS } from "../lab-test-settings.js";
 import type { LabLocation } from "../labs.ts";
 import { checkTestsIntegrity, describeIntegrity } from "../learner/tampering.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
-import { type RunOptions, runLabAndPackageTests, runLabTargets } from "../runner.ts";
-import type { RunTarget, TargetReport } from "../runner-types.ts";
+import { type RunOptions, runLabAndPackageTests, runLabTargets } from "../run/runner.ts";
+import type { RunTarget, TargetReport } from "../run/targets.ts";
 import { checkAnswerLeaks } from "./answer-leaks.ts";
 import { capstoneLinkProblems, workspacePackages } from "./capstone-link.ts";
 import { type CapstoneFileResult, planCapstoneTests } from "./capstone-tests.ts";
@@ -56,16 +55,6 @@ import {
   verdictKey,
   writeCachedVerdict,
 } from "./verdict-cache.ts";
-
-/**
- * Per-test timeout of a mutation gate's run. Lab tests take milliseconds on the solution,
- * so a mutant still running after this long is usually broken (an endless loop); waiting
- * the lab's full timeout would only make every verify slower. A gate whose named tests
- * time out here although it expects assertion failures runs once more at the lab's own
- * timeout (`rerunTimedOutGates`): a test with a real process or timer may just be slow on
- * a loaded machine.
- */
-export const GATE_TEST_TIMEOUT_MS = 500;
 
 export interface VerifyOptions {
   /** Seed of the shuffled solution run; random when absent (and shown in the report). */
@@ -167,9 +156,8 @@ export async function verifyLessons(
       ready.map((entry) => capstoneLinkProblems(repoRoot, entry.manifest.capstone, packages)),
     ),
   ]);
-  const firstReports = firstRun.reports;
+  const reports = firstRun.reports;
   const capstone = await capstonePlan.finish(firstRun.packageFiles);
-  const reports = await rerunTimedOutGates(fresh, firstReports, options.run);
   const linkProblems = new Map(ready.map((entry, index) => [entry.lab.dir, links[index] ?? []]));
   const byLabel = new Map(reports.map((report) => [report.label, report]));
   const verdicts: LabVerdict[] = [];
@@ -204,40 +192,6 @@ export async function verifyLessons(
     }
   }
   return verdicts;
-}
-
-/**
- * Runs again, at the lab's own test timeout, each gate that expects assertion failures
- * but saw one of its named tests time out at the short gate timeout; their new reports
- * replace the first ones. A mutant that really hangs still times out (and is reported
- * so); one that was only slow is judged by how its tests fail.
- */
-async function rerunTimedOutGates(
-  entries: readonly PlannedLab[],
-  reports: readonly TargetReport[],
-  run: RunOptions | undefined,
-): Promise<TargetReport[]> {
-  const byLabel = new Map(reports.map((report) => [report.label, report]));
-  const again: RunTarget[] = [];
-  for (const entry of entries) {
-    for (const mutation of entry.manifest.mutations) {
-      if ((mutation.expect ?? "assertion") !== "assertion") continue;
-      const label = entry.labels.gates.get(mutation.name);
-      const report = label === undefined ? undefined : byLabel.get(label);
-      const target = entry.targets.find((candidate) => candidate.label === label);
-      const timedOut = report?.tests.some(
-        (test) => mutation.breaks.includes(test.name) && test.failure?.kind === "timeout",
-      );
-      if (timedOut === true && target !== undefined) {
-        // Alone in its worker: nothing another file left running can slow it down.
-        const { workerGroup: _shared, ...alone } = target;
-        again.push({ ...alone, testTimeoutMs: LAB_TEST_TIMEOUT_MS });
-      }
-    }
-  }
-  if (again.length === 0) return [...reports];
-  const rerun = new Map((await runLabTargets(again, run)).map((report) => [report.label, report]));
-  return reports.map((report) => rerun.get(report.label) ?? report);
 }
 
 /** A sound verdict from the cache, with today's notice and learner report. */
@@ -371,46 +325,27 @@ async function planLab(
         .map(([name]) => [name, `${lab.id}:gate:${name}`]),
     ),
   };
-  // The shuffled solution (from a copy of its sources), the committed starter and the
-  // gates that expect failed assertions share workers, each with sources of its own and
-  // its own copy of the tests. The solution runs the lab's own tests/ in a worker of its
-  // own: a path a test computes out of tests/ (a forbidden import included) means there
-  // what it means to the learner. The learner's code and a gate that expects a hang may
-  // leave work running after their tests end: each of those runs alone too.
-  const shared = { workerGroup: lab.id };
+  // Every target runs in a project (and so a worker) of its own: the shuffled solution
+  // from a copy of its sources, the committed starter from its pristine copy, each gate
+  // from its mutant.
   const targets: RunTarget[] = [
     { ...base, label: labels.solution, packageDir: solutionDir },
     {
       ...base,
-      ...shared,
       label: labels.shuffled,
       packageDir: solutionDir,
       srcDir: shuffledSrc,
       shuffleSeed: seed,
     },
-    {
-      ...base,
-      ...shared,
-      label: labels.starter,
-      packageDir: starterDir,
-      srcDir: pristine.srcDir,
-    },
+    { ...base, label: labels.starter, packageDir: starterDir, srcDir: pristine.srcDir },
   ];
   if (labels.learner !== undefined) {
     targets.push({ ...base, label: labels.learner, packageDir: starterDir });
   }
   for (const [name, label] of labels.gates) {
     const mutant = mutants.get(name);
-    const mutation = manifest.mutations.find((entry) => entry.name === name);
     if (mutant?.ok) {
-      targets.push({
-        ...base,
-        ...((mutation?.expect ?? "assertion") === "assertion" ? shared : {}),
-        label,
-        packageDir: solutionDir,
-        srcDir: mutant.srcDir,
-        testTimeoutMs: GATE_TEST_TIMEOUT_MS,
-      });
+      targets.push({ ...base, label, packageDir: solutionDir, srcDir: mutant.srcDir });
     }
   }
   const readme = await readFile(path.join(lab.dir, "README.md"), "utf8").catch(() => undefined);

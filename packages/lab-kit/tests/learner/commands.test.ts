@@ -3,8 +3,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LearnerContext, LessonJson } from "../../src/learner/index.ts";
 import { runLessonCommand, runLessonsCommand } from "../../src/learner/index.ts";
-import { runLabTargets } from "../../src/runner.ts";
-import type { RunTarget, TargetReport } from "../../src/runner-types.ts";
+import { runLabTargets } from "../../src/run/runner.ts";
+import type { RunTarget, TargetReport } from "../../src/run/targets.ts";
 import {
   captureStream,
   createFixtureRepo,

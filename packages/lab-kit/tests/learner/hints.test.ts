@@ -8,7 +8,7 @@ import {
   watchHintLines,
 } from "../../src/learner/index.ts";
 import type { LessonManifest } from "../../src/manifest.ts";
-import type { TestOutcome } from "../../src/runner-types.ts";
+import type { TestOutcome } from "../../src/run/targets.ts";
 import { FIRST_TEST, HINTS, PASSING_TEST, SECOND_TEST } from "./fixture-repo.ts";
 
 const manifest: LessonManifest = {

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listLabs } from "../../src/labs.ts";
 import { inspectLab, type ResolvedLab } from "../../src/learner/lab-lookup.ts";
 import { starterReports } from "../../src/learner/report-cache.ts";
-import type { RunTarget, TargetReport } from "../../src/runner-types.ts";
+import type { RunTarget, TargetReport } from "../../src/run/targets.ts";
 import { createFixtureRepo, type FixtureRepo, SOLUTION_SOURCE } from "./fixture-repo.ts";
 
 let repo: FixtureRepo;

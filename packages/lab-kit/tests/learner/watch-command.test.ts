@@ -15,7 +15,7 @@ function watch(until: RegExp): Promise<{ output: string; code: number | null }> 
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ["--conditions=@coding-agent/source", "scripts/run.js", "scripts/lesson.ts", "watch", "05"],
+      ["--conditions=@coding-agent/source", "scripts/lesson.ts", "watch", "05"],
       { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"], detached: true },
     );
     let output = "";

@@ -1,7 +1,7 @@
 /**
- * The contract of the lab test runner (implemented in runner.ts): run a lab's shared
- * tests against one or more source folders, in as few vitest processes as serves, and
- * report every test's name, state and, for a failure, its kind.
+ * The contract of the lab test runner (`runner.ts`): run a lab's shared tests against one or
+ * more source folders in one vitest process, and report every test's name, state and, for a
+ * failure, its kind.
  */
 
 /** One set of sources to run a lab's tests against (a starter, a solution, a mutant…). */
@@ -16,21 +16,6 @@ export interface RunTarget {
   readonly srcDir?: string;
   /** Run the tests in a shuffled order with this seed. */
   readonly shuffleSeed?: number;
-  /**
-   * Per-test timeout for this target; at most the lab's own (the default). Mutation gates
-   * use a shorter one: a mutant that hangs is caught sooner, and a test that runs in
-   * milliseconds on the solution is just as surely broken if it needs hundreds.
-   */
-  readonly testTimeoutMs?: number;
-  /**
-   * Targets with the same worker group run as one vitest project whose workers run one
-   * target's test file after another's, instead of a fresh worker per target (its start
-   * is most of a small target's cost). Each runs from its own copy of the lab's `tests/`
-   * (under `<packageDir>/.lab-kit/runs/`), with its own timeout and shuffle. Their
-   * `srcDir`s must differ: modules a worker has loaded stay loaded for its next file, so
-   * only sources no other member imports are evaluated afresh for each target.
-   */
-  readonly workerGroup?: string;
 }
 
 /**
@@ -58,7 +43,7 @@ export interface TargetReport {
   readonly tests: readonly TestOutcome[];
   /** Test files that failed to load, with the reason; their tests are absent from `tests`. */
   readonly loadErrors: readonly { readonly file: string; readonly message: string }[];
-  /** Imports a file under `tests/` made other than `vitest`, `@lab`, `node:…` and `./…`. */
+  /** Imports a file under `tests/` made other than those lab tests may make (`lab-imports.ts`). */
   readonly forbiddenImports?: readonly { readonly file: string; readonly specifier: string }[];
 }
 

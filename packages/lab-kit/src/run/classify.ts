@@ -1,6 +1,7 @@
 import path from "node:path";
-import { toPosixPath } from "./posix-path.ts";
-import type { FailureKind } from "./runner-types.ts";
+import { toPosixPath } from "../posix-path.ts";
+import { isLoopTimeout, LOOP_TIMEOUT_MESSAGE } from "./settings.ts";
+import type { FailureKind } from "./targets.ts";
 
 /** An error as the vitest child process serializes it. */
 export interface SerializedTestError {
@@ -18,7 +19,7 @@ const MAX_MESSAGE_LENGTH = 400;
 
 /**
  * Why a test failed, from the errors vitest recorded for it: a timeout (vitest's own
- * per-test timer fired), no assertion at all, an assertion (`expect` or `assert`) raised
+ * per-test timer fired, or the loop guard ended an endless loop), no assertion at all, an assertion (`expect` or `assert`) raised
  * in the tests themselves, or any other thrown error. An `AssertionError` thrown by the
  * code under test (its own `node:assert` call) is an error, not a failed assertion: only
  * an error whose first frame outside dependencies lies in `testsDir` counts. Load errors
@@ -31,6 +32,11 @@ export function classifyFailure(
   const testsDir = path.join(labDir, "tests");
   const first = errors[0];
   if (first === undefined) return { kind: "error", message: "测试失败，但没有记录到错误" };
+  // The loop guard's error may come second: the code under test caught the first one and
+  // went on, and the test then failed on what it returned.
+  if (errors.some((error) => isLoopTimeout(error.message))) {
+    return { kind: "timeout", message: LOOP_TIMEOUT_MESSAGE };
+  }
   const message = shortMessage(first);
   if (TIMEOUT_MESSAGE.test(first.message)) return { kind: "timeout", message };
   if (NO_ASSERTIONS_MESSAGE.test(first.message)) {

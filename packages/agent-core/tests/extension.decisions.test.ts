@@ -52,7 +52,14 @@ describe("an answer an extension may not give", () => {
     ["a text", "run"],
   ])("before a tool call, %s fails closed: not run, tool_error", async (_, decision) => {
     let ran = 0;
-    const counting: ToolSet = { echo: { execute: () => String((ran += 1)) } };
+    const counting: ToolSet = {
+      echo: {
+        execute: () => {
+          ran += 1;
+          return "ran";
+        },
+      },
+    };
     const result = await runAgent(
       "目标",
       replies(call("echo"), finish),
@@ -320,7 +327,14 @@ describe("trace listeners", () => {
   it("trace nothing when nobody listens", async () => {
     let built = 0;
     const result = await runAgent("目标", replies(call("echo"), finish), tools, limits, undefined, {
-      extensions: [{ name: "quiet", afterReply: () => void (built += 1) }],
+      extensions: [
+        {
+          name: "quiet",
+          afterReply: () => {
+            built += 1;
+          },
+        },
+      ],
     });
     expect(result.status).toBe("completed");
     expect(built).toBe(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TargetReport } from "../src/runner-types.ts";
+import type { TargetReport } from "../src/run/targets.ts";
 import {
   checkReadmeOutputs,
   countMarkedBlocks,

@@ -1,4 +1,4 @@
-import type { TargetReport, TestOutcome } from "../runner-types.ts";
+import type { TargetReport, TestOutcome } from "../run/targets.ts";
 import { type CheckLine, failed, passed } from "./check-line.ts";
 
 /**

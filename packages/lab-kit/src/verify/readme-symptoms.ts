@@ -1,4 +1,4 @@
-import type { TargetReport } from "../runner-types.ts";
+import type { TargetReport } from "../run/targets.ts";
 import { type CheckLine, failed, passed } from "./check-line.ts";
 
 /** The README section whose symptoms are checked against the gates' runs. */

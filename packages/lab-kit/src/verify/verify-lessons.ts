@@ -6,7 +6,7 @@ import type { LabLocation } from "../labs.ts";
 import { checkTestsIntegrity, describeIntegrity } from "../learner/tampering.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
-import { type RunOptions, runLabAndPackageTests, runLabTargets } from "../run/runner.ts";
+import { type RunOptions, runLabAndPackageTests } from "../run/runner.ts";
 import type { RunTarget, TargetReport } from "../run/targets.ts";
 import { checkAnswerLeaks } from "./answer-leaks.ts";
 import { capstoneLinkProblems, workspacePackages } from "./capstone-link.ts";

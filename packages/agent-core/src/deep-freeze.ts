@@ -1,10 +1,9 @@
 /** Freezes an object graph in place (plain data only) and returns it. */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  for (const key of Object.keys(value)) {
-    const item = (value as Record<string, unknown>)[key];
-    // Texts and numbers are most of a message: no call for what cannot be frozen.
-    if (typeof item === "object" && item !== null) deepFreeze(item);
-  }
+  // A text, a number, null or undefined is frozen already, and so is a part frozen before;
+  // a function is not data, and stays as it is.
+  if (typeof value === "function" || Object.isFrozen(value)) return value;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) deepFreeze(record[key]);
   return Object.freeze(value);
 }

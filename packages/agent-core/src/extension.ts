@@ -123,19 +123,21 @@ export type FinishDecision =
       readonly message: string;
     };
 
-/** The extensions of a run, by point, with the points nobody implements left empty. */
+/**
+ * The extensions of a run, by deciding point, with the points nobody implements left empty
+ * (trace listeners are joined into one sink instead, see `traceListeners`).
+ */
 export interface ExtensionChain {
   readonly beforeModelCall: readonly RunExtension[];
   readonly afterReply: readonly RunExtension[];
   readonly beforeToolCall: readonly RunExtension[];
   readonly afterToolCall: readonly RunExtension[];
   readonly onFinish: readonly RunExtension[];
-  readonly onTrace: readonly RunExtension[];
 }
 
 /** Groups extensions by point, keeping their order, so the loop skips an empty point at once. */
 export function chainExtensions(extensions: readonly RunExtension[]): ExtensionChain {
-  const at = (point: keyof Omit<RunExtension, "name">) =>
+  const at = (point: keyof Omit<RunExtension, "name" | "onTrace">) =>
     Object.freeze(extensions.filter((extension) => typeof extension[point] === "function"));
   return Object.freeze({
     beforeModelCall: at("beforeModelCall"),
@@ -143,6 +145,5 @@ export function chainExtensions(extensions: readonly RunExtension[]): ExtensionC
     beforeToolCall: at("beforeToolCall"),
     afterToolCall: at("afterToolCall"),
     onFinish: at("onFinish"),
-    onTrace: at("onTrace"),
   });
 }

@@ -45,9 +45,9 @@ export function toolError(
  * undefined for any other value. Never throws, even on a hostile value.
  */
 export function asToolError(value: unknown): ToolError | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
   try {
-    if ((value as { ok?: unknown }).ok !== false) return undefined;
+    // Most values are not errors: only one with `ok: false` is worth the schema's time.
+    if ((value as { ok?: unknown } | null | undefined)?.ok !== false) return undefined;
     const parsed = ToolErrorResultSchema.safeParse(value);
     return parsed.success ? parsed.data.error : undefined;
   } catch {

@@ -162,11 +162,8 @@ function decided(
     const reason = `${where} 用完时间预算 ${run.limits.maxDurationMs} ms`;
     return { stop: { code: "max_duration", reason } };
   }
-  if (
-    outcome.kind === "aborted" ||
-    (outcome.kind === "error" && isAbortError(outcome.error)) ||
-    run.signal?.aborted
-  ) {
+  // An outcome "aborted" comes only from the run's signal, which this also reads.
+  if (run.signal?.aborted || (outcome.kind === "error" && isAbortError(outcome.error))) {
     return { stop: { code: "cancelled", reason: `${where} 期间运行被取消` } };
   }
   if (outcome.kind === "error") {
@@ -174,10 +171,10 @@ function decided(
       stop: { code: "extension_error", reason: `${where} 出错：${errorText(outcome.error)}` },
     };
   }
-  const value = outcome.value;
+  const { value } = outcome as { readonly value: unknown };
   if (value === undefined || value === null) return undefined;
-  const kind = typeof value === "object" ? (value as { kind?: unknown }).kind : undefined;
-  if (typeof kind !== "string" || !kinds.includes(kind)) return { stop: invalid(extension, point) };
+  const kind = (value as { kind?: unknown }).kind;
+  if (!kinds.includes(kind as string)) return { stop: invalid(extension, point) };
   if (kind !== "stop") return { decision: value as { readonly kind: string } };
   const { code, reason } = value as { code?: unknown; reason?: unknown };
   if (!isStopCode(code) || typeof reason !== "string") return { stop: invalid(extension, point) };
@@ -192,7 +189,6 @@ function invalid(extension: RunExtension, point: string): Stop {
 }
 
 function isStopCode(code: unknown): code is StopCode {
-  if (typeof code !== "string") return false;
   try {
     statusOf(code as StopCode);
     return true;
@@ -230,13 +226,13 @@ function isRejection(decision: Extract<FinishDecision, { kind: "reject" }>): boo
  * run's. Undefined for something that is not a request.
  */
 function immutableRequest(value: unknown, step: number): ModelRequest | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
   const request = value as ModelRequest;
   if (isImmutableRequest(request) && request.step === step) return request;
   try {
+    // A text, a number or null has no such parts (null throws, and is caught below).
     const { task, tools } = request;
     const messages: unknown = request.messages;
-    if (!Array.isArray(messages) || !Array.isArray(tools) || typeof task?.goal !== "string") {
+    if (!Array.isArray(messages) || !Array.isArray(tools) || typeof task.goal !== "string") {
       return undefined;
     }
     return createModelRequest({

@@ -340,3 +340,85 @@ describe("trace listeners", () => {
     expect(built).toBe(2);
   });
 });
+
+describe("answers that mean go on, and what the next extension sees", () => {
+  it.each([
+    ["undefined", undefined],
+    ["null", null],
+    ['{ kind: "run" }', { kind: "run" }],
+  ])("before a tool call, %s runs the call", async (_, decision) => {
+    const result = await run({
+      name: "go",
+      beforeToolCall: () => decision,
+    } as unknown as RunExtension);
+    expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
+  });
+
+  it.each([
+    ["afterReply", { afterReply: () => null }],
+    ["beforeModelCall", { beforeModelCall: () => null }],
+    ["afterToolCall", { afterToolCall: () => null }],
+    ["onFinish", { onFinish: () => null }],
+  ])("at %s, null means go on", async (_, hooks) => {
+    const result = await run({ name: "go", ...hooks } as unknown as RunExtension);
+    expect(result).toMatchObject({ status: "completed", toolCalls: 1 });
+  });
+
+  it("gives the next afterToolCall the result the previous one put in place", async () => {
+    const seen: unknown[] = [];
+    const result = await run({
+      name: "first",
+      afterToolCall: () => ({ kind: "replace", value: "换过的" }),
+    });
+    expect(lastTool(result.messages)).toMatchObject({ content: "换过的" });
+    await runAgent("目标", replies(call("echo", { text: "x" }), finish), tools, limits, undefined, {
+      extensions: [
+        { name: "first", afterToolCall: () => ({ kind: "replace", value: "换过的" }) },
+        { name: "second", afterToolCall: (_call, result) => void seen.push(result) },
+      ],
+    });
+    expect(seen).toEqual([{ ok: true, value: "换过的" }]);
+  });
+
+  it("takes an AbortError an extension throws as a cancel, even when the run goes on", async () => {
+    const abort = () => Promise.reject(Object.assign(new Error("stop"), { name: "AbortError" }));
+    const result = await run({ name: "ab", afterReply: abort });
+    expect(result).toMatchObject({
+      code: "cancelled",
+      reason: "扩展 ab 的 afterReply 期间运行被取消",
+    });
+  });
+
+  it("refuses a rejection whose reasons are not all texts", async () => {
+    const result = await run({
+      name: "gate",
+      onFinish: () => ({ kind: "reject", reasons: ["ok", 1], message: "m" }) as never,
+    });
+    expect(result).toMatchObject({
+      code: "extension_error",
+      reason: "扩展 gate 的 onFinish 返回了无效的决定",
+    });
+  });
+});
+
+describe("a model call that does not answer", () => {
+  it("is a cancel when the run is cancelled during it, whatever the provider does", async () => {
+    const controller = new AbortController();
+    const provider = {
+      complete: async () => {
+        controller.abort();
+        return { action: finish };
+      },
+    };
+    const result = await runAgent("目标", provider, {}, limits, controller.signal);
+    expect(result).toMatchObject({ code: "cancelled", reason: "模型调用期间运行被取消", steps: 0 });
+  });
+
+  it("is a cancel when the provider throws an AbortError of its own", async () => {
+    const provider = {
+      complete: async () => Promise.reject(Object.assign(new Error("x"), { name: "AbortError" })),
+    };
+    const result = await runAgent("目标", provider, {}, limits);
+    expect(result).toMatchObject({ code: "cancelled", reason: "模型调用被中止" });
+  });
+});

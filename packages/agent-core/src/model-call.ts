@@ -160,26 +160,29 @@ const MAX_FINGERPRINT_CHARS = 500;
 
 function providerFailure(error: unknown): Failure {
   try {
-    if (typeof error === "object" && error !== null && "status" in error) {
+    // `in` throws for a text, a number, null or undefined: none of them is a provider's answer.
+    if ("status" in (error as object)) {
       const { status } = error as { status: unknown };
       if (status === undefined || typeof status === "number") return { source: "provider", status };
     }
   } catch {
-    // A hostile error (a throwing getter, a revoked Proxy) is not a provider's answer.
+    // Not an object, or a hostile one (a throwing getter, a revoked Proxy).
   }
   return { source: "thrown", error };
 }
 
-/** The default retry wait: a timer, cleared as soon as the signal aborts. */
+/**
+ * The default retry wait: a timer, cut short when the signal aborts (`withRetry` never
+ * sleeps on a signal that has fired; the listener goes as soon as the wait ends).
+ */
 function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", done);
       resolve();
     };
     const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
+    signal?.addEventListener("abort", done);
   });
 }

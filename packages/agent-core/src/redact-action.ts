@@ -96,12 +96,8 @@ function redactRecord(redact: Redactor, record: Record<string, unknown>): Record
     const item = redactJson(redact, record[key]);
     // Assigning "__proto__" would set the prototype instead of copying the data.
     if (key === "__proto__") {
-      Object.defineProperty(out, key, {
-        value: item,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      // Read-only from the start: the copy is deep-frozen next (`redactAction`).
+      Object.defineProperty(out, key, { value: item, enumerable: true });
     } else {
       out[redact(key)] = item;
     }

@@ -56,16 +56,16 @@ export async function runAgent(
     // 先检查取消：在模型回答最后一个允许的步骤时被取消的运行，是用户取消的，而不是预算停下的。两项
     // 检查都在调用之前，所以被停下的运行永远不会调用 Provider（一次调用可能要花钱）。
     if (signal?.aborted) return stop("cancelled", "运行已取消");
-    // `steps` counts responses already received, so maxSteps = 2 allows exactly two calls.
+    // `steps` 数的是已经收到的回复，所以 maxSteps = 2 恰好允许两次调用。
     if (steps >= limits.maxSteps) {
       return stop("budget_exceeded", `已用完最大步骤数 ${limits.maxSteps}`);
     }
-    // The provider gets a copy, so it cannot rewrite the history.
+    // 交给 provider 的是副本，它改不了历史。
     const action = await provider.complete({ task, observations: [...observations] }, signal);
     // 最先计数，所以触发守卫的那个动作也被计入。
     steps += 1;
 
-    // Minimal fingerprint: key order and a changing callId both defeat it (the capstone fixes that).
+    // 最简指纹：键的顺序或换一个 callId 都能骗过它（总项目里修好了这一点）。
     const fingerprint = JSON.stringify(action);
     repeats = fingerprint === lastFingerprint ? repeats + 1 : 1;
     lastFingerprint = fingerprint;

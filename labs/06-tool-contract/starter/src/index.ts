@@ -1,4 +1,4 @@
-// zod, re-exported for the tests: they build the schemas this piece reads.
+// 为测试重新导出 zod：测试要用它搭出本课代码读取的 schema。
 export { z } from "zod";
 export {
   createContractRegistry,

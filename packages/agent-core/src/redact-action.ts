@@ -65,7 +65,7 @@ function identifier(run: Run, text: string): string {
  * `parseAction` made of the reply, so a part in which nothing is masked (almost every
  * part) is kept as it is instead of being copied again; a part with a secret is copied.
  */
-export function redactJson(redact: Redactor, value: unknown): unknown {
+function redactJson(redact: Redactor, value: unknown): unknown {
   if (typeof value === "string") return redact(value);
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) {

@@ -57,6 +57,16 @@ export {
   findFailureRow,
 } from "./failure.ts";
 export {
+  createFinishGate,
+  type FinishEvidence,
+  type FinishGate,
+  type FinishGateOptions,
+  type FinishRejectionReason,
+  type FinishVerdict,
+  judgeFinish,
+  type TestEvidence,
+} from "./finish-gate.ts";
+export {
   formatIssuePath,
   formatValueIssues,
   type RootLabel,

@@ -69,6 +69,11 @@ export interface FinishGateOptions {
   readonly inspect: (
     signal: AbortSignal,
   ) => Promise<{ readonly version: string; readonly changedFiles: readonly string[] }>;
+  /**
+   * The version right after a tool call, for its test report. Default: `inspect`'s. A
+   * resumed run answers from its log here, where the workspace has moved on since.
+   */
+  readonly versionAfter?: (callId: string, signal: AbortSignal) => Promise<string>;
   /** The run's start version (for the evidence). */
   readonly startVersion: string;
   /** True when an edit may touch `file` (`--allow-path`); every file when absent. */
@@ -112,7 +117,10 @@ export function createFinishGate(options: FinishGateOptions): FinishGate {
       if (call.tool !== testTool || !result.ok) return undefined;
       const report = testReport(result.value);
       if (report === undefined) return undefined;
-      const { version } = await options.inspect(signal);
+      const version =
+        options.versionAfter === undefined
+          ? (await options.inspect(signal)).version
+          : await options.versionAfter(call.callId, signal);
       tests = { ...report, version };
       return undefined;
     },

@@ -116,6 +116,7 @@ export {
   DEFAULT_SECRET_PATTERNS,
   type Redactor,
   type RedactorOptions,
+  redactJson,
   SECRET_ENV_NAME,
   type SecretPattern,
 } from "./redact.ts";

@@ -10,7 +10,9 @@ import path from "node:path";
  */
 export function codingAgentHome(env: Readonly<Record<string, string | undefined>>): string {
   const home = env.CODING_AGENT_HOME?.trim();
-  return path.resolve(home === undefined || home === "" ? path.join(homedir(), ".coding-agent") : home);
+  return path.resolve(
+    home === undefined || home === "" ? path.join(homedir(), ".coding-agent") : home,
+  );
 }
 
 /** The folder of the run `runId` under `home`. */
@@ -20,7 +22,11 @@ export function runDirOf(home: string, runId: string): string {
 
 /** A run's id: its start time (sortable, UTC) and 6 random hex digits. */
 export function newRunId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z").replace("T", "-");
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z")
+    .replace("T", "-");
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
@@ -89,7 +95,9 @@ function parse(line: string | undefined): Record<string, unknown> | undefined {
   if (line === undefined) return undefined;
   try {
     const value: unknown = JSON.parse(line);
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+    return typeof value === "object" && value !== null
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

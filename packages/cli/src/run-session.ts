@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   createFinishGate,
@@ -68,6 +68,8 @@ export async function resumeRun(
     );
     return EXIT_CODES.usage;
   }
+  // A torn last line is cut off before anything is appended after it.
+  await truncate(path.join(runDir, "state.jsonl"), read.bytes);
   const command = { ...(planned.plan.started.options as unknown as RunCommand), json };
   const start = await readStartFiles(runDir, planned.plan.started.startVersion);
   return execute({

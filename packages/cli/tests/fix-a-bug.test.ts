@@ -1,9 +1,8 @@
-import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, finish, runScripted, toolResults } from "./support/run-cli.ts";
+import { BUGGY, createSumRepo, FIXED, sha256 } from "./support/sum-repo.ts";
 
 // Real `node --test` runs and a real filesystem: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 120_000 };
@@ -11,29 +10,11 @@ const HANG_GUARD = { timeout: 120_000 };
 let base: string;
 let workspace: string;
 
-const BUGGY = "export function sum(a, b) {\n  return a - b;\n}\n";
-const FIXED = "export function sum(a, b) {\n  return a + b;\n}\n";
-const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-
 // Temp folders on a loaded machine: a hook timeout only turns a hang into a failure.
 const HOOK_HANG_GUARD = 60_000;
 
-// A small repository whose one `node:test` test fails until `sum` adds.
 beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "coding-agent-fix-")));
-  workspace = join(base, "repo");
-  await mkdir(join(workspace, "src"), { recursive: true });
-  await mkdir(join(workspace, "test"));
-  await writeFile(
-    join(workspace, "package.json"),
-    JSON.stringify({ type: "module", scripts: { test: "node --test" } }),
-  );
-  await writeFile(join(workspace, "src", "sum.js"), BUGGY);
-  await writeFile(
-    join(workspace, "test", "sum.test.js"),
-    'import test from "node:test";\nimport assert from "node:assert/strict";\nimport { sum } from "../src/sum.js";\n\ntest("sum adds", () => {\n  assert.equal(sum(2, 3), 5);\n});\n',
-  );
-  await writeFile(join(base, "outside.js"), "outside\n");
+  ({ base, workspace } = await createSumRepo());
 }, HOOK_HANG_GUARD);
 afterEach(() => rm(base, { recursive: true, force: true }), HOOK_HANG_GUARD);
 

@@ -122,7 +122,13 @@ export async function openStateLog(
 
 /** A state log as read back: its events, and a warning when a torn last line was dropped. */
 export type ReadStateLog =
-  | { readonly ok: true; readonly events: readonly StateEvent[]; readonly warning?: string }
+  | {
+      readonly ok: true;
+      readonly events: readonly StateEvent[];
+      /** Bytes of the complete lines: a resume cuts the file here before appending. */
+      readonly bytes: number;
+      readonly warning?: string;
+    }
   | { readonly ok: false; readonly message: string };
 
 /**
@@ -148,6 +154,7 @@ export function parseStateLog(text: string, file = "state.jsonl"): ReadStateLog 
   let warning: string | undefined;
   if (tail.trim() !== "") warning = `${file} 最后一行不完整（写入时中断），已丢弃`;
   const events: StateEvent[] = [];
+  let bytes = 0;
   for (const [index, line] of lines.entries()) {
     const where = `${file} 第 ${index + 1} 行`;
     const parsed = parseLine(line);
@@ -165,11 +172,12 @@ export function parseStateLog(text: string, file = "state.jsonl"): ReadStateLog 
       };
     }
     events.push(parsed);
+    bytes += Buffer.byteLength(line) + 1;
   }
   if (events[0]?.type !== "run_started") {
     return { ok: false, message: `${file} 不是以 run_started 开头的状态日志` };
   }
-  return { ok: true, events, ...(warning === undefined ? {} : { warning }) };
+  return { ok: true, events, bytes, ...(warning === undefined ? {} : { warning }) };
 }
 
 function parseLine(line: string): StateEvent | undefined {

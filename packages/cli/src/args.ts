@@ -1,3 +1,4 @@
+import path from "node:path";
 import {
   DEFAULT_MAX_FINISH_REJECTIONS,
   DEFAULT_MAX_OBSERVATION_CHARS,
@@ -72,6 +73,10 @@ export const RUN_FLAGS = {
   "max-finish-rejections": {
     type: "string",
     help: "完成提议被拒绝多少次后运行以失败结束（默认 3，整个运行累计）",
+  },
+  "system-prompt-file": {
+    type: "string",
+    help: "用这个文件的内容替换内置的系统提示（只用于 openai、anthropic；工作区的 AGENTS.md 仍会附在后面）",
   },
   json: { type: "boolean", help: "以 JSON 输出运行结果" },
   help: { type: "boolean", help: "显示帮助" },
@@ -161,6 +166,7 @@ const RunFlagsSchema = z.strictObject({
   "max-finish-rejections": count("max-finish-rejections")
     .pipe(z.int().min(1, "--max-finish-rejections 至少为 1"))
     .default(DEFAULT_MAX_FINISH_REJECTIONS),
+  "system-prompt-file": z.string().min(1, "--system-prompt-file 需要文件路径").optional(),
   json: z.boolean().default(false),
   help: z.boolean().default(false),
 });
@@ -207,6 +213,8 @@ export type RunCommand = {
   readonly allowPaths: readonly string[];
   readonly finishGate: FinishGateMode;
   readonly maxFinishRejections: number;
+  /** `--system-prompt-file` (absolute): replaces the built-in system prompt of a real model. */
+  readonly systemPromptFile?: string;
 };
 
 /** The outcome of `parseCliArgs`: a command, or a Chinese usage message (exit 2). */
@@ -307,6 +315,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
       allowPaths: f["allow-path"],
       finishGate: f["finish-gate"],
       maxFinishRejections: f["max-finish-rejections"],
+      ...(f["system-prompt-file"] === undefined
+        ? {}
+        : { systemPromptFile: path.resolve(f["system-prompt-file"]) }),
     },
   };
 }
@@ -352,11 +363,18 @@ function parseRunArgs(args: readonly string[]) {
 /** A flag that means nothing for the chosen backend is a mistake, not something to ignore. */
 function providerMismatch(
   provider: ProviderName,
-  flags: { readonly model?: string; readonly "base-url"?: string; readonly script?: string },
+  flags: {
+    readonly model?: string;
+    readonly "base-url"?: string;
+    readonly script?: string;
+    readonly "system-prompt-file"?: string;
+  },
 ): string | undefined {
   if (provider === "fake") {
     if (flags.model !== undefined) return "--model 只用于 --provider openai 或 anthropic";
     if (flags["base-url"] !== undefined) return "--base-url 只用于 --provider openai 或 anthropic";
+    if (flags["system-prompt-file"] !== undefined)
+      return "--system-prompt-file 只用于 --provider openai 或 anthropic（Fake Model 不读系统提示）";
     return undefined;
   }
   if (flags.script !== undefined)

@@ -5,6 +5,7 @@ import {
   createOpenAICompatibleProvider,
   InvalidProviderOptionsError,
   OPENAI_DEFAULT_BASE_URL,
+  type ProviderOptions,
 } from "@coding-agent/providers";
 import type { ProviderName } from "./args.ts";
 
@@ -51,6 +52,8 @@ export function createModelBackend(
     readonly baseUrl?: string;
   },
   env: CliEnv,
+  /** The system prompt of each request (see `createSystemPrompt`). */
+  system?: ProviderOptions["system"],
 ): ModelBackend {
   const backend = BACKENDS[choice.name];
   if (choice.model === undefined) {
@@ -66,7 +69,12 @@ export function createModelBackend(
   const baseUrl =
     choice.baseUrl ?? nonEmpty(env[backend.baseUrlVariable]) ?? backend.defaultBaseUrl;
   try {
-    const provider = backend.create({ model: choice.model, apiKey, baseUrl });
+    const provider = backend.create({
+      model: choice.model,
+      apiKey,
+      baseUrl,
+      ...(system === undefined ? {} : { system }),
+    });
     return { ok: true, provider, apiKey, endpoint: withoutCredentials(baseUrl) };
   } catch (error) {
     if (!(error instanceof InvalidProviderOptionsError)) throw error;

@@ -30,6 +30,7 @@ import {
   replayingProvider,
 } from "./state/resume.ts";
 import { createWorkspaceTracker } from "./state/workspace-tracker.ts";
+import { createSystemPrompt } from "./system-prompt.ts";
 
 /** The start state of a run's workspace, beside its state log (a resume counts changes from it). */
 const START_FILES = "start-files.json";
@@ -339,14 +340,32 @@ async function chooseModel(
     };
     choice = { ok: true, provider, label: "Fake Model", redact, turns: () => used };
   } else {
-    const backend = createModelBackend({ ...command.provider, name }, env);
+    let base: string | undefined;
+    if (command.systemPromptFile !== undefined) {
+      base = await readFile(command.systemPromptFile, "utf8").catch(() => undefined);
+      if (base === undefined) {
+        return {
+          ok: false,
+          message: `--system-prompt-file 读不到文件：${command.systemPromptFile}`,
+        };
+      }
+    }
+    let redact: Redactor = (text) => text;
+    const system = createSystemPrompt({
+      workspace: path.resolve(command.workspace),
+      // The run's redactor, made once the key is known: the prompt is masked like everything else.
+      redact: (text) => redact(text),
+      ...(base === undefined ? {} : { base }),
+    });
+    const backend = createModelBackend({ ...command.provider, name }, env, system);
     if (!backend.ok) return backend;
+    // The key is masked wherever it could show: results, reasons, observations, logs.
+    redact = createRedactor({ env, secrets: [backend.apiKey] });
     choice = {
       ok: true,
       provider: backend.provider,
       label: `${name} · ${command.provider.model ?? ""} · ${backend.endpoint}`,
-      // The key is masked wherever it could show: results, reasons, observations, logs.
-      redact: createRedactor({ env, secrets: [backend.apiKey] }),
+      redact,
     };
   }
   if (plan === undefined) return choice;

@@ -10,7 +10,7 @@ import {
   type AnthropicRequest,
 } from "./anthropic-wire.ts";
 import { postJson } from "./http.ts";
-import { checkOptions, type ProviderOptions, redactorFor } from "./options.ts";
+import { checkOptions, type ProviderOptions, redactorFor, systemPromptFor } from "./options.ts";
 
 /** Anthropic's own endpoint; Anthropic-style base URLs leave out `/v1`. */
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -36,10 +36,11 @@ export function createAnthropicProvider(options: ProviderOptions): Provider {
   return {
     async complete(request, signal) {
       const tools = toAnthropicTools(request.tools);
+      const system = await systemPromptFor(options, request);
       const body: AnthropicRequest = {
         model: options.model,
         max_tokens: options.maxTokens ?? ANTHROPIC_DEFAULT_MAX_TOKENS,
-        ...(options.system === undefined ? {} : { system: options.system }),
+        ...(system === undefined ? {} : { system }),
         messages: toAnthropicMessages(request.messages),
         ...(tools.length === 0 ? {} : { tools }),
       };

@@ -2,7 +2,7 @@ import type { Provider } from "@coding-agent/agent-core";
 import { postJson } from "./http.ts";
 import { fromChatCompletion, toChatMessages, toChatTools } from "./openai-messages.ts";
 import { type ChatCompletionRequest, ChatCompletionSchema } from "./openai-wire.ts";
-import { checkOptions, type ProviderOptions, redactorFor } from "./options.ts";
+import { checkOptions, type ProviderOptions, redactorFor, systemPromptFor } from "./options.ts";
 
 /** OpenAI's own endpoint; OpenAI-style base URLs include `/v1`. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -26,7 +26,7 @@ export function createOpenAICompatibleProvider(options: ProviderOptions): Provid
       const tools = toChatTools(request.tools);
       const body: ChatCompletionRequest = {
         model: options.model,
-        messages: toChatMessages(request.messages, options.system),
+        messages: toChatMessages(request.messages, await systemPromptFor(options, request)),
         ...(tools.length === 0 ? {} : { tools }),
         ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
       };

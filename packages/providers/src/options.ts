@@ -1,4 +1,4 @@
-import { createRedactor, type Redactor } from "@coding-agent/agent-core";
+import { createRedactor, type ModelRequest, type Redactor } from "@coding-agent/agent-core";
 import { InvalidProviderOptionsError } from "./errors.ts";
 
 /** What every adapter is configured with. */
@@ -9,8 +9,11 @@ export interface ProviderOptions {
   readonly apiKey?: string;
   /** The API's base URL; the vendor's own when left out. */
   readonly baseUrl?: string;
-  /** A system prompt sent before the task. */
-  readonly system?: string;
+  /**
+   * A system prompt sent before the task: a text, or a function of the request (a prompt
+   * that grows as the run touches folders with their own `AGENTS.md`).
+   */
+  readonly system?: string | ((request: ModelRequest) => string | Promise<string>);
   /** Cap on the tokens of one reply. */
   readonly maxTokens?: number;
 }
@@ -42,4 +45,12 @@ export function checkOptions(options: ProviderOptions, defaultBaseUrl: string): 
 /** A redactor that masks this key as well as the usual secret shapes. */
 export function redactorFor(apiKey: string | undefined): Redactor {
   return createRedactor(apiKey === undefined || apiKey === "" ? {} : { secrets: [apiKey] });
+}
+
+/** The system prompt of one request, or undefined for none. */
+export async function systemPromptFor(
+  options: ProviderOptions,
+  request: ModelRequest,
+): Promise<string | undefined> {
+  return typeof options.system === "function" ? await options.system(request) : options.system;
 }

@@ -82,6 +82,8 @@ export interface FinishGateOptions {
   readonly testTool?: string;
   /** `false` (`--finish-gate none`): collect evidence, accept every finish. Default `true`. */
   readonly enforce?: boolean;
+  /** The verdict on the evidence; `judgeFinish` by default (lesson 21 writes its own). */
+  readonly judge?: (evidence: FinishEvidence, isAllowed: (file: string) => boolean) => FinishVerdict;
 }
 
 /** The gate as a run extension, with the evidence it last saw. */
@@ -101,6 +103,7 @@ export function createFinishGate(options: FinishGateOptions): FinishGate {
   const testTool = options.testTool ?? "run_tests";
   const isAllowed = options.isAllowed ?? (() => true);
   const enforce = options.enforce ?? true;
+  const judge = options.judge ?? judgeFinish;
   let tests: TestEvidence | null = null;
   const evidence = async (signal = new AbortController().signal): Promise<FinishEvidence> => {
     const now = await options.inspect(signal);
@@ -126,7 +129,7 @@ export function createFinishGate(options: FinishGateOptions): FinishGate {
     },
     async onFinish(_proposal, signal): Promise<FinishDecision | undefined> {
       if (!enforce) return undefined;
-      const verdict = judgeFinish(await evidence(signal), isAllowed);
+      const verdict = judge(await evidence(signal), isAllowed);
       if (verdict.reasons.length === 0) return undefined;
       return { kind: "reject", reasons: verdict.reasons, message: verdict.message };
     },

@@ -1,0 +1,1 @@
+export { judgeFinish } from "./judge.ts";

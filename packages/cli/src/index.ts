@@ -20,5 +20,40 @@ export {
   type ParseArgsResult,
   parseArgsOrExplain,
 } from "./parse-args.ts";
+export {
+  codingAgentHome,
+  listRuns,
+  newRunId,
+  RUN_ID_PATTERN,
+  type RunSummary,
+  runDirOf,
+} from "./run-files.ts";
 export { prepareRunTools, type RunToolsOptions, type RunToolsResult } from "./run-tools.ts";
 export { defaultScript, loadScriptFile, type ScriptLoadResult } from "./script-file.ts";
+export {
+  openStateLog,
+  parseStateLog,
+  type ReadStateLog,
+  readStateLog,
+  STATE_EVENT_TYPES,
+  type StateEvent,
+  type StateEventBody,
+  type StateEventType,
+  type StateLog,
+} from "./state/log.ts";
+export {
+  type AlreadyLogged,
+  createRunRecorder,
+  idempotencyKey,
+  type PredictedFile,
+  type RunRecorder,
+} from "./state/recorder.ts";
+export {
+  createResumeExtension,
+  planResume,
+  type ResumePlan,
+  type ResumePlanResult,
+  replayingProvider,
+} from "./state/resume.ts";
+export { createWorkspaceTracker, type WorkspaceTracker } from "./state/workspace-tracker.ts";
+export { BUILTIN_SYSTEM_PROMPT, createSystemPrompt, MAX_AGENTS_MD_BYTES } from "./system-prompt.ts";

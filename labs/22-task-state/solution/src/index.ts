@@ -1,0 +1,1 @@
+export { readStateLog, type StateLine, type StateLogRead } from "./read-log.ts";

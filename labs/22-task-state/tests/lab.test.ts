@@ -112,10 +112,9 @@ describe("readStateLog on the logs the coding-agent CLI writes", () => {
       const text = log.slice(0, cut);
       const read = readStateLog(text);
       const complete = text.split("\n").length - 1;
-      expect(read.ok && read.events.length, `在第 ${cut} 个字符处崩溃`).toBe(complete);
-      expect(read.ok && Boolean(read.warning), `在第 ${cut} 个字符处崩溃：是否警告`).toBe(
-        !text.endsWith("\n"),
-      );
+      const where = `崩溃在第 ${complete + 1} 行的第 ${cut - text.lastIndexOf("\n") - 1} 个字符之后`;
+      expect(read.ok && read.events.length, where).toBe(complete);
+      expect(read.ok && Boolean(read.warning), `${where}：是否警告`).toBe(!text.endsWith("\n"));
     }
   });
 

@@ -50,6 +50,8 @@ export {
 } from "./state/recorder.ts";
 export {
   createResumeExtension,
+  decideInDoubt,
+  type InDoubtDecision,
   planResume,
   type ResumePlan,
   type ResumePlanResult,

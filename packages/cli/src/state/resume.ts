@@ -124,7 +124,7 @@ export function replayingProvider(plan: ResumePlan, next: Provider): Provider {
 }
 
 /** Tools whose in-doubt call is run again: they change nothing (or only re-run the tests). */
-const RERUNNABLE = new Set([
+const RERUNNABLE: ReadonlySet<string> = new Set([
   "echo",
   "sleep",
   "read_file",
@@ -133,17 +133,51 @@ const RERUNNABLE = new Set([
   "read_artifact",
   "run_tests",
 ]);
-const EDIT_TOOLS = new Set(["edit_file", "write_file", "apply_edits"]);
+const EDIT_TOOLS: ReadonlySet<string> = new Set(["edit_file", "write_file", "apply_edits"]);
+
+/** What a resume does with a call the crash left in doubt (design §7). */
+export type InDoubtDecision =
+  /** Run it again: it changes nothing, or an edit whose files are still as before it. */
+  | "run"
+  /** Do not run it: every file is already in the state it produces. */
+  | "applied"
+  /** Do not run it: a file is neither as before nor as after it. */
+  | "stale"
+  /** Never run again (a command): the model is told it was interrupted. */
+  | "interrupted";
+
+/**
+ * Decides a call in doubt: a read-only tool (and `run_tests`) runs again; an edit compares
+ * each file it changes (`files`: hashes before and after, recorded in its intent) with
+ * the file now (`now`, same order; null for a missing file); anything else — a command,
+ * a tool it does not know — is never run twice. An edit without a prediction was refused
+ * when it was planned, so it wrote nothing: it runs again.
+ */
+export function decideInDoubt(
+  tool: string,
+  files: readonly PredictedFile[] | undefined,
+  now: readonly (string | null)[],
+): InDoubtDecision {
+  if (RERUNNABLE.has(tool)) return "run";
+  if (!EDIT_TOOLS.has(tool)) return "interrupted";
+  if (files === undefined || files.length === 0) return "run";
+  if (files.every((file, index) => now[index] === file.after)) return "applied";
+  if (files.every((file, index) => now[index] === file.before)) return "run";
+  return "stale";
+}
 
 /**
  * Answers, in a resumed run, every call the log already has: a recorded result is given
- * back without running the tool; a call in doubt follows design §7: read-only tools run
- * again, an edit looks at its files (already in the state it produces → recorded as
- * applied, never applied twice; in the state before it → applied now; else `stale_file`),
- * `run_command` is never run again (`interrupted`). A recorded rejection of a finish is
- * given again, so the replay takes the path the run took.
+ * back without running the tool; a call in doubt is decided by `decide` (`decideInDoubt`
+ * by default). A recorded rejection of a finish is given again, so the replay takes the
+ * path the run took.
  */
-export function createResumeExtension(plan: ResumePlan, workspace: string): RunExtension {
+export function createResumeExtension(
+  plan: ResumePlan,
+  workspace: string,
+  options: { readonly decide?: typeof decideInDoubt } = {},
+): RunExtension {
+  const decide = options.decide ?? decideInDoubt;
   const rejectedAt = new Map(plan.rejections.map((event) => [event.step, event]));
   return {
     name: "resume",
@@ -156,15 +190,10 @@ export function createResumeExtension(plan: ResumePlan, workspace: string): RunE
         return { kind: "answer", value };
       }
       const intent = plan.inDoubt.get(call.callId);
-      if (intent === undefined || RERUNNABLE.has(intent.tool)) return undefined;
-      if (EDIT_TOOLS.has(intent.tool)) return inDoubtEdit(intent, workspace);
-      return {
-        kind: "answer",
-        value: toolError(
-          "interrupted",
-          `运行在 ${intent.tool} 执行期间中断：它可能已经执行，也可能没有；恢复时不会再执行一次。请先查看工作区的状态再决定下一步。`,
-        ),
-      };
+      if (intent === undefined) return undefined;
+      const files = Array.isArray(intent.files) ? (intent.files as PredictedFile[]) : undefined;
+      const now = await Promise.all((files ?? []).map((file) => currentHash(workspace, file.path)));
+      return answerInDoubt(intent.tool, files ?? [], decide(intent.tool, files, now));
     },
     onFinish(proposal) {
       if (proposal.step > plan.logged.replies) return undefined;
@@ -175,33 +204,41 @@ export function createResumeExtension(plan: ResumePlan, workspace: string): RunE
   };
 }
 
-async function inDoubtEdit(intent: EventOf<"tool_intent">, workspace: string) {
-  const files = Array.isArray(intent.files) ? (intent.files as PredictedFile[]) : undefined;
-  // No prediction: the edit was refused when it was planned, so it wrote nothing; run it.
-  if (files === undefined || files.length === 0) return undefined;
-  const now = await Promise.all(files.map((file) => currentHash(workspace, file.path)));
-  if (files.every((file, index) => now[index] === file.after)) {
-    return {
-      kind: "answer" as const,
-      value: {
-        applied: true,
-        resumed: true,
-        files: files.map((file) => ({ path: file.path, hash: file.after })),
-        note: "运行中断前这次编辑已经写入；恢复时没有再写一次。",
-      },
-    };
+function answerInDoubt(tool: string, files: readonly PredictedFile[], decision: InDoubtDecision) {
+  switch (decision) {
+    case "run":
+      return undefined;
+    case "applied":
+      return {
+        kind: "answer" as const,
+        value: {
+          applied: true,
+          resumed: true,
+          files: files.map((file) => ({ path: file.path, hash: file.after })),
+          note: "运行中断前这次编辑已经写入；恢复时没有再写一次。",
+        },
+      };
+    case "stale":
+      return {
+        kind: "answer" as const,
+        value: toolError(
+          "stale_file",
+          `运行中断后 ${files.map((file) => file.path).join("、")} 既不是编辑前的内容，也不是编辑后的内容：没有写入。请重新 read_file 再编辑。`,
+        ),
+      };
+    case "interrupted":
+      return {
+        kind: "answer" as const,
+        value: toolError(
+          "interrupted",
+          `运行在 ${tool} 执行期间中断：它可能已经执行，也可能没有；恢复时不会再执行一次。请先查看工作区的状态再决定下一步。`,
+        ),
+      };
+    default: {
+      const unreachable: never = decision;
+      throw new TypeError(`unhandled decision ${String(unreachable)}`);
+    }
   }
-  if (files.every((file, index) => now[index] === file.before)) return undefined;
-  const changed = files.filter(
-    (file, index) => now[index] !== file.before && now[index] !== file.after,
-  );
-  return {
-    kind: "answer" as const,
-    value: toolError(
-      "stale_file",
-      `运行中断后 ${changed.map((file) => file.path).join("、")} 既不是编辑前的内容，也不是编辑后的内容：没有写入。请重新 read_file 再编辑。`,
-    ),
-  };
 }
 
 async function currentHash(workspace: string, file: string): Promise<string | null> {

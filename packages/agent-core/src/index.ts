@@ -36,6 +36,7 @@ export {
 } from "./errors.ts";
 export type {
   BeforeModelCallDecision,
+  Compaction,
   ExtensionStop,
   FinishDecision,
   FinishProposal,
@@ -63,6 +64,12 @@ export {
   toValueIssues,
   type ValueIssue,
 } from "./issues.ts";
+export {
+  createLoopDetection,
+  DEFAULT_LOOP_WINDOW,
+  type LoopDetectionOptions,
+  READ_ONLY_TOOLS,
+} from "./loop-detection.ts";
 export {
   type BudgetCode,
   createLoopGuard,
@@ -167,6 +174,7 @@ export {
   type TypedToolDefinition,
 } from "./tools.ts";
 export {
+  type CompactedResult,
   createTracer,
   type RunStatus,
   type StopCode,

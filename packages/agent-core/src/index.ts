@@ -23,6 +23,8 @@ export {
   type RunResult,
   runAgent,
 } from "./agent-loop.ts";
+export { type ArtifactStore, artifactMainField, artifactText } from "./artifacts.ts";
+export { type ContextBudgetOptions, createContextBudget } from "./context-budget.ts";
 export { deepFreeze } from "./deep-freeze.ts";
 export {
   AbortError,

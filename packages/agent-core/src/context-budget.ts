@@ -79,7 +79,12 @@ export function createContextBudget(options: ContextBudgetOptions): RunExtension
       const text = redact(artifactText(value));
       const id = await artifacts.put(text, { callId: call.callId, tool: call.tool });
       stored.set(call.callId, id);
-      return { kind: "replace", value: preview(text, id, artifactMainField(value), maxChars) };
+      const field = artifactMainField(value);
+      // Head and tail of the output itself (stdout, a file's content), not of the fields after it.
+      const main =
+        field === undefined ? text : redact((value as Record<string, string>)[field] ?? "");
+      const shown = { text: main, totalChars: text.length, totalLines: text.split("\n").length };
+      return { kind: "replace", value: preview(shown, id, field, maxChars) };
     },
   };
   if (budget === undefined || estimate === undefined) return extension;
@@ -208,15 +213,21 @@ function withStubs(
 
 /**
  * What the model sees of an output stored whole: the artifact id, its size, head and
- * tail of its text as long as the whole fits `maxChars` once serialized, and how to read on.
+ * tail of its main text as long as the whole fits `maxChars` once serialized, and how
+ * to read on.
  */
-function preview(text: string, id: string, field: string | undefined, maxChars: number): unknown {
-  const totalLines = text.split("\n").length;
-  const note = `完整输出（${text.length} 字符，${totalLines} 行${field === undefined ? "" : `，正文是 ${field}`}）已存为 artifact ${id}：用 read_artifact {"id":"${id}","startLine":1,"endLine":100} 分页读取`;
+function preview(
+  shown: { readonly text: string; readonly totalChars: number; readonly totalLines: number },
+  id: string,
+  field: string | undefined,
+  maxChars: number,
+): unknown {
+  const { text, totalChars, totalLines } = shown;
+  const note = `完整输出（${totalChars} 字符，${totalLines} 行${field === undefined ? "" : `，开头是 ${field}，head/tail 取自它`}）已存为 artifact ${id}：用 read_artifact {"id":"${id}","startLine":1,"endLine":100} 分页读取`;
   const shaped = (keep: number) => {
     const head = sliceWhole(text, 0, Math.ceil(keep / 2));
     const tail = sliceWhole(text, text.length - Math.floor(keep / 2), text.length);
-    return { artifact: id, head, note, tail, totalChars: text.length, totalLines, truncated: true };
+    return { artifact: id, head, note, tail, totalChars, totalLines, truncated: true };
   };
   let low = 0;
   let high = text.length;

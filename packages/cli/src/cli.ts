@@ -11,6 +11,7 @@ import type { Approver } from "@coding-agent/tools";
 import { type CliCommand, parseCliArgs, usage } from "./args.ts";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
+import { prepareRunFeatures, provisionalArtifactsDir } from "./run-extensions.ts";
 import { prepareRunTools } from "./run-tools.ts";
 import { defaultScript, loadScriptFile } from "./script-file.ts";
 
@@ -20,6 +21,11 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** Asks the user for a permission (`--approval ask`); absent without a terminal, which refuses. */
   readonly approver?: Approver;
+  /**
+   * The folder of this run's artifacts (`--max-context-tokens`); by default a fresh one
+   * under `$CODING_AGENT_HOME/runs/` (see `provisionalArtifactsDir`).
+   */
+  readonly artifactsDir?: string;
 }
 
 /**
@@ -49,6 +55,11 @@ export async function runCli(
         io.stderr(`${model.message}\n`);
         return EXIT_CODES.usage;
       }
+      const features = await prepareRunFeatures({
+        command,
+        redact: model.redact,
+        artifactsDir: io.artifactsDir ?? provisionalArtifactsDir(env),
+      });
       const tools = await prepareRunTools({
         workspace: command.workspace,
         allowCommands: command.allowCommands,
@@ -61,6 +72,7 @@ export async function runCli(
         // than the loop passes on, so what it says it left out is what is missing.
         maxObservationChars: command.maxObservationChars,
         redact: model.redact,
+        wholeCommandOutput: features.wholeCommandOutput,
       });
       if (!tools.ok) {
         io.stderr(`${tools.message}\n`);
@@ -71,11 +83,12 @@ export async function runCli(
       const result = await runAgent(
         command.goal,
         model.provider,
-        tools.tools,
+        { ...tools.tools, ...features.tools },
         command.limits,
         signal,
         {
           redact: model.redact,
+          extensions: features.extensions,
           maxObservationChars: command.maxObservationChars,
           ...(command.retries === 0 ? {} : { retry: { policy: retryPolicy(command.retries) } }),
         },

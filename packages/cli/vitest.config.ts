@@ -6,6 +6,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: [...SOURCE_SSR_CONDITIONS] } },
   test: {
     include: ["tests/**/*.test.ts"],
+    setupFiles: ["tests/support/isolate.ts"],
     testTimeout: 10_000,
   },
 });

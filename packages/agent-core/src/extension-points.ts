@@ -226,6 +226,10 @@ function isToolCallDecision(decision: { readonly kind?: unknown }): decision is 
       return typeof (decision as { reason?: unknown }).reason === "string";
     case "answer":
       return "value" in decision;
+    case "stop": {
+      const { code, reason } = decision as { code?: unknown; reason?: unknown };
+      return isStopCode(code) && typeof reason === "string";
+    }
     default:
       return false;
   }

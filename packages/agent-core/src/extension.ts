@@ -107,7 +107,13 @@ export type ToolCallDecision =
    * Do not run it; `value` is its result, as if the tool had returned it (counted and
    * traced as a call). How a resumed or replayed run answers a call it already made.
    */
-  | { readonly kind: "answer"; readonly value: unknown };
+  | { readonly kind: "answer"; readonly value: unknown }
+  /**
+   * Do not run it; the run ends with this code, the call answered as not run. For an
+   * extension that cannot keep its promise about the call (a state log that cannot be
+   * written before a side effect, `state_failed`).
+   */
+  | ExtensionStop;
 
 /** What a tool call produced, before it is written back. */
 export type ToolCallResult =

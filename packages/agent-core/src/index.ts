@@ -60,6 +60,16 @@ export {
   findFailureRow,
 } from "./failure.ts";
 export {
+  createFinishGate,
+  type FinishEvidence,
+  type FinishGate,
+  type FinishGateOptions,
+  type FinishRejectionReason,
+  type FinishVerdict,
+  judgeFinish,
+  type TestEvidence,
+} from "./finish-gate.ts";
+export {
   formatIssuePath,
   formatValueIssues,
   type RootLabel,
@@ -115,6 +125,7 @@ export {
   DEFAULT_SECRET_PATTERNS,
   type Redactor,
   type RedactorOptions,
+  redactJson,
   SECRET_ENV_NAME,
   type SecretPattern,
 } from "./redact.ts";

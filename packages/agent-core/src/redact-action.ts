@@ -1,6 +1,6 @@
 import type { Action, ToolCallAction } from "./action.ts";
 import { deepFreeze } from "./deep-freeze.ts";
-import type { Redactor } from "./redact.ts";
+import { type Redactor, redactJson } from "./redact.ts";
 import { clip, type Run } from "./run-state.ts";
 import { truncateMiddle } from "./serialize.ts";
 import type { Task } from "./task.ts";
@@ -58,49 +58,4 @@ function uniqueCallId(run: Run, base: string): string {
 
 function identifier(run: Run, text: string): string {
   return truncateMiddle(run.redact(text), MAX_IDENTIFIER_CHARS).text;
-}
-
-/**
- * JSON data with every string and key redacted. The data is the private copy
- * `parseAction` made of the reply, so a part in which nothing is masked (almost every
- * part) is kept as it is instead of being copied again; a part with a secret is copied.
- */
-function redactJson(redact: Redactor, value: unknown): unknown {
-  if (typeof value === "string") return redact(value);
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let index = 0; index < value.length; index += 1) {
-      const item: unknown = value[index];
-      const redacted = redactJson(redact, item);
-      if (redacted === item) continue;
-      out ??= value.slice();
-      out[index] = redacted;
-    }
-    return out ?? value;
-  }
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    const item = record[key];
-    if (redact(key) !== key || redactJson(redact, item) !== item) {
-      return redactRecord(redact, record);
-    }
-  }
-  return record;
-}
-
-/** A copy of a record with every key and value redacted; `__proto__` stays a data key. */
-function redactRecord(redact: Redactor, record: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(record)) {
-    const item = redactJson(redact, record[key]);
-    // Assigning "__proto__" would set the prototype instead of copying the data.
-    if (key === "__proto__") {
-      // Read-only from the start: the copy is deep-frozen next (`redactAction`).
-      Object.defineProperty(out, key, { value: item, enumerable: true });
-    } else {
-      out[redact(key)] = item;
-    }
-  }
-  return out;
 }

@@ -246,3 +246,48 @@ const ALREADY_MASKED = /^"?\[REDACTED:[a-z-]+\]"?$/;
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+/**
+ * JSON data with every string and key redacted. A part in which nothing is masked (almost
+ * every part) is returned as it is, not copied; a part with a secret is copied, so the
+ * input is never changed.
+ */
+export function redactJson(redact: Redactor, value: unknown): unknown {
+  if (typeof value === "string") return redact(value);
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
+      const redacted = redactJson(redact, item);
+      if (redacted === item) continue;
+      out ??= value.slice();
+      out[index] = redacted;
+    }
+    return out ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    if (redact(key) !== key || redactJson(redact, item) !== item) {
+      return redactRecord(redact, record);
+    }
+  }
+  return record;
+}
+
+/** A copy of a record with every key and value redacted; `__proto__` stays a data key. */
+function redactRecord(redact: Redactor, record: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) {
+    const item = redactJson(redact, record[key]);
+    // Assigning "__proto__" would set the prototype instead of copying the data.
+    if (key === "__proto__") {
+      // Read-only from the start: the loop deep-freezes what it records.
+      Object.defineProperty(out, key, { value: item, enumerable: true });
+    } else {
+      out[redact(key)] = item;
+    }
+  }
+  return out;
+}

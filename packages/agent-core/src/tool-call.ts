@@ -124,6 +124,17 @@ async function askExtensions(call: CallRef, info: ToolCallInfo): Promise<Prepare
       return { kind: "ready", info, answer: { value: decision.value } };
     case "veto":
       return { kind: "error", error: decision.error };
+    case "stop": {
+      const reason = run.redact(decision.reason);
+      return notRun(
+        call,
+        { code: decision.code, message: `未执行：${reason}` },
+        {
+          code: decision.code,
+          reason,
+        },
+      );
+    }
     case "block": {
       const reason = `工具 ${toolName} 被阻止：${run.redact(decision.reason)}`;
       return notRun(call, { code: "permission_denied", message: reason }, reason);

@@ -14,7 +14,8 @@ export type StopCode =
   | "provider_error"
   | "permission_denied"
   | "finish_rejected"
-  | "extension_error";
+  | "extension_error"
+  | "state_failed";
 
 /** How a run ended. `blocked`: a permission was refused (see `blockRun`). */
 export type RunStatus = "completed" | "failed" | "budget_exceeded" | "cancelled" | "blocked";
@@ -42,6 +43,7 @@ export function statusOf(code: StopCode): RunStatus {
     case "provider_error":
     case "finish_rejected":
     case "extension_error":
+    case "state_failed":
       return "failed";
     case "permission_denied":
       return "blocked";

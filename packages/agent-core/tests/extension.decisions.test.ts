@@ -49,6 +49,8 @@ describe("an answer an extension may not give", () => {
     ["a block without a reason", { kind: "block" }],
     ["an answer without a value", { kind: "answer" }],
     ["an unknown kind", { kind: "skip" }],
+    ["a stop with an unknown code", { kind: "stop", code: "nope", reason: "x" }],
+    ["a stop without a reason", { kind: "stop", code: "state_failed" }],
     ["a text", "run"],
   ])("before a tool call, %s fails closed: not run, tool_error", async (_, decision) => {
     let ran = 0;
@@ -76,6 +78,33 @@ describe("an answer an extension may not give", () => {
     );
     expect(ran).toBe(0);
     expect(lastTool(result.messages)).toMatchObject({ ok: false, error: { code: "tool_error" } });
+  });
+
+  it("before a tool call, a stop ends the run with its code; the call is answered, never run", async () => {
+    let ran = 0;
+    const counting: ToolSet = { echo: { execute: () => void (ran += 1) } };
+    const stop = { kind: "stop", code: "state_failed", reason: "状态日志写不进去" } as const;
+    const result = await runAgent(
+      "目标",
+      replies(call("echo"), finish),
+      counting,
+      limits,
+      undefined,
+      {
+        extensions: [{ name: "log", beforeToolCall: () => stop }],
+      },
+    );
+    expect(result).toMatchObject({
+      status: "failed",
+      code: "state_failed",
+      reason: "状态日志写不进去",
+      toolCalls: 0,
+    });
+    expect(ran).toBe(0);
+    expect(lastTool(result.messages)).toMatchObject({
+      ok: false,
+      error: { code: "state_failed", message: "未执行：状态日志写不进去" },
+    });
   });
 
   it.each([

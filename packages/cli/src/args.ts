@@ -1,4 +1,8 @@
-import { DEFAULT_LOOP_WINDOW, DEFAULT_MAX_OBSERVATION_CHARS } from "@coding-agent/agent-core";
+import {
+  DEFAULT_LOOP_WINDOW,
+  DEFAULT_MAX_FINISH_REJECTIONS,
+  DEFAULT_MAX_OBSERVATION_CHARS,
+} from "@coding-agent/agent-core";
 import {
   APPROVAL_MODES,
   type ApprovalMode,
@@ -9,6 +13,7 @@ import {
 } from "@coding-agent/tools";
 import { z } from "zod";
 import { parseArgsOrExplain } from "./parse-args.ts";
+import { RUN_ID_PATTERN } from "./run-files.ts";
 
 /** Flags of `coding-agent run`, with their Chinese help text. */
 export const RUN_FLAGS = {
@@ -72,6 +77,14 @@ export const RUN_FLAGS = {
     multiple: true,
     help: "编辑可以修改的路径 glob（可重复；默认整个工作区；.git/、node_modules/ 始终不可写）",
   },
+  "finish-gate": {
+    type: "string",
+    help: "完成验证门：auto（默认：有测试命令时为 tests，否则 none）· tests（只有在当前工作区版本上测试全部通过、改动都在 --allow-path 内才接受完成）· none",
+  },
+  "max-finish-rejections": {
+    type: "string",
+    help: "完成提议被拒绝多少次后运行以失败结束（默认 3，整个运行累计）",
+  },
   json: { type: "boolean", help: "以 JSON 输出运行结果" },
   help: { type: "boolean", help: "显示帮助" },
 } as const;
@@ -83,7 +96,11 @@ export const PROVIDERS = ["fake", "openai", "anthropic"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 /** The commands the CLI knows. */
-export const COMMANDS = ["run", "help"] as const;
+export const COMMANDS = ["run", "resume", "runs", "help"] as const;
+
+/** `--finish-gate` values (design §7). */
+export const FINISH_GATES = ["auto", "tests", "none"] as const;
+export type FinishGateMode = (typeof FINISH_GATES)[number];
 
 /** More retries than this only make a broken backend slower to report. */
 const MAX_RETRIES = 10;
@@ -156,6 +173,12 @@ const RunFlagsSchema = z.strictObject({
       }),
     )
     .default([]),
+  "finish-gate": z
+    .enum(FINISH_GATES, { error: `--finish-gate 只能是 ${FINISH_GATES.join("、")}` })
+    .default("auto"),
+  "max-finish-rejections": count("max-finish-rejections")
+    .pipe(z.int().min(1, "--max-finish-rejections 至少为 1"))
+    .default(DEFAULT_MAX_FINISH_REJECTIONS),
   json: z.boolean().default(false),
   help: z.boolean().default(false),
 });
@@ -163,47 +186,54 @@ const RunFlagsSchema = z.strictObject({
 /** A parsed command line. */
 export type CliCommand =
   | { readonly kind: "help" }
-  | {
-      readonly kind: "run";
-      readonly goal: string;
-      readonly limits: {
-        maxSteps: number;
-        maxToolCalls?: number;
-        maxTokens?: number;
-        maxDurationMs?: number;
-        modelTimeoutMs?: number;
-        toolTimeoutMs?: number;
-        maxToolErrors?: number;
-      };
-      /**
-       * `--max-repeated-actions`: consecutive identical replies whose observations did not
-       * change (counted by the loop detection, not by the guard's `Limits`).
-       */
-      readonly maxRepeatedActions: number;
-      /** `--loop-window`: tool calls the loop detection looks back over. */
-      readonly loopWindow: number;
-      /** `--max-context-tokens`: the budget of one model request, if any. */
-      readonly maxContextTokens?: number;
-      /** Retries of a model call that failed `retryable`; 0: none. */
-      readonly retries: number;
-      /** `--max-observation-chars`: the run's cap on one tool result and the tools' page size. */
-      readonly maxObservationChars: number;
-      readonly scriptPath?: string;
-      /** The backend; `model` and `baseUrl` only for a real one (checked when parsing). */
-      readonly provider: {
-        readonly name: ProviderName;
-        readonly model?: string;
-        readonly baseUrl?: string;
-      };
-      readonly json: boolean;
-      readonly workspace: string;
-      readonly allowCommands: readonly string[];
-      readonly approval: ApprovalMode;
-      readonly sandbox: SandboxMode;
-      /** `--test-command`; without it `run_tests` runs the package's `test` script. */
-      readonly testCommand?: string;
-      readonly allowPaths: readonly string[];
-    };
+  | { readonly kind: "runs"; readonly json: boolean }
+  | { readonly kind: "resume"; readonly runId: string; readonly json: boolean }
+  | RunCommand;
+
+/** `coding-agent run`: everything a run needs, also what a resume reads back from its log. */
+export type RunCommand = {
+  readonly kind: "run";
+  readonly goal: string;
+  readonly limits: {
+    maxSteps: number;
+    maxToolCalls?: number;
+    maxTokens?: number;
+    maxDurationMs?: number;
+    modelTimeoutMs?: number;
+    toolTimeoutMs?: number;
+    /**
+     * `--max-repeated-actions`: consecutive identical replies whose observations did not
+     * change; the loop detection counts them (`runAgent` gets the limits without it).
+     */
+    maxRepeatedActions: number;
+    maxToolErrors?: number;
+  };
+  /** `--loop-window`: tool calls the loop detection looks back over (absent in older logs: 12). */
+  readonly loopWindow?: number;
+  /** `--max-context-tokens`: the budget of one model request, if any. */
+  readonly maxContextTokens?: number;
+  /** Retries of a model call that failed `retryable`; 0: none. */
+  readonly retries: number;
+  /** `--max-observation-chars`: the run's cap on one tool result and the tools' page size. */
+  readonly maxObservationChars: number;
+  readonly scriptPath?: string;
+  /** The backend; `model` and `baseUrl` only for a real one (checked when parsing). */
+  readonly provider: {
+    readonly name: ProviderName;
+    readonly model?: string;
+    readonly baseUrl?: string;
+  };
+  readonly json: boolean;
+  readonly workspace: string;
+  readonly allowCommands: readonly string[];
+  readonly approval: ApprovalMode;
+  readonly sandbox: SandboxMode;
+  /** `--test-command`; without it `run_tests` runs the package's `test` script. */
+  readonly testCommand?: string;
+  readonly allowPaths: readonly string[];
+  readonly finishGate: FinishGateMode;
+  readonly maxFinishRejections: number;
+};
 
 /** The outcome of `parseCliArgs`: a command, or a Chinese usage message (exit 2). */
 export type CliArgsResult =
@@ -218,15 +248,20 @@ export function usage(): string {
   });
   return [
     '用法：coding-agent run "<目标>" [选项]',
+    "      coding-agent resume <runId> [--json]",
+    "      coding-agent runs [--json]",
     "",
     "命令：",
     "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command、run_tests、edit_file、write_file、apply_edits（给了 --max-context-tokens 时还有 read_artifact）",
+    "  resume 继续一次没有结束的运行（沿用它记录的选项和已用掉的预算；已结束的运行不能继续）",
+    "  runs   列出运行记录（运行 ID、开始时间、目标、状态），最新的在前",
     "  help   显示帮助",
     "",
     "选项：",
     ...flags,
     "",
     "密钥只从环境变量读取：OPENAI_API_KEY、ANTHROPIC_API_KEY（没有命令行选项）",
+    "运行记录写在 $CODING_AGENT_HOME/runs/<runId>/（默认 ~/.coding-agent），不写进工作区",
     "退出码：0 完成 · 1 失败 · 2 用法错误 · 3 超出预算 · 4 被阻止 · 130 已取消",
   ].join("\n");
 }
@@ -239,6 +274,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
   if (command === "help" || command === "--help" || command === "-h") {
     return { ok: true, command: { kind: "help" } };
   }
+  if (command === "runs" || command === "resume") return parseRunsArgs(command, rest);
   if (command !== "run") {
     return bad(`未知命令：${command}。可用命令：${COMMANDS.join("、")}`);
   }
@@ -272,6 +308,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
       goal,
       limits: {
         maxSteps: f["max-steps"],
+        maxRepeatedActions: f["max-repeated-actions"],
         ...(f["max-tool-calls"] === undefined ? {} : { maxToolCalls: f["max-tool-calls"] }),
         ...(f["max-tokens"] === undefined ? {} : { maxTokens: f["max-tokens"] }),
         ...(f["max-duration-ms"] === undefined ? {} : { maxDurationMs: f["max-duration-ms"] }),
@@ -279,7 +316,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         ...(f["tool-timeout-ms"] === undefined ? {} : { toolTimeoutMs: f["tool-timeout-ms"] }),
         ...(f["max-tool-errors"] === undefined ? {} : { maxToolErrors: f["max-tool-errors"] }),
       },
-      maxRepeatedActions: f["max-repeated-actions"],
       loopWindow: f["loop-window"],
       ...(f["max-context-tokens"] === undefined
         ? {}
@@ -299,8 +335,33 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
       sandbox: f.sandbox,
       ...(f["test-command"] === undefined ? {} : { testCommand: f["test-command"] }),
       allowPaths: f["allow-path"],
+      finishGate: f["finish-gate"],
+      maxFinishRejections: f["max-finish-rejections"],
     },
   };
+}
+
+/** `runs [--json]` and `resume <runId> [--json]`. */
+function parseRunsArgs(command: "runs" | "resume", args: readonly string[]): CliArgsResult {
+  const result = parseArgsOrExplain({
+    args: [...args],
+    options: { json: { type: "boolean" }, help: { type: "boolean" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (!result.ok) return bad(`${result.message}。${command} 只接受 --json`);
+  const { values, positionals } = result.parsed;
+  if (values.help === true) return { ok: true, command: { kind: "help" } };
+  const json = values.json === true;
+  if (command === "runs") {
+    if (positionals.length > 0) return bad(`runs 不接受参数，收到：${positionals.join(" ")}`);
+    return { ok: true, command: { kind: "runs", json } };
+  }
+  if (positionals.length !== 1)
+    return bad("用法：coding-agent resume <runId>（运行 ID 见 coding-agent runs）");
+  const runId = positionals[0] ?? "";
+  if (!RUN_ID_PATTERN.test(runId)) return bad(`不是有效的运行 ID：${JSON.stringify(runId)}`);
+  return { ok: true, command: { kind: "resume", runId, json } };
 }
 
 function parseRunArgs(args: readonly string[]) {

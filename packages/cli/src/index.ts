@@ -20,10 +20,6 @@ export {
   type ParseArgsResult,
   parseArgsOrExplain,
 } from "./parse-args.ts";
-export {
-  prepareRunFeatures,
-  provisionalArtifactsDir,
-  type RunFeatures,
-} from "./run-extensions.ts";
+export { prepareRunFeatures, type RunFeatures } from "./run-extensions.ts";
 export { prepareRunTools, type RunToolsOptions, type RunToolsResult } from "./run-tools.ts";
 export { defaultScript, loadScriptFile, type ScriptLoadResult } from "./script-file.ts";

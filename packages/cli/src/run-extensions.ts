@@ -1,8 +1,7 @@
-import { homedir } from "node:os";
-import path from "node:path";
 import {
   createContextBudget,
   createLoopDetection,
+  DEFAULT_LOOP_WINDOW,
   type Redactor,
   type RunExtension,
   type Tool,
@@ -13,10 +12,7 @@ import {
   createReadArtifactTool,
   observationBudget,
 } from "@coding-agent/tools";
-import type { CliCommand } from "./args.ts";
-import type { CliEnv } from "./model-provider.ts";
-
-type RunCommand = Extract<CliCommand, { kind: "run" }>;
+import type { RunCommand } from "./args.ts";
 
 /** The week-5 features of one run: its extensions, in order, and the tools they add. */
 export interface RunFeatures {
@@ -28,7 +24,7 @@ export interface RunFeatures {
 
 /**
  * Loop detection always (`--loop-window`, `--max-repeated-actions`); with
- * `--max-context-tokens`, the context budget, its artifacts under `artifactsDir` and the
+ * `--max-context-tokens`, the context budget, its artifacts in the run folder's `artifacts/` and the
  * `read_artifact` tool. The loop detection comes first: it compares what the tools
  * returned, before the context budget replaces a large result by its preview.
  */
@@ -39,8 +35,8 @@ export async function prepareRunFeatures(options: {
 }): Promise<RunFeatures> {
   const { command, redact } = options;
   const loopDetection = createLoopDetection({
-    window: command.loopWindow,
-    maxRepeatedActions: command.maxRepeatedActions,
+    window: command.loopWindow ?? DEFAULT_LOOP_WINDOW,
+    maxRepeatedActions: command.limits.maxRepeatedActions,
     // The workspace tracker (a hash of the workspace after each tool call) plugs in here.
     version: undefined,
   });
@@ -66,14 +62,4 @@ export async function prepareRunFeatures(options: {
     tools: { read_artifact: createReadArtifactTool(artifacts, budget) },
     wholeCommandOutput: true,
   };
-}
-
-/**
- * Where a run's artifacts go until the run folder (`$CODING_AGENT_HOME/runs/<runId>/`)
- * has its own module: a fresh folder under `runs/`, made only when an artifact is written.
- */
-export function provisionalArtifactsDir(env: CliEnv): string {
-  const home = env.CODING_AGENT_HOME?.trim() || path.join(homedir(), ".coding-agent");
-  const runId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  return path.join(home, "runs", runId, "artifacts");
 }

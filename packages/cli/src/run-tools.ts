@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Redactor, ToolSet } from "@coding-agent/agent-core";
 import {
@@ -40,6 +40,10 @@ export type RunToolsResult =
       readonly tools: ToolSet;
       /** The run's edits, for the diff printed at the end. */
       readonly edits: EditSession;
+      /** The workspace's real path (symlinks resolved): where the run's files are judged. */
+      readonly workspaceRoot: string;
+      /** What `run_tests` runs, when there is anything to run: the finish gate needs one. */
+      readonly testCommand?: string;
       readonly warning?: string;
     }
   | { readonly ok: false; readonly message: string };
@@ -80,6 +84,8 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
     ok: true,
     tools: { ...BUILTIN_TOOLS, ...tools },
     edits,
+    workspaceRoot: await realpath(workspace),
+    ...(testCommand === undefined ? {} : { testCommand }),
     ...(sandbox.kind === "none" && sandbox.warning !== undefined
       ? { warning: sandbox.warning }
       : {}),

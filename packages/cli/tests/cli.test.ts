@@ -4,13 +4,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.ts";
 import { EXIT_USAGE, exitCodeFor } from "../src/exit-codes.ts";
+import { EMPTY_WORKSPACE } from "./support/isolate.ts";
 import { spawnBin } from "./support/spawn-bin.ts";
 
+/** Runs the CLI in-process; a run without `--workspace` gets an empty one. */
 async function cli(argv: string[], signal = new AbortController().signal) {
   const out: string[] = [];
   const err: string[] = [];
+  const workspace = argv[0] === "run" && !argv.includes("--workspace");
   const code = await runCli(
-    argv,
+    workspace ? [...argv, "--workspace", EMPTY_WORKSPACE] : argv,
     { stdout: (t) => out.push(t), stderr: (t) => err.push(t) },
     signal,
   );
@@ -246,7 +249,7 @@ describe("runCli", () => {
   it("exits 2 with the usage when no command is given", async () => {
     const { code, stderr } = await cli([]);
     expect(code).toBe(2);
-    expect(stderr).toContain("缺少命令。可用命令：run、help");
+    expect(stderr).toContain("缺少命令。可用命令：run、resume、runs、help");
   });
 
   it("prints the usage and exits 0 for help", async () => {
@@ -292,8 +295,11 @@ describe("the coding-agent bin", { timeout: 120_000 }, () => {
       { action: { type: "tool_call", tool: "sleep", input: { ms: 30_000 } } },
       { action: { type: "finish", summary: "不该到这里" } },
     ]);
+    // Interrupted once the tool's intent is on disk: the tool has started by then.
+    const home = await mkdtemp(join(tmpdir(), "coding-agent-home-"));
     const { code, stdout, stderr } = await spawnBin(["run", "慢任务", "--script", path, "--json"], {
-      interruptWhenStarted: true,
+      interruptWhenLogged: { home, text: '"type":"tool_intent"' },
+      env: { ...process.env, CODING_AGENT_HOME: home },
     });
     expect(code).toBe(130);
     expect(stderr).toContain("收到 Ctrl-C");

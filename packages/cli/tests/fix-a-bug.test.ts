@@ -120,7 +120,17 @@ describe("coding-agent run fixes a failing node:test repository", HANG_GUARD, ()
         call("write_file", { path: "../outside.js", content: "owned\n" }),
         finish,
       ],
-      ["--allow-path", "src/**", "--approval", "auto", "--sandbox", "none"],
+      // The edit codes are what is tested here, not the finish gate (lesson 21).
+      [
+        "--allow-path",
+        "src/**",
+        "--approval",
+        "auto",
+        "--sandbox",
+        "none",
+        "--finish-gate",
+        "none",
+      ],
     );
     expect(code).toBe(0);
     expect(toolResults(result).map((r) => r.error?.code ?? "ok")).toEqual([
@@ -152,7 +162,14 @@ describe("coding-agent run fixes a failing node:test repository", HANG_GUARD, ()
   it("turns a hanging test command into a timeout result, and the run goes on", async () => {
     const { code, result } = await cli(
       [call("run_tests", { timeoutMs: 1_000 }), finish],
-      ["--test-command", "node -e 'setInterval(() => {}, 1000)'", "--sandbox", "none"],
+      [
+        "--test-command",
+        "node -e 'setInterval(() => {}, 1000)'",
+        "--sandbox",
+        "none",
+        "--finish-gate",
+        "none",
+      ],
     );
     expect(code).toBe(0);
     expect(toolResults(result)[0]).toMatchObject({ ok: false, error: { code: "timeout" } });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -11,10 +11,12 @@ async function folder(): Promise<string> {
   return mkdtemp(join(tmpdir(), "coding-agent-week5-"));
 }
 
-async function cli(argv: string[], options: { artifactsDir?: string; script?: unknown[] } = {}) {
+/** Runs the CLI in-process (its home is the tests' own, see `support/isolate.ts`). */
+async function cli(argv: string[], options: { script?: unknown[] } = {}) {
   const out: string[] = [];
   const err: string[] = [];
   const args = [...argv];
+  if (argv[0] === "run" && !argv.includes("--workspace")) args.push("--workspace", await folder());
   if (options.script !== undefined) {
     const path = join(await folder(), "script.json");
     await writeFile(path, JSON.stringify(options.script));
@@ -22,13 +24,8 @@ async function cli(argv: string[], options: { artifactsDir?: string; script?: un
   }
   const code = await runCli(
     args,
-    {
-      stdout: (text) => out.push(text),
-      stderr: (text) => err.push(text),
-      ...(options.artifactsDir === undefined ? {} : { artifactsDir: options.artifactsDir }),
-    },
+    { stdout: (text) => out.push(text), stderr: (text) => err.push(text) },
     new AbortController().signal,
-    {},
   );
   return { code, stdout: out.join(""), stderr: err.join("") };
 }
@@ -92,7 +89,6 @@ describe("--loop-window and --max-context-tokens", () => {
 
   it("compacts old results into artifacts that read_artifact reads back", async () => {
     const workspace = await folder();
-    const artifactsDir = join(await folder(), "artifacts");
     const lines = (name: string) =>
       Array.from({ length: 60 }, (_, n) => `${name} line ${n + 1}`).join("\n");
     for (const name of ["a", "b", "c"])
@@ -107,9 +103,10 @@ describe("--loop-window and --max-context-tokens", () => {
     ];
     const { code, stdout } = await cli(
       ["run", "任务", "--workspace", workspace, "--max-context-tokens", "2500", "--json"],
-      { artifactsDir, script },
+      { script },
     );
     expect(code, stdout).toBe(0);
+    const artifactsDir = join(JSON.parse(stdout).runDir, "artifacts");
     expect(await readFile(join(artifactsDir, "call_1-1.txt"), "utf8")).toMatch(
       /^a line 1\na line 2\n/,
     );
@@ -120,9 +117,7 @@ describe("--loop-window and --max-context-tokens", () => {
 
   it("stops context_exhausted when a budget leaves room only for less than the pinned parts", async () => {
     const script = [call("echo", { text: "x".repeat(3_000) }), finish];
-    const artifactsDir = join(await folder(), "artifacts");
     const { code, stdout } = await cli(["run", "任务", "--max-context-tokens", "200", "--json"], {
-      artifactsDir,
       script,
     });
     expect(code).toBe(3);
@@ -131,8 +126,6 @@ describe("--loop-window and --max-context-tokens", () => {
 
   it("keeps a large command output whole in an artifact, redacted, and shows head, tail and id", async () => {
     const workspace = await folder();
-    const artifactsDir = join(await folder(), "artifacts");
-    await mkdir(artifactsDir, { recursive: true });
     const program = `for (let i = 0; i < 5000; i++) console.log("row " + i + " " + "y".repeat(30)); console.log("the key is ${SECRET} ok"); console.log("last row")`;
     const script = [call("run_command", { argv: ["node", "-e", program] }), finish];
     const { code, stdout } = await cli(
@@ -149,9 +142,10 @@ describe("--loop-window and --max-context-tokens", () => {
         "100000",
         "--json",
       ],
-      { artifactsDir, script },
+      { script },
     );
     expect(code).toBe(0);
+    const artifactsDir = join(JSON.parse(stdout).runDir, "artifacts");
     const [file] = await readdir(artifactsDir);
     const text = await readFile(join(artifactsDir, file ?? ""), "utf8");
     expect(text.split("\n").slice(0, 2)).toEqual([

@@ -5,6 +5,7 @@ import {
 } from "@coding-agent/providers/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.ts";
+import { EMPTY_WORKSPACE } from "./support/isolate.ts";
 import { spawnBin } from "./support/spawn-bin.ts";
 
 const OPENAI_KEY = `sk-proj-${"CliTest0".repeat(4)}`;
@@ -31,10 +32,10 @@ async function cli(argv: string[], env: Record<string, string | undefined>) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runCli(
-    argv,
+    [...argv, "--workspace", EMPTY_WORKSPACE],
     { stdout: (t) => out.push(t), stderr: (t) => err.push(t) },
     new AbortController().signal,
-    env,
+    { CODING_AGENT_HOME: process.env.CODING_AGENT_HOME, ...env },
   );
   return { code, stdout: out.join(""), stderr: err.join("") };
 }

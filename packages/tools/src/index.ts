@@ -172,3 +172,10 @@ export {
   createWorkspaceTools,
   type WorkspaceToolsOptions,
 } from "./workspace-tools.ts";
+export {
+  changedFiles,
+  createWorkspaceVersioner,
+  versionOf,
+  type WorkspaceState,
+  type WorkspaceVersioner,
+} from "./workspace-version.ts";

@@ -663,11 +663,13 @@ describe("the workspace version", () => {
     PROPERTY_HANG_GUARD,
   );
 
-  it("never follows a symlink: a change outside does not reach the version", async () => {
+  it("never follows a symlink: a change outside does not reach the version, a new link does", async () => {
     const v0 = await workspaceVersion(workspace);
     await writeFile(join(layout.outside, "secret.txt"), "changed outside\n");
-    await symlink(join(layout.outside, "secret.txt"), ws("another-link-out"));
     expect(await workspaceVersion(workspace)).toBe(v0);
+    // A link the model creates is a change of the workspace (the finish gate judges it).
+    await symlink(join(layout.outside, "secret.txt"), ws("another-link-out"));
+    expect(await workspaceVersion(workspace)).not.toBe(v0);
   });
 });
 

@@ -1,9 +1,6 @@
-import { createHash } from "node:crypto";
-import { lstat, readFile } from "node:fs/promises";
-import path from "node:path";
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from "diff";
-import { findFiles } from "../fs-read.ts";
 import type { Workspace } from "../workspace.ts";
+import { createWorkspaceVersioner } from "../workspace-version.ts";
 import type { FileChange } from "./plan-changes.ts";
 
 /** A unified diff with its line counts per file. */
@@ -78,25 +75,11 @@ export function diffChanges(
 }
 
 /**
- * The workspace version: sha256 over the path and content hash of every file
- * `list_files` lists (regular files; `.git/`, `node_modules/` and symlinks left out,
- * so nothing outside is ever read). It changes exactly when some listed file's path
- * or bytes change; times and permissions do not count.
+ * The workspace version (design §7): a hash over the path and bytes of every file,
+ * `.git/` and `node_modules/` left out, a symlink counted by its target text and never
+ * followed. It changes exactly when some file's path or bytes change (times and
+ * permissions do not count); the finish gate's evidence uses the same version.
  */
 export async function workspaceVersion(workspace: Workspace): Promise<string> {
-  const found = await findFiles(workspace, ".", undefined);
-  if (!found.ok) throw new Error(`cannot list the workspace: ${found.error.message}`);
-  const version = createHash("sha256");
-  for (const relative of found.files) {
-    const absolute = path.join(workspace.root, relative);
-    // Checked again: a file swapped for a symlink (or a FIFO) since the listing is not followed.
-    const stats = await lstat(absolute).catch(() => undefined);
-    if (stats === undefined || !stats.isFile()) continue;
-    const hash = createHash("sha256")
-      .update(await readFile(absolute))
-      .digest("hex");
-    // JSON quoting keeps a newline in a name from running into the next entry.
-    version.update(`${JSON.stringify([relative, hash])}\n`);
-  }
-  return version.digest("hex");
+  return (await createWorkspaceVersioner(workspace.root).snapshot()).version;
 }

@@ -1,0 +1,146 @@
+import type { FinishDecision, RunExtension } from "./extension.ts";
+
+/** Why a finish is not accepted (stable codes, design §7). */
+export type FinishRejectionReason =
+  | "no_test_evidence"
+  | "stale_test_evidence"
+  | "tests_failing"
+  | "changes_outside_allowed_paths";
+
+/** The latest `run_tests` report and the workspace version it was taken at. */
+export interface TestEvidence {
+  readonly passed: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly version: string;
+}
+
+/** What a finish is judged on: the workspace as it is now, and the latest test report. */
+export interface FinishEvidence {
+  readonly startVersion: string;
+  readonly endVersion: string;
+  readonly tests: TestEvidence | null;
+  /** Files added, removed or changed since the run started, on the real workspace. */
+  readonly changedFiles: readonly string[];
+}
+
+/** The verdict on one finish proposal: no reasons means accepted. */
+export interface FinishVerdict {
+  readonly reasons: readonly FinishRejectionReason[];
+  /** For the model, in Chinese: what is missing. Empty when accepted. */
+  readonly message: string;
+}
+
+/**
+ * Judges a finish under the `tests` gate. Accepted only when the latest test report was
+ * taken at the workspace's current version and says `failed: 0, passed ≥ 1`, and every
+ * changed file is allowed. "Completed" is the system's conclusion, not the model's line.
+ */
+export function judgeFinish(
+  evidence: FinishEvidence,
+  isAllowed: (file: string) => boolean,
+): FinishVerdict {
+  const reasons: FinishRejectionReason[] = [];
+  const lines: string[] = [];
+  const { tests } = evidence;
+  if (tests === null) {
+    reasons.push("no_test_evidence");
+    lines.push("还没有运行过测试：先调用 run_tests，测试通过后再提出完成。");
+  } else if (tests.version !== evidence.endVersion) {
+    reasons.push("stale_test_evidence");
+    lines.push("上次测试之后工作区又被修改过，那次结果已经过期：请重新运行 run_tests。");
+  } else if (tests.failed > 0 || tests.passed < 1) {
+    reasons.push("tests_failing");
+    lines.push(
+      `最近一次测试没有全部通过（通过 ${tests.passed}，失败 ${tests.failed}）：修好失败的测试并重新运行。`,
+    );
+  }
+  const outside = evidence.changedFiles.filter((file) => !isAllowed(file));
+  if (outside.length > 0) {
+    reasons.push("changes_outside_allowed_paths");
+    lines.push(`这些文件的改动不在允许的路径内：${outside.join("、")}。请撤销这些改动。`);
+  }
+  return { reasons, message: lines.join("\n") };
+}
+
+/** What the gate needs from the machine (agent-core does no I/O: the caller supplies it). */
+export interface FinishGateOptions {
+  /** The workspace now: its version and the files changed since the run started. */
+  readonly inspect: (
+    signal: AbortSignal,
+  ) => Promise<{ readonly version: string; readonly changedFiles: readonly string[] }>;
+  /**
+   * The version right after a tool call, for its test report. Default: `inspect`'s. A
+   * resumed run answers from its log here, where the workspace has moved on since.
+   */
+  readonly versionAfter?: (callId: string, signal: AbortSignal) => Promise<string>;
+  /** The run's start version (for the evidence). */
+  readonly startVersion: string;
+  /** True when an edit may touch `file` (`--allow-path`); every file when absent. */
+  readonly isAllowed?: (file: string) => boolean;
+  /** The tool whose reports count as test evidence; `run_tests` by default. */
+  readonly testTool?: string;
+  /** `false` (`--finish-gate none`): collect evidence, accept every finish. Default `true`. */
+  readonly enforce?: boolean;
+}
+
+/** The gate as a run extension, with the evidence it last saw. */
+export interface FinishGate extends RunExtension {
+  /** The latest evidence: at the last finish proposal, or now (call `evidence()` after the run). */
+  evidence(signal?: AbortSignal): Promise<FinishEvidence>;
+  /** Seeds the latest test report (a resumed run's, from its log). */
+  restoreTests(tests: TestEvidence | null): void;
+}
+
+/**
+ * The finish gate (lesson 21): records every `run_tests` report with the workspace
+ * version after it (`afterToolCall`), and judges each finish proposal on fresh evidence
+ * (`onFinish`): a rejection goes back to the model as a `finish_rejected` message.
+ */
+export function createFinishGate(options: FinishGateOptions): FinishGate {
+  const testTool = options.testTool ?? "run_tests";
+  const isAllowed = options.isAllowed ?? (() => true);
+  const enforce = options.enforce ?? true;
+  let tests: TestEvidence | null = null;
+  const evidence = async (signal = new AbortController().signal): Promise<FinishEvidence> => {
+    const now = await options.inspect(signal);
+    return {
+      startVersion: options.startVersion,
+      endVersion: now.version,
+      tests,
+      changedFiles: now.changedFiles,
+    };
+  };
+  return {
+    name: "finish-gate",
+    async afterToolCall(call, result, signal) {
+      if (call.tool !== testTool || !result.ok) return undefined;
+      const report = testReport(result.value);
+      if (report === undefined) return undefined;
+      const version =
+        options.versionAfter === undefined
+          ? (await options.inspect(signal)).version
+          : await options.versionAfter(call.callId, signal);
+      tests = { ...report, version };
+      return undefined;
+    },
+    async onFinish(_proposal, signal): Promise<FinishDecision | undefined> {
+      if (!enforce) return undefined;
+      const verdict = judgeFinish(await evidence(signal), isAllowed);
+      if (verdict.reasons.length === 0) return undefined;
+      return { kind: "reject", reasons: verdict.reasons, message: verdict.message };
+    },
+    evidence,
+    restoreTests(restored) {
+      tests = restored;
+    },
+  };
+}
+
+/** The counts of a `run_tests` value (design §6), or undefined for anything else. */
+function testReport(value: unknown): Omit<TestEvidence, "version"> | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { passed, failed, skipped } = value as Record<string, unknown>;
+  if (typeof passed !== "number" || typeof failed !== "number") return undefined;
+  return { passed, failed, skipped: typeof skipped === "number" ? skipped : 0 };
+}

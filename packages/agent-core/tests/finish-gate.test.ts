@@ -1,0 +1,162 @@
+import { describe, expect, it } from "vitest";
+import { runAgent } from "../src/agent-loop.ts";
+import { createFinishGate, type FinishEvidence, judgeFinish } from "../src/finish-gate.ts";
+import type { Message } from "../src/messages.ts";
+import { toolError } from "../src/tool-error.ts";
+import type { ToolSet } from "../src/tools.ts";
+import { call, replies } from "./fixtures/actions.ts";
+
+const finish = (summary = "完成") => ({ type: "finish", summary });
+const all = () => true;
+const evidence = (overrides: Partial<FinishEvidence>): FinishEvidence => ({
+  startVersion: "v0",
+  endVersion: "v1",
+  tests: { passed: 3, failed: 0, skipped: 0, version: "v1" },
+  changedFiles: [],
+  ...overrides,
+});
+
+describe("judgeFinish", () => {
+  it.each([
+    ["fresh passing tests", evidence({}), []],
+    ["no test run at all", evidence({ tests: null }), ["no_test_evidence"]],
+    [
+      "tests older than the last change",
+      evidence({ tests: { passed: 3, failed: 0, skipped: 0, version: "v0" } }),
+      ["stale_test_evidence"],
+    ],
+    [
+      "a failing test",
+      evidence({ tests: { passed: 3, failed: 1, skipped: 0, version: "v1" } }),
+      ["tests_failing"],
+    ],
+    [
+      "every test skipped (nothing passed)",
+      evidence({ tests: { passed: 0, failed: 0, skipped: 4, version: "v1" } }),
+      ["tests_failing"],
+    ],
+  ])("%s → %j", (_name, given, reasons) => {
+    expect(judgeFinish(given, all).reasons).toEqual(reasons);
+  });
+
+  it("names files changed outside the allowed paths, besides the test reasons", () => {
+    const verdict = judgeFinish(
+      evidence({ tests: null, changedFiles: ["src/a.ts", "package.json"] }),
+      (file) => file.startsWith("src/"),
+    );
+    expect(verdict.reasons).toEqual(["no_test_evidence", "changes_outside_allowed_paths"]);
+    expect(verdict.message).toContain("package.json");
+    expect(verdict.message).not.toContain("src/a.ts");
+  });
+
+  it("says nothing when it accepts, and explains in Chinese when it rejects", () => {
+    expect(judgeFinish(evidence({}), all).message).toBe("");
+    expect(judgeFinish(evidence({ tests: null }), all).message).toMatch(/run_tests/);
+  });
+});
+
+/** A workspace whose version the test moves, and a run_tests tool reading `counts`. */
+function world(extra: ToolSet = {}) {
+  const state = { version: "v0", changed: [] as string[] };
+  // Failing before the edit, passing after it.
+  const counts = () =>
+    state.version === "v0" ? { passed: 2, failed: 1 } : { passed: 3, failed: 0 };
+  const tools: ToolSet = {
+    edit: {
+      execute: () => {
+        state.version = `${state.version}+`;
+        state.changed = ["src/a.ts"];
+        return { ok: true };
+      },
+    },
+    run_tests: { execute: () => ({ ...counts(), skipped: 0, failures: [], exitCode: 0 }) },
+    ...extra,
+  };
+  const gate = createFinishGate({
+    startVersion: "v0",
+    inspect: async () => ({ version: state.version, changedFiles: state.changed }),
+    isAllowed: (file) => file.startsWith("src/"),
+  });
+  return { state, tools, gate };
+}
+
+const rejections = (messages: readonly Message[]) =>
+  messages.flatMap((message) =>
+    "type" in message && message.type === "finish_rejected" ? [message.reasons] : [],
+  );
+
+describe("the finish gate in a run", () => {
+  it("rejects a finish without tests, then with failing, then stale ones, and accepts fresh passing ones", async () => {
+    const { tools, gate } = world();
+    const provider = replies(
+      finish(),
+      call("run_tests", {}),
+      finish(),
+      call("edit", {}),
+      finish(),
+      call("run_tests", {}),
+      finish(),
+    );
+    const result = await runAgent("修复", provider, tools, { maxSteps: 10 }, undefined, {
+      extensions: [gate],
+      maxFinishRejections: 4,
+    });
+    expect(result.status).toBe("completed");
+    expect(rejections(result.messages)).toEqual([
+      ["no_test_evidence"],
+      ["tests_failing"],
+      ["stale_test_evidence"],
+    ]);
+    expect(await gate.evidence()).toEqual({
+      startVersion: "v0",
+      endVersion: "v0+",
+      tests: { passed: 3, failed: 0, skipped: 0, version: "v0+" },
+      changedFiles: ["src/a.ts"],
+    });
+  });
+
+  it("ends the run failed / finish_rejected at the limit, counted over the whole run", async () => {
+    const { tools, gate } = world();
+    const result = await runAgent(
+      "修复",
+      replies(finish(), call("run_tests", {}), finish(), finish()),
+      tools,
+      { maxSteps: 10 },
+      undefined,
+      { extensions: [gate], maxFinishRejections: 3 },
+    );
+    expect(result).toMatchObject({ status: "failed", code: "finish_rejected" });
+    expect(rejections(result.messages)).toHaveLength(3);
+  });
+
+  it("does not take a tool error of run_tests, or another tool's counts, as evidence", async () => {
+    const { tools, gate } = world({
+      run_tests: { execute: () => toolError("timeout", "测试超时") },
+      fake_tests: { execute: () => ({ passed: 9, failed: 0, skipped: 0 }) },
+    });
+    const result = await runAgent(
+      "修复",
+      replies(call("run_tests", {}), call("fake_tests", {}), finish()),
+      tools,
+      { maxSteps: 10 },
+      undefined,
+      { extensions: [gate], maxFinishRejections: 1 },
+    );
+    expect(result).toMatchObject({ status: "failed", code: "finish_rejected" });
+    expect(rejections(result.messages)).toEqual([["no_test_evidence"]]);
+  });
+
+  it("under --finish-gate none collects evidence but accepts the finish", async () => {
+    const { tools } = world();
+    const gate = createFinishGate({
+      startVersion: "v0",
+      inspect: async () => ({ version: "v0", changedFiles: [] }),
+      enforce: false,
+    });
+    const result = await runAgent("修复", replies(finish()), tools, { maxSteps: 3 }, undefined, {
+      extensions: [gate],
+    });
+    expect(result.status).toBe("completed");
+    expect((await gate.evidence()).tests).toBeNull();
+  });
+});

@@ -1,0 +1,382 @@
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import {
+  createFinishGate,
+  createRedactor,
+  type FinishEvidence,
+  type Provider,
+  type Redactor,
+  type RetryPolicy,
+  type RunExtension,
+  type RunResult,
+  runAgent,
+} from "@coding-agent/agent-core";
+import { createScriptedProvider, type ScriptedTurn } from "@coding-agent/agent-core/testing";
+import { createPathAllowance, type WorkspaceState } from "@coding-agent/tools";
+import type { RunCommand } from "./args.ts";
+import type { CliIo } from "./cli.ts";
+import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
+import { type CliEnv, createModelBackend } from "./model-provider.ts";
+import { prepareRunFeatures } from "./run-extensions.ts";
+import { codingAgentHome, createRunDir, newRunId, runDirOf } from "./run-files.ts";
+import { prepareRunTools } from "./run-tools.ts";
+import { defaultScript, loadScriptFile } from "./script-file.ts";
+import { openStateLog, readStateLog, type StateLog } from "./state/log.ts";
+import { editPredictor } from "./state/predict-edits.ts";
+import { createRunRecorder } from "./state/recorder.ts";
+import {
+  createResumeExtension,
+  planResume,
+  type ResumePlan,
+  replayingProvider,
+} from "./state/resume.ts";
+import { createWorkspaceTracker } from "./state/workspace-tracker.ts";
+
+/** The start state of a run's workspace, beside its state log (a resume counts changes from it). */
+const START_FILES = "start-files.json";
+
+/** `coding-agent run`: a new run with its own folder under `$CODING_AGENT_HOME/runs/`. */
+export function startRun(
+  command: RunCommand,
+  io: CliIo,
+  signal: AbortSignal,
+  env: CliEnv,
+): Promise<number> {
+  return execute({ command, io, signal, env, resume: undefined });
+}
+
+/** `coding-agent resume <runId>`: continues an unfinished run from its state log. */
+export async function resumeRun(
+  runId: string,
+  json: boolean,
+  io: CliIo,
+  signal: AbortSignal,
+  env: CliEnv,
+): Promise<number> {
+  const runDir = runDirOf(codingAgentHome(env), runId);
+  const read = await readStateLog(path.join(runDir, "state.jsonl"));
+  if (!read.ok) {
+    io.stderr(`无法继续运行 ${runId}：${read.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  if (read.warning !== undefined) io.stderr(`警告：${read.warning}\n`);
+  const planned = planResume(read.events);
+  if (!planned.ok) {
+    io.stderr(
+      planned.finished
+        ? `运行 ${runId} 已经结束（${planned.status}，${planned.code}），不能继续\n`
+        : `无法继续运行 ${runId}：${planned.message}\n`,
+    );
+    return EXIT_CODES.usage;
+  }
+  const command = { ...(planned.plan.started.options as unknown as RunCommand), json };
+  const start = await readStartFiles(runDir, planned.plan.started.startVersion);
+  return execute({
+    command,
+    io,
+    signal,
+    env,
+    resume: { runId, runDir, plan: planned.plan, start },
+  });
+}
+
+interface Session {
+  readonly command: RunCommand;
+  readonly io: CliIo;
+  readonly signal: AbortSignal;
+  readonly env: CliEnv;
+  readonly resume:
+    | {
+        readonly runId: string;
+        readonly runDir: string;
+        readonly plan: ResumePlan;
+        readonly start: WorkspaceState | undefined;
+      }
+    | undefined;
+}
+
+async function execute(session: Session): Promise<number> {
+  const { command, io, signal, env, resume } = session;
+  const model = await chooseModel(command, env, resume?.plan);
+  if (!model.ok) {
+    io.stderr(`${model.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  const wholeCommandOutput = command.maxContextTokens !== undefined;
+  const tools = await prepareRunTools({
+    workspace: command.workspace,
+    allowCommands: command.allowCommands,
+    approval: command.approval,
+    sandbox: command.sandbox,
+    ...(io.approver === undefined ? {} : { approver: io.approver }),
+    ...(command.testCommand === undefined ? {} : { testCommand: command.testCommand }),
+    allowPaths: command.allowPaths,
+    // One value for the tools' paging and the loop's cap: a tool never returns more
+    // than the loop passes on, so what it says it left out is what is missing.
+    maxObservationChars: command.maxObservationChars,
+    redact: model.redact,
+    wholeCommandOutput,
+  });
+  if (!tools.ok) {
+    io.stderr(`${tools.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  if (command.finishGate === "tests" && tools.testCommand === undefined) {
+    io.stderr(
+      "--finish-gate tests 需要测试命令：用 --test-command 指定，或在工作区 package.json 里写 test 脚本\n",
+    );
+    return EXIT_CODES.usage;
+  }
+  if (tools.warning !== undefined) io.stderr(`${tools.warning}\n`);
+
+  const workspace = tools.workspaceRoot;
+  const runId = resume?.runId ?? newRunId();
+  const files = await openRunFiles(session, runId, model.redact).catch((error: Error) => error);
+  if (files instanceof Error) {
+    return report(io, command, stateFailed(`运行目录无法写入：${files.message}`), undefined);
+  }
+  const { runDir, log } = files;
+  const tracker = await createWorkspaceTracker(workspace, {
+    ...(resume?.start === undefined ? {} : { start: resume.start }),
+    ...(resume === undefined ? {} : { recorded: resume.plan.versions }),
+  });
+  if (resume === undefined) {
+    const options = { ...command, workspace, ...scriptPathOf(command) };
+    const written = await Promise.all([
+      writeFile(
+        path.join(runDir, START_FILES),
+        JSON.stringify(Object.fromEntries(tracker.start.files)),
+        {
+          mode: 0o600,
+        },
+      ),
+      log.append(
+        {
+          type: "run_started",
+          runId,
+          startedAt: new Date().toISOString(),
+          goal: command.goal,
+          workspace,
+          options,
+          startVersion: tracker.start.version,
+        },
+        { sync: true },
+      ),
+    ]).catch((error: Error) => error);
+    if (written instanceof Error) {
+      await log.close().catch(() => {});
+      return report(
+        io,
+        command,
+        stateFailed(`状态日志无法写入：${written.message}`),
+        undefined,
+        runId,
+        runDir,
+      );
+    }
+  } else {
+    await log.append({ type: "resumed", at: new Date().toISOString(), fromSeq: log.nextSeq - 1 });
+    io.stderr(`coding-agent：继续运行 ${runId}（已记录 ${resume.plan.replies.length} 步）\n`);
+  }
+
+  const recorder = createRunRecorder({
+    runId,
+    log,
+    tracker,
+    predictFiles: editPredictor(workspace, command.allowPaths),
+    ...(model.turns === undefined ? {} : { turns: model.turns }),
+    ...(resume === undefined ? {} : { logged: resume.plan.logged }),
+  });
+  const allowance = createPathAllowance(command.allowPaths);
+  const gate = createFinishGate({
+    startVersion: tracker.start.version,
+    inspect: () => tracker.inspect(),
+    versionAfter: async (callId) => tracker.versionAfter(callId) ?? tracker.current,
+    isAllowed: (file) => allowance(file),
+    enforce: gateMode(command, tools.testCommand) === "tests",
+  });
+  if (resume !== undefined) gate.restoreTests(resume.plan.tests);
+  const features = await prepareRunFeatures({
+    command,
+    redact: model.redact,
+    artifactsDir: path.join(runDir, "artifacts"),
+  });
+  // The resume answers first (what is already recorded), the log writes next, the gate
+  // judges; loop detection and the context budget see the results as the log has them.
+  const extensions: RunExtension[] = [
+    ...(resume === undefined ? [] : [createResumeExtension(resume.plan, workspace)]),
+    recorder,
+    gate,
+    ...features.extensions,
+  ];
+  // The loop detection counts repeats by observation (`--max-repeated-actions`), not the guard.
+  const { maxRepeatedActions: _counted, ...limits } = command.limits;
+
+  io.stderr(`coding-agent：开始运行（${model.label}，Ctrl-C 取消）\n`);
+  const runTools = { ...tools.tools, ...features.tools };
+  const result = await runAgent(command.goal, model.provider, runTools, limits, signal, {
+    redact: model.redact,
+    maxObservationChars: command.maxObservationChars,
+    maxFinishRejections: command.maxFinishRejections,
+    extensions,
+    ...(command.retries === 0 ? {} : { retry: { policy: retryPolicy(command.retries) } }),
+  });
+  const logged = await recorder.finished(result);
+  await log.close().catch(() => {});
+  if (!logged) io.stderr(`警告：${recorder.failure ?? "状态日志写入失败"}\n`);
+  const changed = tools.edits.diff().files;
+  if (changed.length > 0) {
+    const lines = changed.map((file) => `  ${file.path} +${file.added} -${file.removed}`);
+    io.stderr(`coding-agent：本次运行修改了 ${changed.length} 个文件\n${lines.join("\n")}\n`);
+  }
+  return report(io, command, result, await gate.evidence(), runId, runDir);
+}
+
+/** The run's folder and its state log (appended to, for a resume). */
+async function openRunFiles(
+  session: Session,
+  runId: string,
+  redact: Redactor,
+): Promise<{ readonly runDir: string; readonly log: StateLog }> {
+  const { resume } = session;
+  const runDir = resume?.runDir ?? (await createRunDir(codingAgentHome(session.env), runId));
+  const log = await openStateLog(path.join(runDir, "state.jsonl"), {
+    redact,
+    ...(resume === undefined ? {} : { nextSeq: resume.plan.nextSeq }),
+  });
+  return { runDir, log };
+}
+
+async function readStartFiles(
+  runDir: string,
+  version: string,
+): Promise<WorkspaceState | undefined> {
+  try {
+    const text = await readFile(path.join(runDir, START_FILES), "utf8");
+    const files = new Map(Object.entries(JSON.parse(text) as Record<string, string>));
+    return { version, files };
+  } catch {
+    return undefined;
+  }
+}
+
+/** `auto` is `tests` when the run has a test command (design §7). */
+function gateMode(command: RunCommand, testCommand: string | undefined): "tests" | "none" {
+  if (command.finishGate === "auto") return testCommand === undefined ? "none" : "tests";
+  return command.finishGate;
+}
+
+/** The script path as an absolute path: a resume may start from another folder. */
+function scriptPathOf(command: RunCommand) {
+  return command.scriptPath === undefined ? {} : { scriptPath: path.resolve(command.scriptPath) };
+}
+
+/** A run that could not keep its records: it did nothing. */
+function stateFailed(reason: string): RunResult {
+  return {
+    status: "failed",
+    code: "state_failed",
+    reason,
+    summary: reason,
+    steps: 0,
+    toolCalls: 0,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    messages: [],
+  };
+}
+
+function report(
+  io: CliIo,
+  command: RunCommand,
+  result: RunResult,
+  evidence: FinishEvidence | undefined,
+  runId?: string,
+  runDir?: string,
+): number {
+  const json = {
+    ...result,
+    messages: [...result.messages],
+    ...(runId === undefined ? {} : { runId, runDir }),
+    evidence: evidence ?? null,
+  };
+  io.stdout(command.json ? `${JSON.stringify(json)}\n` : formatResult(result));
+  return exitCodeFor(result.status);
+}
+
+/** Backoff of the CLI's model retries: 0.5 s doubling up to 8 s, with jitter. */
+function retryPolicy(retries: number): RetryPolicy {
+  return { maxAttempts: retries + 1, baseDelayMs: 500, maxDelayMs: 8_000 };
+}
+
+/** The model a run talks to, how to describe it, and what to mask. */
+type ModelChoice =
+  | {
+      readonly ok: true;
+      readonly provider: Provider;
+      readonly label: string;
+      readonly redact: Redactor;
+      /** Script turns the fake model has used (each call takes one, a failed one too). */
+      readonly turns?: () => number;
+    }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * The fake model (its script) or a real backend, from the command and the environment.
+ * A resumed run gets its recorded replies first; the fake model then goes on from the
+ * first turn of its script the log has not used.
+ */
+async function chooseModel(
+  command: RunCommand,
+  env: CliEnv,
+  plan: ResumePlan | undefined,
+): Promise<ModelChoice> {
+  const { name } = command.provider;
+  let choice: ModelChoice;
+  if (name === "fake") {
+    let turns: ScriptedTurn[] = defaultScript(command.goal);
+    if (command.scriptPath !== undefined) {
+      const loaded = await loadScriptFile(command.scriptPath);
+      if (!loaded.ok) return loaded;
+      turns = [...loaded.turns];
+    }
+    const redact = createRedactor({ env });
+    let used = plan?.turnsUsed ?? 0;
+    const scripted = createScriptedProvider(turns.slice(used));
+    const provider: Provider = {
+      complete(request, callSignal) {
+        used += 1;
+        return scripted.complete(request, callSignal);
+      },
+    };
+    choice = { ok: true, provider, label: "Fake Model", redact, turns: () => used };
+  } else {
+    const backend = createModelBackend({ ...command.provider, name }, env);
+    if (!backend.ok) return backend;
+    choice = {
+      ok: true,
+      provider: backend.provider,
+      label: `${name} · ${command.provider.model ?? ""} · ${backend.endpoint}`,
+      // The key is masked wherever it could show: results, reasons, observations, logs.
+      redact: createRedactor({ env, secrets: [backend.apiKey] }),
+    };
+  }
+  if (plan === undefined) return choice;
+  return { ...choice, provider: replayingProvider(plan, choice.provider) };
+}
+
+const STATUS_LABEL: Record<RunResult["status"], string> = {
+  completed: "完成",
+  failed: "失败",
+  budget_exceeded: "超出预算",
+  blocked: "被阻止",
+  cancelled: "已取消",
+};
+
+function formatResult(result: RunResult): string {
+  return [
+    `状态：${result.status}（${STATUS_LABEL[result.status]}，${result.code}）`,
+    result.status === "completed" ? `摘要：${result.summary}` : `原因：${result.reason}`,
+    `步数：${result.steps} · 工具调用：${result.toolCalls} · token：${result.usage.inputTokens} 输入 / ${result.usage.outputTokens} 输出`,
+    "",
+  ].join("\n");
+}

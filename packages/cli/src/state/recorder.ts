@@ -1,0 +1,159 @@
+import { createHash } from "node:crypto";
+import type {
+  ExtensionStop,
+  RunExtension,
+  RunResult,
+  ToolCallInfo,
+  ToolCallResult,
+} from "@coding-agent/agent-core";
+import type { StateLog } from "./log.ts";
+import type { WorkspaceTracker } from "./workspace-tracker.ts";
+
+/** What a resumed run already has in its log, so it is not written twice. */
+export interface AlreadyLogged {
+  /** Model replies logged (steps 1…n). */
+  readonly replies: number;
+  readonly intents: ReadonlySet<string>;
+  readonly results: ReadonlySet<string>;
+  readonly rejections: number;
+}
+
+const NOTHING_LOGGED: AlreadyLogged = {
+  replies: 0,
+  intents: new Set(),
+  results: new Set(),
+  rejections: 0,
+};
+
+/** The run's recorder: an extension that writes the state log, and the run's end. */
+export interface RunRecorder extends RunExtension {
+  /** Logs `run_finished`; false when the log could not be written. */
+  finished(result: RunResult): Promise<boolean>;
+  /** The first write that failed, if any. */
+  readonly failure: string | undefined;
+}
+
+/**
+ * Writes every transition of a run to its state log (lesson 22): each reply, each tool
+ * call's intent (on disk before the tool starts) and result with the workspace version
+ * after it, each rejected finish. A write that fails ends the run `state_failed` at the
+ * next point that can stop it: a run whose log is broken cannot be resumed, so it must
+ * not go on doing things.
+ */
+export function createRunRecorder(options: {
+  readonly runId: string;
+  readonly log: StateLog;
+  readonly tracker: WorkspaceTracker;
+  readonly logged?: AlreadyLogged;
+  /** The input an edit tool is about to apply → the files it will change (for a resume). */
+  readonly predictFiles?: (call: ToolCallInfo) => Promise<readonly PredictedFile[] | undefined>;
+  /** Script turns the fake model has used, logged with each reply (its resume goes on from there). */
+  readonly turns?: () => number;
+}): RunRecorder {
+  const { log, tracker, runId } = options;
+  const logged = options.logged ?? NOTHING_LOGGED;
+  let rejectionsSeen = 0;
+  let failure: string | undefined;
+  const write = async (event: Parameters<StateLog["append"]>[0], sync = false) => {
+    if (failure !== undefined) return;
+    try {
+      await log.append(event, { sync });
+    } catch (error) {
+      failure = `状态日志 ${log.file} 写入失败：${(error as Error).message}`;
+    }
+  };
+  const stopIfBroken = (): ExtensionStop | undefined =>
+    failure === undefined ? undefined : { kind: "stop", code: "state_failed", reason: failure };
+  return {
+    name: "state-log",
+    get failure() {
+      return failure;
+    },
+    beforeModelCall: () => stopIfBroken(),
+    async afterReply(reply) {
+      if (reply.step > logged.replies) {
+        await write({
+          type: "model_reply",
+          step: reply.step,
+          actions: reply.actions,
+          ...(reply.usage === undefined ? {} : { usage: reply.usage }),
+          ...(options.turns === undefined ? {} : { turn: options.turns() }),
+        });
+      }
+      return stopIfBroken();
+    },
+    async beforeToolCall(call) {
+      if (!logged.intents.has(call.callId)) {
+        const files = await options.predictFiles?.(call);
+        await write(
+          {
+            type: "tool_intent",
+            step: call.step,
+            callId: call.callId,
+            tool: call.tool,
+            input: call.input,
+            key: idempotencyKey(runId, call),
+            ...(files === undefined ? {} : { files }),
+          },
+          true,
+        );
+      }
+      return stopIfBroken();
+    },
+    async afterToolCall(call, result: ToolCallResult) {
+      const version = await tracker.afterCall(call);
+      if (!logged.results.has(call.callId)) {
+        await write({
+          type: "tool_result",
+          callId: call.callId,
+          ok: result.ok,
+          ...(result.ok ? { value: result.value ?? null } : { error: result.error }),
+          version,
+        });
+      }
+      return undefined;
+    },
+    onTrace(event) {
+      if (event.type !== "finish_rejected") return;
+      rejectionsSeen += 1;
+      if (rejectionsSeen <= logged.rejections) return;
+      return write({
+        type: "finish_rejected",
+        step: event.step,
+        reasons: event.reasons,
+        content: event.detail,
+      });
+    },
+    async finished(result) {
+      await write(
+        {
+          type: "run_finished",
+          status: result.status,
+          code: result.code,
+          reason: result.status === "completed" ? result.summary : result.reason,
+          steps: result.steps,
+          toolCalls: result.toolCalls,
+        },
+        true,
+      );
+      return failure === undefined;
+    },
+  };
+}
+
+/** A file an edit will change: its hash before (null: it does not exist) and after. */
+export interface PredictedFile {
+  readonly path: string;
+  readonly before: string | null;
+  readonly after: string;
+}
+
+/** A hash of run, call, tool and input: the same call of the same run has the same key. */
+export function idempotencyKey(
+  runId: string,
+  call: Pick<ToolCallInfo, "callId" | "tool" | "input">,
+) {
+  return createHash("sha256")
+    .update(JSON.stringify([runId, call.callId, call.tool, call.input]))
+    .digest("hex");
+}

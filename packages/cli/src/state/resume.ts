@@ -1,0 +1,213 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import {
+  type ModelRequest,
+  type ModelResponse,
+  type Provider,
+  type RunExtension,
+  type TestEvidence,
+  toolError,
+} from "@coding-agent/agent-core";
+import { hashBytes } from "@coding-agent/tools";
+import type { StateEvent } from "./log.ts";
+import type { AlreadyLogged, PredictedFile } from "./recorder.ts";
+
+type EventOf<T extends StateEvent["type"]> = Extract<StateEvent, { type: T }>;
+
+/** What a resume rebuilds from a state log (lesson 23). */
+export interface ResumePlan {
+  readonly started: EventOf<"run_started">;
+  readonly replies: readonly EventOf<"model_reply">[];
+  readonly results: ReadonlyMap<string, EventOf<"tool_result">>;
+  /** Intents without a result: the calls a crash left in doubt. */
+  readonly inDoubt: ReadonlyMap<string, EventOf<"tool_intent">>;
+  readonly rejections: readonly EventOf<"finish_rejected">[];
+  readonly logged: AlreadyLogged;
+  /** Versions after each recorded call, for the finish gate and loop detection. */
+  readonly versions: ReadonlyMap<string, string>;
+  /** The latest recorded `run_tests` report, with its version. */
+  readonly tests: TestEvidence | null;
+  /** Script turns the fake model already used. */
+  readonly turnsUsed: number;
+  /** The seq the next event gets. */
+  readonly nextSeq: number;
+}
+
+export type ResumePlanResult =
+  | { readonly ok: true; readonly plan: ResumePlan }
+  | { readonly ok: false; readonly finished: true; readonly status: string; readonly code: string }
+  | { readonly ok: false; readonly finished: false; readonly message: string };
+
+/** Reads what a log says happened; a finished run is not resumed. */
+export function planResume(events: readonly StateEvent[]): ResumePlanResult {
+  const [started] = events;
+  if (started?.type !== "run_started") {
+    return { ok: false, finished: false, message: "状态日志不是以 run_started 开头" };
+  }
+  const replies: EventOf<"model_reply">[] = [];
+  const intents = new Map<string, EventOf<"tool_intent">>();
+  const results = new Map<string, EventOf<"tool_result">>();
+  const rejections: EventOf<"finish_rejected">[] = [];
+  let tests: TestEvidence | null = null;
+  let turnsUsed = 0;
+  for (const event of events) {
+    switch (event.type) {
+      case "run_finished":
+        return { ok: false, finished: true, status: event.status, code: event.code };
+      case "model_reply":
+        replies.push(event);
+        turnsUsed = typeof event.turn === "number" ? event.turn : replies.length;
+        break;
+      case "tool_intent":
+        intents.set(event.callId, event);
+        break;
+      case "tool_result": {
+        results.set(event.callId, event);
+        const report = testReport(intents.get(event.callId)?.tool, event);
+        if (report !== undefined) tests = report;
+        break;
+      }
+      case "finish_rejected":
+        rejections.push(event);
+        break;
+      default:
+        break;
+    }
+  }
+  const inDoubt = new Map([...intents].filter(([callId]) => !results.has(callId)));
+  return {
+    ok: true,
+    plan: {
+      started,
+      replies,
+      results,
+      inDoubt,
+      rejections,
+      logged: {
+        replies: replies.length,
+        intents: new Set(intents.keys()),
+        results: new Set(results.keys()),
+        rejections: rejections.length,
+      },
+      versions: new Map([...results].map(([callId, result]) => [callId, result.version])),
+      tests,
+      turnsUsed,
+      nextSeq: events.length + 1,
+    },
+  };
+}
+
+function testReport(tool: string | undefined, result: EventOf<"tool_result">) {
+  if (tool !== "run_tests" || !result.ok) return undefined;
+  const value = result.value as Record<string, unknown> | null | undefined;
+  if (typeof value?.passed !== "number" || typeof value.failed !== "number") return undefined;
+  const skipped = typeof value.skipped === "number" ? value.skipped : 0;
+  return { passed: value.passed, failed: value.failed, skipped, version: result.version };
+}
+
+/**
+ * The model of a resumed run: the recorded replies first (step by step, with their call
+ * ids and usage, so budgets already spent count again), then `next` (a real model, or
+ * the fake one's script from where the log ends).
+ */
+export function replayingProvider(plan: ResumePlan, next: Provider): Provider {
+  return {
+    complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+      const recorded = plan.replies[request.step - 1];
+      if (recorded === undefined) return next.complete(request, signal);
+      return Promise.resolve({
+        actions: recorded.actions,
+        ...(recorded.usage === undefined ? {} : { usage: recorded.usage }),
+      } as ModelResponse);
+    },
+  };
+}
+
+/** Tools whose in-doubt call is run again: they change nothing (or only re-run the tests). */
+const RERUNNABLE = new Set([
+  "echo",
+  "sleep",
+  "read_file",
+  "list_files",
+  "search",
+  "read_artifact",
+  "run_tests",
+]);
+const EDIT_TOOLS = new Set(["edit_file", "write_file", "apply_edits"]);
+
+/**
+ * Answers, in a resumed run, every call the log already has: a recorded result is given
+ * back without running the tool; a call in doubt follows design §7: read-only tools run
+ * again, an edit looks at its files (already in the state it produces → recorded as
+ * applied, never applied twice; in the state before it → applied now; else `stale_file`),
+ * `run_command` is never run again (`interrupted`). A recorded rejection of a finish is
+ * given again, so the replay takes the path the run took.
+ */
+export function createResumeExtension(plan: ResumePlan, workspace: string): RunExtension {
+  const rejectedAt = new Map(plan.rejections.map((event) => [event.step, event]));
+  return {
+    name: "resume",
+    async beforeToolCall(call) {
+      const recorded = plan.results.get(call.callId);
+      if (recorded !== undefined) {
+        const value = recorded.ok
+          ? recorded.value
+          : toolError(recorded.error?.code ?? "tool_error", recorded.error?.message ?? "");
+        return { kind: "answer", value };
+      }
+      const intent = plan.inDoubt.get(call.callId);
+      if (intent === undefined || RERUNNABLE.has(intent.tool)) return undefined;
+      if (EDIT_TOOLS.has(intent.tool)) return inDoubtEdit(intent, workspace);
+      return {
+        kind: "answer",
+        value: toolError(
+          "interrupted",
+          `运行在 ${intent.tool} 执行期间中断：它可能已经执行，也可能没有；恢复时不会再执行一次。请先查看工作区的状态再决定下一步。`,
+        ),
+      };
+    },
+    onFinish(proposal) {
+      if (proposal.step > plan.logged.replies) return undefined;
+      const rejected = rejectedAt.get(proposal.step);
+      if (rejected === undefined) return undefined;
+      return { kind: "reject", reasons: rejected.reasons, message: rejected.content };
+    },
+  };
+}
+
+async function inDoubtEdit(intent: EventOf<"tool_intent">, workspace: string) {
+  const files = Array.isArray(intent.files) ? (intent.files as PredictedFile[]) : undefined;
+  // No prediction: the edit was refused when it was planned, so it wrote nothing; run it.
+  if (files === undefined || files.length === 0) return undefined;
+  const now = await Promise.all(files.map((file) => currentHash(workspace, file.path)));
+  if (files.every((file, index) => now[index] === file.after)) {
+    return {
+      kind: "answer" as const,
+      value: {
+        applied: true,
+        resumed: true,
+        files: files.map((file) => ({ path: file.path, hash: file.after })),
+        note: "运行中断前这次编辑已经写入；恢复时没有再写一次。",
+      },
+    };
+  }
+  if (files.every((file, index) => now[index] === file.before)) return undefined;
+  const changed = files.filter(
+    (file, index) => now[index] !== file.before && now[index] !== file.after,
+  );
+  return {
+    kind: "answer" as const,
+    value: toolError(
+      "stale_file",
+      `运行中断后 ${changed.map((file) => file.path).join("、")} 既不是编辑前的内容，也不是编辑后的内容：没有写入。请重新 read_file 再编辑。`,
+    ),
+  };
+}
+
+async function currentHash(workspace: string, file: string): Promise<string | null> {
+  try {
+    return hashBytes(await readFile(path.join(workspace, file)));
+  } catch {
+    return null;
+  }
+}

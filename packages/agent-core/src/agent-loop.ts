@@ -172,6 +172,23 @@ async function loop(run: Run, limits: Limits): Promise<RunResult> {
       const decided = await beforeModelCall(run, request);
       if ("stop" in decided) return finish(run, decided.stop);
       request = decided.request;
+      for (const compaction of decided.compactions) {
+        // Texts (call ids, tool names, artifact ids) are redacted: the trace holds no secret.
+        const results = compaction.results.map((result) => ({
+          callId: clip(run, result.callId),
+          tool: clip(run, result.tool),
+          artifactId: clip(run, result.artifactId),
+        }));
+        run.tracer.emit({
+          type: "compacted",
+          step: request.step,
+          estimatedTokens: compaction.estimatedTokens,
+          compactedTokens: compaction.compactedTokens,
+          maxContextTokens: compaction.maxContextTokens,
+          results,
+          totalCompacted: compaction.totalCompacted,
+        });
+      }
     }
     const reply = await model(run, request);
     if (reply.kind === "stop") return finish(run, reply);

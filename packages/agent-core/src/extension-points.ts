@@ -1,6 +1,7 @@
 import { deepFreeze } from "./deep-freeze.ts";
 import { errorText, isAbortError } from "./errors.ts";
 import type {
+  Compaction,
   FinishDecision,
   FinishProposal,
   ModelReplyInfo,
@@ -13,19 +14,32 @@ import { isHistoryView, type Message } from "./messages.ts";
 import { createModelRequest, isImmutableRequest, type ModelRequest } from "./provider.ts";
 import type { Run, Stop } from "./run-state.ts";
 import { type CallOutcome, timedCall } from "./timed-call.ts";
-import { type StopCode, statusOf, type TraceEvent, type TraceSink } from "./trace.ts";
+import {
+  type CompactedResult,
+  type StopCode,
+  statusOf,
+  type TraceEvent,
+  type TraceSink,
+} from "./trace.ts";
 
 /**
  * How the loop asks its extensions at each point (see `RunExtension` for the order and
  * the rules). A point nobody implements costs nothing: the loop checks the chain first.
  */
 
-/** Before a model call: the request to send (rewritten or not), or a stop. */
+/**
+ * Before a model call: the request to send (rewritten or not) with the compactions that
+ * made it (for the trace), or a stop.
+ */
 export async function beforeModelCall(
   run: Run,
   request: ModelRequest,
-): Promise<{ readonly request: ModelRequest } | { readonly stop: Stop }> {
+): Promise<
+  | { readonly request: ModelRequest; readonly compactions: readonly Compaction[] }
+  | { readonly stop: Stop }
+> {
   let current = request;
+  const compactions: Compaction[] = [];
   for (const extension of run.extensions.beforeModelCall) {
     const outcome = await ask(run, (signal) => extension.beforeModelCall?.(current, signal));
     const answer = decided(run, extension, "beforeModelCall", outcome, ["stop", "rewrite"]);
@@ -36,9 +50,14 @@ export async function beforeModelCall(
       request.step,
     );
     if (rewritten === undefined) return { stop: invalid(extension, "beforeModelCall") };
+    const { compaction } = answer.decision as { compaction?: unknown };
+    if (compaction !== undefined) {
+      if (!isCompaction(compaction)) return { stop: invalid(extension, "beforeModelCall") };
+      compactions.push(compaction);
+    }
     current = rewritten;
   }
-  return { request: current };
+  return { request: current, compactions };
 }
 
 /** After a valid reply: a stop, or undefined to act on it. */
@@ -214,6 +233,25 @@ function isToolCallDecision(decision: { readonly kind?: unknown }): decision is 
     default:
       return false;
   }
+}
+
+function isCompaction(value: unknown): value is Compaction {
+  const compaction = value as Partial<Compaction> | null;
+  return (
+    typeof compaction === "object" &&
+    compaction !== null &&
+    Number.isFinite(compaction.estimatedTokens) &&
+    Number.isFinite(compaction.compactedTokens) &&
+    Number.isFinite(compaction.maxContextTokens) &&
+    Number.isInteger(compaction.totalCompacted) &&
+    Array.isArray(compaction.results) &&
+    compaction.results.every(
+      (result: Partial<CompactedResult> | null) =>
+        typeof result?.callId === "string" &&
+        typeof result.tool === "string" &&
+        typeof result.artifactId === "string",
+    )
+  );
 }
 
 function isRejection(decision: Extract<FinishDecision, { kind: "reject" }>): boolean {

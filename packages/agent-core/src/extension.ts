@@ -3,7 +3,7 @@ import type { Message } from "./messages.ts";
 import type { ModelRequest, TokenUsage } from "./provider.ts";
 import type { ToolError } from "./tool-error.ts";
 import type { Tool, ToolInput } from "./tools.ts";
-import type { StopCode, TraceEvent } from "./trace.ts";
+import type { CompactedResult, StopCode, TraceEvent } from "./trace.ts";
 
 /**
  * A feature that plugs into the loop at the moments of a step: before each model call,
@@ -58,8 +58,24 @@ export interface ExtensionStop {
 
 export type BeforeModelCallDecision =
   | ExtensionStop
-  /** The provider gets this request instead (e.g. a compacted history). */
-  | { readonly kind: "rewrite"; readonly request: ModelRequest };
+  /**
+   * The provider gets this request instead (e.g. a compacted history). With `compaction`
+   * the loop traces a `compacted` event for it.
+   */
+  | {
+      readonly kind: "rewrite";
+      readonly request: ModelRequest;
+      readonly compaction?: Compaction;
+    };
+
+/** What a compacting rewrite did, as the `compacted` trace event reports it. */
+export interface Compaction {
+  readonly estimatedTokens: number;
+  readonly compactedTokens: number;
+  readonly maxContextTokens: number;
+  readonly results: readonly CompactedResult[];
+  readonly totalCompacted: number;
+}
 
 /** A reply as the run records it: redacted, each tool call with its call id. */
 export interface ModelReplyInfo {

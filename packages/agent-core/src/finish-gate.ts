@@ -83,7 +83,10 @@ export interface FinishGateOptions {
   /** `false` (`--finish-gate none`): collect evidence, accept every finish. Default `true`. */
   readonly enforce?: boolean;
   /** The verdict on the evidence; `judgeFinish` by default (lesson 21 writes its own). */
-  readonly judge?: (evidence: FinishEvidence, isAllowed: (file: string) => boolean) => FinishVerdict;
+  readonly judge?: (
+    evidence: FinishEvidence,
+    isAllowed: (file: string) => boolean,
+  ) => FinishVerdict;
 }
 
 /** The gate as a run extension, with the evidence it last saw. */

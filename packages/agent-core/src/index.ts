@@ -23,6 +23,8 @@ export {
   type RunResult,
   runAgent,
 } from "./agent-loop.ts";
+export { type ArtifactStore, artifactMainField, artifactText } from "./artifacts.ts";
+export { type ContextBudgetOptions, createContextBudget } from "./context-budget.ts";
 export { deepFreeze } from "./deep-freeze.ts";
 export {
   AbortError,
@@ -36,6 +38,7 @@ export {
 } from "./errors.ts";
 export type {
   BeforeModelCallDecision,
+  Compaction,
   ExtensionStop,
   FinishDecision,
   FinishProposal,
@@ -73,6 +76,12 @@ export {
   toValueIssues,
   type ValueIssue,
 } from "./issues.ts";
+export {
+  createLoopDetection,
+  DEFAULT_LOOP_WINDOW,
+  type LoopDetectionOptions,
+  READ_ONLY_TOOLS,
+} from "./loop-detection.ts";
 export {
   type BudgetCode,
   createLoopGuard,
@@ -178,6 +187,7 @@ export {
   type TypedToolDefinition,
 } from "./tools.ts";
 export {
+  type CompactedResult,
   createTracer,
   type RunStatus,
   type StopCode,

@@ -48,7 +48,11 @@ export type BudgetCode =
   | "max_duration"
   | "model_timeout"
   | "max_tool_errors"
-  | "repeated_action";
+  | "repeated_action"
+  /** Tool calls that brought back nothing new (see `createLoopDetection`). */
+  | "loop_detected"
+  /** The parts of a request that are never compacted exceed the context budget. */
+  | "context_exhausted";
 
 /** The guard's answer: go on, or stop with the budget and a readable reason. */
 export type GuardVerdict =

@@ -32,6 +32,8 @@ export function statusOf(code: StopCode): RunStatus {
     case "model_timeout":
     case "max_tool_errors":
     case "repeated_action":
+    case "loop_detected":
+    case "context_exhausted":
       return "budget_exceeded";
     case "cancelled":
       return "cancelled";
@@ -102,6 +104,22 @@ export type TraceEventBody =
       readonly detail: string;
     }
   | {
+      /**
+       * A request over the context budget was sent compacted: older tool results were
+       * replaced by stubs naming their artifacts (see `createContextBudget`).
+       */
+      readonly type: "compacted";
+      readonly step: number;
+      /** The estimate of the request before and after compaction, and the budget. */
+      readonly estimatedTokens: number;
+      readonly compactedTokens: number;
+      readonly maxContextTokens: number;
+      /** The results compacted for the first time in this request. */
+      readonly results: readonly CompactedResult[];
+      /** Every result this request shows as a stub. */
+      readonly totalCompacted: number;
+    }
+  | {
       readonly type: "run_finished";
       readonly status: RunStatus;
       readonly code: StopCode;
@@ -110,6 +128,13 @@ export type TraceEventBody =
       readonly toolCalls: number;
       readonly usage: TokenUsage;
     };
+
+/** A tool result a compacted request shows as a stub: the call and where its text is. */
+export interface CompactedResult {
+  readonly callId: string;
+  readonly tool: string;
+  readonly artifactId: string;
+}
 
 /** A trace event: a body plus a strictly increasing `seq` and the run-relative time. */
 export type TraceEvent = TraceEventBody & {

@@ -82,7 +82,13 @@ describe("an answer an extension may not give", () => {
 
   it("before a tool call, a stop ends the run with its code; the call is answered, never run", async () => {
     let ran = 0;
-    const counting: ToolSet = { echo: { execute: () => void (ran += 1) } };
+    const counting: ToolSet = {
+      echo: {
+        execute: () => {
+          ran += 1;
+        },
+      },
+    };
     const stop = { kind: "stop", code: "state_failed", reason: "状态日志写不进去" } as const;
     const result = await runAgent(
       "目标",

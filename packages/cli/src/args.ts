@@ -1,5 +1,6 @@
 import path from "node:path";
 import {
+  DEFAULT_LOOP_WINDOW,
   DEFAULT_MAX_FINISH_REJECTIONS,
   DEFAULT_MAX_OBSERVATION_CHARS,
 } from "@coding-agent/agent-core";
@@ -33,7 +34,18 @@ export const RUN_FLAGS = {
     type: "string",
     help: "模型调用可重试的失败（无响应、HTTP 408/429/5xx、单次超时）最多重试几次，指数退避（默认 2，0 为不重试）",
   },
-  "max-repeated-actions": { type: "string", help: "允许连续相同动作的次数（默认 3）" },
+  "max-repeated-actions": {
+    type: "string",
+    help: "允许连续相同且观察没有变化的动作次数（默认 3）",
+  },
+  "loop-window": {
+    type: "string",
+    help: "循环检测回看的工具调用次数（默认 12，至少 2）：其中第 3 次没有新观察的调用，或 2–4 步的循环重复 2 轮，以超出预算结束（loop_detected）",
+  },
+  "max-context-tokens": {
+    type: "string",
+    help: "每次模型请求的上下文 token 预算：超出时最早的工具结果压缩成 artifact 引用（read_artifact 可读回）；放不下必须保留的部分时以超出预算结束（context_exhausted）",
+  },
   "max-tool-errors": { type: "string", help: "工具连续返回错误的次数上限（默认 5，成功一次清零）" },
   "max-observation-chars": {
     type: "string",
@@ -128,6 +140,12 @@ const RunFlagsSchema = z.strictObject({
   "max-repeated-actions": count("max-repeated-actions")
     .pipe(z.int().min(1, "--max-repeated-actions 至少为 1"))
     .default(3),
+  "loop-window": count("loop-window")
+    .pipe(z.int().min(2, "--loop-window 至少为 2"))
+    .default(DEFAULT_LOOP_WINDOW),
+  "max-context-tokens": count("max-context-tokens")
+    .pipe(z.int().min(1, "--max-context-tokens 至少为 1"))
+    .optional(),
   "max-tool-errors": count("max-tool-errors")
     .pipe(z.int().min(1, "--max-tool-errors 至少为 1"))
     .optional(),
@@ -189,9 +207,17 @@ export type RunCommand = {
     maxDurationMs?: number;
     modelTimeoutMs?: number;
     toolTimeoutMs?: number;
+    /**
+     * `--max-repeated-actions`: consecutive identical replies whose observations did not
+     * change; the loop detection counts them (`runAgent` gets the limits without it).
+     */
     maxRepeatedActions: number;
     maxToolErrors?: number;
   };
+  /** `--loop-window`: tool calls the loop detection looks back over (absent in older logs: 12). */
+  readonly loopWindow?: number;
+  /** `--max-context-tokens`: the budget of one model request, if any. */
+  readonly maxContextTokens?: number;
   /** Retries of a model call that failed `retryable`; 0: none. */
   readonly retries: number;
   /** `--max-observation-chars`: the run's cap on one tool result and the tools' page size. */
@@ -234,7 +260,7 @@ export function usage(): string {
     "      coding-agent runs [--json]",
     "",
     "命令：",
-    "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command、run_tests、edit_file、write_file、apply_edits",
+    "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command、run_tests、edit_file、write_file、apply_edits（给了 --max-context-tokens 时还有 read_artifact）",
     "  resume 继续一次没有结束的运行（沿用它记录的选项和已用掉的预算；已结束的运行不能继续）",
     "  runs   列出运行记录（运行 ID、开始时间、目标、状态），最新的在前",
     "  help   显示帮助",
@@ -298,6 +324,10 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         ...(f["tool-timeout-ms"] === undefined ? {} : { toolTimeoutMs: f["tool-timeout-ms"] }),
         ...(f["max-tool-errors"] === undefined ? {} : { maxToolErrors: f["max-tool-errors"] }),
       },
+      loopWindow: f["loop-window"],
+      ...(f["max-context-tokens"] === undefined
+        ? {}
+        : { maxContextTokens: f["max-context-tokens"] }),
       retries: f["max-retries"],
       maxObservationChars: f["max-observation-chars"],
       ...(f.script === undefined ? {} : { scriptPath: f.script }),

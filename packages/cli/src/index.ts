@@ -20,6 +20,7 @@ export {
   type ParseArgsResult,
   parseArgsOrExplain,
 } from "./parse-args.ts";
+export { prepareRunFeatures, type RunFeatures } from "./run-extensions.ts";
 export {
   codingAgentHome,
   listRuns,

@@ -17,6 +17,7 @@ import type { RunCommand } from "./args.ts";
 import type { CliIo } from "./cli.ts";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
+import { prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, createRunDir, newRunId, runDirOf } from "./run-files.ts";
 import { prepareRunTools } from "./run-tools.ts";
 import { defaultScript, loadScriptFile } from "./script-file.ts";
@@ -104,6 +105,7 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`${model.message}\n`);
     return EXIT_CODES.usage;
   }
+  const wholeCommandOutput = command.maxContextTokens !== undefined;
   const tools = await prepareRunTools({
     workspace: command.workspace,
     allowCommands: command.allowCommands,
@@ -116,6 +118,7 @@ async function execute(session: Session): Promise<number> {
     // than the loop passes on, so what it says it left out is what is missing.
     maxObservationChars: command.maxObservationChars,
     redact: model.redact,
+    wholeCommandOutput,
   });
   if (!tools.ok) {
     io.stderr(`${tools.message}\n`);
@@ -196,15 +199,27 @@ async function execute(session: Session): Promise<number> {
     enforce: gateMode(command, tools.testCommand) === "tests",
   });
   if (resume !== undefined) gate.restoreTests(resume.plan.tests);
-  // The resume answers first (what is already recorded), the log writes next, the gate judges.
+  const features = await prepareRunFeatures({
+    command,
+    redact: model.redact,
+    artifactsDir: path.join(runDir, "artifacts"),
+    // Set by the recorder's afterToolCall, which runs before the loop detection's.
+    version: () => tracker.current,
+  });
+  // The resume answers first (what is already recorded), the log writes next, the gate
+  // judges; loop detection and the context budget see the results as the log has them.
   const extensions: RunExtension[] = [
     ...(resume === undefined ? [] : [createResumeExtension(resume.plan, workspace)]),
     recorder,
     gate,
+    ...features.extensions,
   ];
+  // The loop detection counts repeats by observation (`--max-repeated-actions`), not the guard.
+  const { maxRepeatedActions: _counted, ...limits } = command.limits;
 
   io.stderr(`coding-agent：开始运行（${model.label}，Ctrl-C 取消）\n`);
-  const result = await runAgent(command.goal, model.provider, tools.tools, command.limits, signal, {
+  const runTools = { ...tools.tools, ...features.tools };
+  const result = await runAgent(command.goal, model.provider, runTools, limits, signal, {
     redact: model.redact,
     maxObservationChars: command.maxObservationChars,
     maxFinishRejections: command.maxFinishRejections,

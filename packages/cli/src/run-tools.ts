@@ -29,6 +29,8 @@ export interface RunToolsOptions {
   readonly maxObservationChars?: number;
   /** The run's redactor: results are measured as the model sees them. */
   readonly redact?: Redactor;
+  /** `run_command` hands its output back whole: the run keeps large results as artifacts. */
+  readonly wholeCommandOutput?: boolean;
 }
 
 /** The run's tools, a Chinese warning to print, or a usage error (exit 2). */
@@ -76,6 +78,7 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
       ? {}
       : { maxObservationChars: options.maxObservationChars }),
     ...(options.redact === undefined ? {} : { redact: options.redact }),
+    ...(options.wholeCommandOutput ? { wholeCommandOutput: true } : {}),
   });
   return {
     ok: true,

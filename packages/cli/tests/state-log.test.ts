@@ -137,7 +137,13 @@ describe("the recorder when the disk fails mid-run", () => {
         { action: { type: "tool_call", tool: "echo", input: {} } },
         { action: { type: "finish", summary: "x" } },
       ]),
-      { echo: { execute: () => void (ran += 1) } },
+      {
+        echo: {
+          execute: () => {
+            ran += 1;
+          },
+        },
+      },
       { maxSteps: 3 },
       undefined,
       { extensions: [recorder] },

@@ -39,4 +39,10 @@ export {
   type ChatTool,
 } from "./openai-wire.ts";
 export type { ProviderOptions } from "./options.ts";
+export {
+  createTokenEstimator,
+  estimateTokensConservatively,
+  type TokenEstimateStyle,
+  type TokenEstimatorOptions,
+} from "./token-estimate.ts";
 export { readToolArguments, type ToolArguments } from "./tool-arguments.ts";

@@ -23,6 +23,18 @@ export {
   requestApproval,
 } from "./approvals.ts";
 export {
+  ARTIFACT_ID_PATTERN,
+  createFileArtifactStore,
+  isArtifactId,
+} from "./artifacts/file-artifact-store.ts";
+export {
+  createReadArtifactTool,
+  type ReadArtifactInput,
+  ReadArtifactInputSchema,
+  type ReadArtifactResult,
+  readArtifact,
+} from "./artifacts/read-artifact.ts";
+export {
   ApplyEditsInputSchema,
   type ApplyEditsResult,
   createEditTools,

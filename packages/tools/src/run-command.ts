@@ -53,6 +53,12 @@ export interface RunCommandOptions extends ApprovalOptions {
   readonly maxOutputBytes?: number;
   /** The run's observation budget: stdout and stderr are cut in the middle to fit it. */
   readonly budget?: ObservationBudget;
+  /**
+   * Hands stdout and stderr back whole (up to `maxOutputBytes`, default 1 MB then), not cut
+   * to the budget: for a run that stores a larger result as an artifact (agent-core's
+   * `createContextBudget`), which keeps head, tail and the id for the model.
+   */
+  readonly wholeOutput?: boolean;
   /** Runs the process; `runProcess` by default (lesson 12 plugs the learner's in here). */
   readonly runProcess?: (options: ProcessOptions) => Promise<ProcessResult>;
 }
@@ -137,7 +143,7 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
       cwd: options.policy.cwd,
       env: options.policy.env,
       timeoutMs,
-      maxOutputBytes: options.maxOutputBytes ?? 30_000,
+      maxOutputBytes: options.maxOutputBytes ?? (options.wholeOutput ? WHOLE_OUTPUT_BYTES : 30_000),
       ...(signal === undefined ? {} : { signal }),
     });
     if (result.timedOut) {
@@ -149,6 +155,7 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
       );
     }
     const finished: RunCommandResult = { ...result, timedOut: false };
+    if (options.wholeOutput) return finished;
     const fitted = fitOutput(finished, budget, (cut) => cut);
     return fitted === finished
       ? finished
@@ -186,6 +193,9 @@ function fitOutput<R extends { readonly stdout: string; readonly stderr: string 
   const keep = largestFitting(longest, (n) => fitsBudget(wrap(cut(n)), roomForNote));
   return wrap(cut(keep));
 }
+
+/** Bytes kept of each stream with `wholeOutput`: the artifact's size, still bounded. */
+const WHOLE_OUTPUT_BYTES = 1_000_000;
 
 /** Characters kept free for the note of a cut `run_command` result. */
 const NOTE_ROOM = 200;

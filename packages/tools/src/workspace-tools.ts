@@ -46,6 +46,11 @@ export interface WorkspaceToolsOptions {
   readonly allowPaths?: readonly string[];
   /** Records the run's edits (for its diff); a fresh one by default. */
   readonly editSession?: EditSession;
+  /**
+   * `run_command` hands its output back whole (see `RunCommandOptions.wholeOutput`): only
+   * for a run whose artifacts keep what the model does not see.
+   */
+  readonly wholeCommandOutput?: boolean;
   /** What `run_tests` runs (`--test-command`, or the package's test script); none: it says how to give one. */
   readonly testCommand?: string;
 }
@@ -85,6 +90,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
       policy,
       sandbox: options.sandbox,
       budget,
+      ...(options.wholeCommandOutput ? { wholeOutput: true } : {}),
       ...approvals,
     }),
     run_tests: defineTool({

@@ -1,0 +1,253 @@
+import { type ArtifactStore, artifactMainField, artifactText } from "./artifacts.ts";
+import { InvalidLimitsError } from "./errors.ts";
+import type { BeforeModelCallDecision, RunExtension } from "./extension.ts";
+import type { Message, ToolResultMessage } from "./messages.ts";
+import { createModelRequest, type ModelRequest } from "./provider.ts";
+import type { Redactor } from "./redact.ts";
+import { DEFAULT_MAX_OBSERVATION_CHARS, stableStringify } from "./serialize.ts";
+import type { CompactedResult } from "./trace.ts";
+
+/** Options of `createContextBudget`. */
+export interface ContextBudgetOptions {
+  /** Tokens a request may take, as `estimate` counts them (`--max-context-tokens`). */
+  readonly maxContextTokens?: number;
+  /**
+   * Tokens of a request as the provider will send it (system prompt and tool schemas
+   * included): a real tokenizer where there is one, a conservative estimate otherwise.
+   * Required with `maxContextTokens`.
+   */
+  readonly estimate?: (request: ModelRequest) => number;
+  /** Where whole outputs and compacted results go. */
+  readonly artifacts: ArtifactStore;
+  /** The run's redactor (`RunOptions.redact`): an artifact holds no unmasked secret. */
+  readonly redact: Redactor;
+  /** The run's `maxObservationChars`: a larger output is stored whole as an artifact. */
+  readonly maxObservationChars?: number;
+}
+
+/**
+ * Context budget (lesson 25) as a `RunExtension`. After a tool call: an output longer
+ * than `maxObservationChars` is stored whole (redacted, its text with its line breaks,
+ * see `artifactText`) and the model sees its head, its tail and the artifact id.
+ * Before a model call over `maxContextTokens`: the oldest tool results are replaced by
+ * stubs naming the call and an artifact holding their text, fewest first, until the
+ * request fits; a result once compacted stays compacted (the requests only shrink, each
+ * text is stored once). Never compacted: the goal (the system prompt is the provider's),
+ * the last two model replies with their tool results, and `finish_rejected` reasons
+ * (the only messages it replaces are tool results). If the request does not fit with
+ * every other result compacted, the run stops `context_exhausted`. Only a request that
+ * is over budget is copied (O(history) then), so a run under budget pays one estimate a step.
+ */
+export function createContextBudget(options: ContextBudgetOptions): RunExtension {
+  const maxChars = options.maxObservationChars ?? DEFAULT_MAX_OBSERVATION_CHARS;
+  const budget = options.maxContextTokens;
+  const { estimate, artifacts, redact } = options;
+  if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 1)) {
+    throw new InvalidLimitsError(`invalid maxContextTokens: an integer ≥ 1, got ${budget}`);
+  }
+  if (budget !== undefined && estimate === undefined) {
+    throw new InvalidLimitsError("maxContextTokens needs an estimate function");
+  }
+  /** Values of results not stored yet, for the text of their artifact if compacted. */
+  const values = new Map<string, unknown>();
+  /** Artifacts already written, by call id. */
+  const stored = new Map<string, string>();
+  /** Results compacted so far, oldest first. */
+  const compacted = new Set<string>();
+
+  const store = async (message: ToolResultMessage): Promise<string> => {
+    const known = stored.get(message.callId);
+    if (known !== undefined) return known;
+    const value = values.get(message.callId);
+    const text = value === undefined ? message.content : redact(artifactText(value));
+    const id = await artifacts.put(text, { callId: message.callId, tool: message.tool });
+    stored.set(message.callId, id);
+    values.delete(message.callId);
+    return id;
+  };
+
+  const extension: RunExtension = {
+    name: "context-budget",
+    async afterToolCall(call, result) {
+      if (!result.ok) return undefined;
+      const { value } = result;
+      const whole = redact(typeof value === "string" ? value : stableStringify(value));
+      if (whole.length <= maxChars) {
+        if (budget !== undefined) values.set(call.callId, value);
+        return undefined;
+      }
+      const text = redact(artifactText(value));
+      const id = await artifacts.put(text, { callId: call.callId, tool: call.tool });
+      stored.set(call.callId, id);
+      const field = artifactMainField(value);
+      // Head and tail of the output itself (stdout, a file's content), not of the fields after it.
+      const main =
+        field === undefined ? text : redact((value as Record<string, string>)[field] ?? "");
+      const shown = { text: main, totalChars: text.length, totalLines: text.split("\n").length };
+      return { kind: "replace", value: preview(shown, id, field, maxChars) };
+    },
+  };
+  if (budget === undefined || estimate === undefined) return extension;
+
+  return {
+    ...extension,
+    async beforeModelCall(request): Promise<BeforeModelCallDecision | undefined> {
+      const messages = request.messages;
+      const candidates = compactable(messages).filter((message) => !compacted.has(message.callId));
+      const build = (fresh: readonly ToolResultMessage[], ids: ReadonlyMap<string, string>) =>
+        withStubs(request, new Set([...compacted, ...fresh.map((m) => m.callId)]), ids);
+      const placeholders = (fresh: readonly ToolResultMessage[]) =>
+        new Map([...stored, ...fresh.map((m) => [m.callId, `pending-${m.callId}`] as const)]);
+
+      const before = estimate(request);
+      const sticky = compacted.size > 0 ? build([], stored) : request;
+      const stickyTokens = compacted.size > 0 ? estimate(sticky) : before;
+      if (stickyTokens <= budget) {
+        if (compacted.size === 0) return undefined;
+        return rewrite(sticky, before, stickyTokens, []);
+      }
+      const floor = estimate(build(candidates, placeholders(candidates)));
+      if (floor > budget) return exhausted(budget, floor);
+      // The fewest oldest results that make it fit (fewer stubs, more of the story kept).
+      let low = 1;
+      let high = candidates.length;
+      while (low < high) {
+        const middle = Math.floor((low + high) / 2);
+        const fresh = candidates.slice(0, middle);
+        if (estimate(build(fresh, placeholders(fresh))) <= budget) high = middle;
+        else low = middle + 1;
+      }
+      // Real ids may be longer than the placeholders: add results until it truly fits.
+      for (let count = low; count <= candidates.length; count += 1) {
+        const fresh = candidates.slice(0, count);
+        for (const message of fresh) await store(message);
+        const compactedRequest = build(fresh, stored);
+        const after = estimate(compactedRequest);
+        if (after > budget) continue;
+        for (const message of fresh) compacted.add(message.callId);
+        const results = fresh.map(
+          (m): CompactedResult => ({
+            callId: m.callId,
+            tool: m.tool,
+            artifactId: stored.get(m.callId) ?? "",
+          }),
+        );
+        return rewrite(compactedRequest, before, after, results);
+      }
+      return exhausted(budget, floor);
+    },
+  };
+
+  function rewrite(
+    request: ModelRequest,
+    estimatedTokens: number,
+    compactedTokens: number,
+    results: readonly CompactedResult[],
+  ): BeforeModelCallDecision {
+    const totalCompacted = compacted.size;
+    const maxContextTokens = budget as number;
+    const compaction = {
+      estimatedTokens,
+      compactedTokens,
+      maxContextTokens,
+      results,
+      totalCompacted,
+    };
+    return { kind: "rewrite", request, compaction };
+  }
+}
+
+function exhausted(budget: number, floor: number): BeforeModelCallDecision {
+  const reason = `上下文预算 ${budget} token 放不下不能压缩的部分（系统提示、目标、最近两轮模型回复及其工具结果、finish_rejected 理由）：其余工具结果全部压缩后估计仍有 ${floor} token`;
+  return { kind: "stop", code: "context_exhausted", reason };
+}
+
+/**
+ * Tool results that may be compacted, oldest first: all but those of the last two
+ * model replies (a reply: its assistant messages in a row, then their results).
+ */
+function compactable(messages: readonly Message[]): ToolResultMessage[] {
+  const replyOf: number[] = [];
+  let reply = 0;
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index] as Message;
+    if (message.role === "assistant" && messages[index - 1]?.role !== "assistant") reply += 1;
+    replyOf.push(reply);
+  }
+  const out: ToolResultMessage[] = [];
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index] as Message;
+    if (message.role === "tool" && (replyOf[index] as number) <= reply - 2) out.push(message);
+  }
+  return out;
+}
+
+/** `request` with the results of `callIds` as stubs naming their artifacts. */
+function withStubs(
+  request: ModelRequest,
+  callIds: ReadonlySet<string>,
+  ids: ReadonlyMap<string, string>,
+): ModelRequest {
+  const messages = request.messages.map((message): Message => {
+    if (message.role !== "tool" || !callIds.has(message.callId)) return message;
+    const id = ids.get(message.callId) ?? "";
+    const content = `[为节省上下文已压缩] ${message.tool} 调用 ${message.callId} 的结果已存为 artifact ${id}；需要时用 read_artifact {"id":"${id}"} 读取`;
+    const { callId, tool } = message;
+    if (message.ok) {
+      const length = content.length;
+      return Object.freeze({
+        role: "tool",
+        callId,
+        tool,
+        ok: true,
+        content,
+        truncated: false,
+        originalLength: length,
+      });
+    }
+    const error = Object.freeze({ code: message.error.code, message: content });
+    return Object.freeze({ role: "tool", callId, tool, ok: false, error, content });
+  });
+  return createModelRequest({ ...request, messages: Object.freeze(messages) });
+}
+
+/**
+ * What the model sees of an output stored whole: the artifact id, its size, head and
+ * tail of its main text as long as the whole fits `maxChars` once serialized, and how
+ * to read on.
+ */
+function preview(
+  shown: { readonly text: string; readonly totalChars: number; readonly totalLines: number },
+  id: string,
+  field: string | undefined,
+  maxChars: number,
+): unknown {
+  const { text, totalChars, totalLines } = shown;
+  const note = `完整输出（${totalChars} 字符，${totalLines} 行${field === undefined ? "" : `，开头是 ${field}，head/tail 取自它`}）已存为 artifact ${id}：用 read_artifact {"id":"${id}","startLine":1,"endLine":100} 分页读取`;
+  const shaped = (keep: number) => {
+    const head = sliceWhole(text, 0, Math.ceil(keep / 2));
+    const tail = sliceWhole(text, text.length - Math.floor(keep / 2), text.length);
+    return { artifact: id, head, note, tail, totalChars, totalLines, truncated: true };
+  };
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (stableStringify(shaped(middle)).length <= maxChars) low = middle;
+    else high = middle - 1;
+  }
+  return shaped(low);
+}
+
+/** `text.slice(start, end)` without half a surrogate pair at either edge. */
+function sliceWhole(text: string, start: number, end: number): string {
+  let from = Math.max(0, start);
+  let to = Math.max(from, end);
+  if (from > 0 && isLow(text.charCodeAt(from))) from += 1;
+  if (to < text.length && isLow(text.charCodeAt(to))) to -= 1;
+  return text.slice(from, Math.max(from, to));
+}
+
+function isLow(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  createLoopDetection,
+  defineTool,
+  InvalidLimitsError,
+  type LoopDetectionOptions,
+  runAgent,
+} from "../src/index.ts";
+import { createScriptedProvider, type ScriptedTurn } from "../src/testing/index.ts";
+
+const call = (tool: string, input: Record<string, unknown> = {}): ScriptedTurn => ({
+  action: { type: "tool_call", tool, input },
+});
+const finish: ScriptedTurn = { action: { type: "finish", summary: "完成" } };
+
+function run(turns: readonly ScriptedTurn[], options: LoopDetectionOptions, outputs = ["same"]) {
+  let calls = 0;
+  const tools = {
+    probe: defineTool({
+      inputSchema: z.object({ n: z.int().optional() }),
+      execute: () => outputs[Math.min(calls++, outputs.length - 1)],
+    }),
+    read_file: defineTool({ inputSchema: z.object({}), execute: () => "content" }),
+  };
+  return runAgent(
+    "任务",
+    createScriptedProvider([...turns, finish]),
+    tools,
+    { maxSteps: 50 },
+    undefined,
+    {
+      extensions: [createLoopDetection(options)],
+    },
+  );
+}
+
+describe("createLoopDetection", () => {
+  it("names the cycle in the reason", async () => {
+    const turns = [call("read_file"), call("probe"), call("read_file"), call("probe")];
+    const result = await run(turns, { version: () => "v1" });
+    expect(result).toMatchObject({ code: "loop_detected", toolCalls: 4 });
+    expect(result.reason).toContain("read_file {} → probe {}");
+  });
+
+  it("stops a cycle whose observations repeat, and not one that changes a byte each round", async () => {
+    const turns = Array.from({ length: 3 }, () => [call("probe"), call("read_file")]).flat();
+    const changing = await run(turns, { version: () => "v" }, ["a0", "a1", "a2"]);
+    expect(changing.status).toBe("completed");
+    const fixed = await run(turns, { version: () => "v" }, ["a0"]);
+    expect(fixed.code).toBe("loop_detected");
+  });
+
+  it("counts a repeat at another workspace version as progress", async () => {
+    let version = 0;
+    const turns = Array.from({ length: 6 }, () => call("probe"));
+    const next = () => {
+      version += 1;
+      return String(version);
+    };
+    const result = await run(turns, { version: next });
+    expect(result.status).toBe("completed");
+  });
+
+  it("counts nothing as a repeat while the version getter answers undefined", async () => {
+    const turns = Array.from({ length: 6 }, () => call("read_file"));
+    const result = await run(turns, { version: () => undefined });
+    expect(result.status).toBe("completed");
+  });
+
+  it("forgets calls that left the window", async () => {
+    const spread = [call("read_file"), call("probe", { n: 1 }), call("probe", { n: 2 })];
+    const turns = [...spread, call("read_file"), call("probe", { n: 3 }), call("read_file")];
+    const wide = await run(turns, { version: () => "v" }, ["x"]);
+    expect(wide.status).toBe("completed");
+    const stalled = [call("read_file"), call("read_file"), call("probe", { n: 1 })];
+    const repeated = [...stalled, call("read_file"), call("read_file"), call("read_file")];
+    expect((await run(repeated, { version: () => "v", window: 12 })).code).toBe("loop_detected");
+    expect((await run(repeated, { version: () => "v", window: 2 })).status).toBe("completed");
+  });
+
+  it("does not count finishes, rejected or not", async () => {
+    const turns = [call("read_file"), finish, call("read_file"), finish, call("read_file")];
+    const rejectAll = {
+      name: "reject",
+      onFinish: () => ({
+        kind: "reject" as const,
+        reasons: ["no_test_evidence"],
+        message: "先跑测试",
+      }),
+    };
+    const result = await runAgent(
+      "任务",
+      createScriptedProvider([...turns, call("read_file"), finish]),
+      { read_file: defineTool({ inputSchema: z.object({}), execute: () => "same" }) },
+      { maxSteps: 50 },
+      undefined,
+      {
+        extensions: [createLoopDetection({ version: () => "v" }), rejectAll],
+        maxFinishRejections: 10,
+      },
+    );
+    expect(result).toMatchObject({ code: "loop_detected", toolCalls: 4 });
+  });
+
+  describe("options.maxRepeatedActions", () => {
+    it("counts only consecutive repeats whose observation did not change", async () => {
+      const turns = Array.from({ length: 4 }, () => call("probe"));
+      const changing = await run(turns, { maxRepeatedActions: 1 }, ["1", "2", "3", "4"]);
+      expect(changing.status).toBe("completed");
+      const same = await run(turns, { maxRepeatedActions: 1, version: () => "v" });
+      expect(same).toMatchObject({ code: "repeated_action", steps: 2, toolCalls: 2 });
+      expect(same.reason).toContain("观察没有变化");
+    });
+
+    it("stops at the repeated message itself (a message brings back nothing)", async () => {
+      const message = { action: { type: "message", content: "同一句" } };
+      const result = await run([message, message, message], { maxRepeatedActions: 1 });
+      expect(result).toMatchObject({ code: "repeated_action", steps: 2, toolCalls: 0 });
+    });
+
+    it("reports loop_detected when both rules stop at the same call", async () => {
+      const turns = Array.from({ length: 6 }, () => call("read_file"));
+      const result = await run(turns, { maxRepeatedActions: 3, version: () => "v" });
+      expect(result).toMatchObject({ code: "loop_detected", toolCalls: 4 });
+    });
+  });
+
+  it.each([
+    [{ window: 1 }, "loop window"],
+    [{ window: 2.5 }, "loop window"],
+    [{ maxRepeatedActions: 0 }, "maxRepeatedActions"],
+  ])("refuses invalid options %j", (options, text) => {
+    expect(() => createLoopDetection(options)).toThrow(InvalidLimitsError);
+    expect(() => createLoopDetection(options)).toThrow(text);
+  });
+});

@@ -1,0 +1,66 @@
+import {
+  createContextBudget,
+  createLoopDetection,
+  DEFAULT_LOOP_WINDOW,
+  type Redactor,
+  type RunExtension,
+  type Tool,
+} from "@coding-agent/agent-core";
+import { createTokenEstimator } from "@coding-agent/providers";
+import {
+  createFileArtifactStore,
+  createReadArtifactTool,
+  observationBudget,
+} from "@coding-agent/tools";
+import type { RunCommand } from "./args.ts";
+
+/** The week-5 features of one run: its extensions, in order, and the tools they add. */
+export interface RunFeatures {
+  readonly extensions: readonly RunExtension[];
+  readonly tools: Readonly<Record<string, Tool>>;
+  /** Whether `run_command` should hand its output back whole (the artifacts keep it). */
+  readonly wholeCommandOutput: boolean;
+}
+
+/**
+ * Loop detection always (`--loop-window`, `--max-repeated-actions`); with
+ * `--max-context-tokens`, the context budget, its artifacts in the run folder's `artifacts/` and the
+ * `read_artifact` tool. The loop detection comes first: it compares what the tools
+ * returned, before the context budget replaces a large result by its preview.
+ */
+export async function prepareRunFeatures(options: {
+  readonly command: RunCommand;
+  readonly redact: Redactor;
+  readonly artifactsDir: string;
+  /** The workspace version after the latest tool call (the workspace tracker's). */
+  readonly version?: () => string | undefined;
+}): Promise<RunFeatures> {
+  const { command, redact } = options;
+  const loopDetection = createLoopDetection({
+    window: command.loopWindow ?? DEFAULT_LOOP_WINDOW,
+    maxRepeatedActions: command.limits.maxRepeatedActions,
+    ...(options.version === undefined ? {} : { version: options.version }),
+  });
+  if (command.maxContextTokens === undefined) {
+    return { extensions: [loopDetection], tools: {}, wholeCommandOutput: false };
+  }
+  const artifacts = createFileArtifactStore(options.artifactsDir);
+  // OpenAI-style requests get the real tokenizer; Anthropic's and the fake model's the
+  // conservative estimate (UTF-8 bytes / 3) of the Anthropic wire JSON.
+  const estimate = await createTokenEstimator({
+    style: command.provider.name === "openai" ? "openai" : "anthropic",
+  });
+  const contextBudget = createContextBudget({
+    maxContextTokens: command.maxContextTokens,
+    estimate,
+    artifacts,
+    redact,
+    maxObservationChars: command.maxObservationChars,
+  });
+  const budget = observationBudget(command.maxObservationChars, redact);
+  return {
+    extensions: [loopDetection, contextBudget],
+    tools: { read_artifact: createReadArtifactTool(artifacts, budget) },
+    wholeCommandOutput: true,
+  };
+}

@@ -1,0 +1,36 @@
+import { createModelRequest, type Message } from "@coding-agent/agent-core";
+import { describe, expect, it } from "vitest";
+import { createTokenEstimator, estimateTokensConservatively } from "../src/index.ts";
+
+const request = (content: string) =>
+  createModelRequest({
+    task: { goal: "目标" },
+    messages: Object.freeze([{ role: "user", content } as Message]),
+    step: 1,
+    tools: [],
+  });
+
+describe("createTokenEstimator", () => {
+  it("counts OpenAI-style requests with the real tokenizer", async () => {
+    const estimate = await createTokenEstimator({ style: "openai" });
+    const small = estimate(request("hello"));
+    // "hello world" repeated: one token per word, far below bytes / 3.
+    const large = estimate(request("hello world ".repeat(1_000)));
+    expect(large - small).toBeGreaterThan(1_900);
+    expect(large - small).toBeLessThan(2_100);
+  });
+
+  it("counts the system prompt", async () => {
+    const bare = await createTokenEstimator({ style: "openai" });
+    const withSystem = await createTokenEstimator({ style: "openai", system: "你是编程助手。" });
+    expect(withSystem(request("x"))).toBeGreaterThan(bare(request("x")));
+  });
+
+  it("estimates other styles as UTF-8 bytes / 3, rounded up", async () => {
+    const estimate = await createTokenEstimator({ style: "anthropic" });
+    expect(estimate(request("a".repeat(3_000)))).toBeGreaterThanOrEqual(1_000);
+    expect(estimateTokensConservatively("abcd")).toBe(2);
+    expect(estimateTokensConservatively("汉字")).toBe(2);
+    expect(estimateTokensConservatively("")).toBe(0);
+  });
+});

@@ -1,0 +1,94 @@
+import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  createFileArtifactStore,
+  observationBudget,
+  ReadArtifactInputSchema,
+  readArtifact,
+} from "../src/index.ts";
+
+async function store() {
+  const root = await mkdtemp(join(tmpdir(), "artifacts-"));
+  const dir = join(root, "run", "artifacts");
+  return { root, dir, store: createFileArtifactStore(dir) };
+}
+
+describe("createFileArtifactStore", () => {
+  it("writes <dir>/<id>.txt with the text as given, readable only by its owner", async () => {
+    const { dir, store: artifacts } = await store();
+    const id = await artifacts.put("a\nb\n", { callId: "call_3_1", tool: "run_command" });
+    expect(id).toBe("call_3_1-1");
+    expect(await readFile(join(dir, `${id}.txt`), "utf8")).toBe("a\nb\n");
+    expect((await stat(join(dir, `${id}.txt`))).mode & 0o777).toBe(0o600);
+    expect(await artifacts.read(id)).toBe("a\nb\n");
+  });
+
+  it("never overwrites an artifact of an earlier store on the same folder", async () => {
+    const { dir, store: first } = await store();
+    await first.put("first", { callId: "call_1", tool: "t" });
+    const second = createFileArtifactStore(dir);
+    const id = await second.put("second", { callId: "call_1", tool: "t" });
+    expect(id).toBe("call_1-2");
+    expect((await readdir(dir)).sort()).toEqual(["call_1-1.txt", "call_1-2.txt"]);
+  });
+
+  it("reads an id shaped like a path as missing, never outside its folder", async () => {
+    const { root, store: artifacts } = await store();
+    await writeFile(join(root, "secret.txt"), "outside");
+    expect(await artifacts.read("../../secret")).toBeUndefined();
+    expect(await artifacts.read("nope-1")).toBeUndefined();
+  });
+});
+
+describe("readArtifact", () => {
+  const lines = Array.from({ length: 500 }, (_, n) => `line ${n + 1} ${"x".repeat(20)}`).join("\n");
+
+  it("pages whole lines within the observation budget and says where to go on", async () => {
+    const { store: artifacts } = await store();
+    const id = await artifacts.put(lines, { callId: "call_1", tool: "read_file" });
+    const budget = observationBudget(1_000);
+    const page = await readArtifact(artifacts, { id }, budget);
+    expect(page).toMatchObject({ id, startLine: 1, totalLines: 500, truncated: true });
+    expect(JSON.stringify(page).length).toBeLessThanOrEqual(1_000);
+    const next = (page as { nextStartLine: number }).nextStartLine;
+    expect((page as { content: string }).content.split("\n")).toHaveLength(next - 1);
+    const rest = await readArtifact(artifacts, { id, startLine: 499, endLine: 500 }, budget);
+    expect(rest).toMatchObject({
+      content: lines.split("\n").slice(498).join("\n"),
+      truncated: false,
+    });
+  });
+
+  it("cuts a single line longer than the budget and says so", async () => {
+    const { store: artifacts } = await store();
+    const id = await artifacts.put("y".repeat(5_000), { callId: "call_1", tool: "t" });
+    const page = await readArtifact(artifacts, { id }, observationBudget(1_000));
+    expect(page).toMatchObject({ truncated: true, endLine: 1 });
+    expect(JSON.stringify(page).length).toBeLessThanOrEqual(1_000);
+  });
+
+  it.each([["../secret"], ["a/b"], ["/etc/passwd"], [".hidden"]])(
+    "refuses the id %s as invalid_input",
+    async (id) => {
+      const { store: artifacts } = await store();
+      expect(await readArtifact(artifacts, { id })).toMatchObject({
+        ok: false,
+        error: { code: "invalid_input" },
+      });
+    },
+  );
+
+  it("answers not_found for an unknown id, and invalid_input past the last line", async () => {
+    const { store: artifacts } = await store();
+    expect(await readArtifact(artifacts, { id: "call_9-1" })).toMatchObject({
+      error: { code: "not_found" },
+    });
+    const id = await artifacts.put("one", { callId: "c", tool: "t" });
+    expect(await readArtifact(artifacts, { id, startLine: 3 })).toMatchObject({
+      error: { code: "invalid_input" },
+    });
+    expect(ReadArtifactInputSchema.safeParse({ id, startLine: 3, endLine: 2 }).success).toBe(false);
+  });
+});

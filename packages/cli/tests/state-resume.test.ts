@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.ts";
 import { parseStateLog } from "../src/state/log.ts";
+import { decideInDoubt } from "../src/state/resume.ts";
 import { BIN } from "./support/spawn-bin.ts";
 import { BUGGY, createSumRepo, FIXED } from "./support/sum-repo.ts";
 
@@ -160,6 +161,25 @@ describe("state.jsonl", HANG_GUARD, () => {
     expect(runs[0]).toMatchObject({ goal: "修复 sum", status: "failed" });
     expect(runs[1]).toMatchObject({ status: "completed" });
     expect((await cli(["runs"])).stdout).toContain(first.result.runId);
+  });
+});
+
+describe("decideInDoubt", () => {
+  const file = { path: "a.ts", before: "h0", after: "h1" };
+  it.each([
+    ["read_file", undefined, [], "run"],
+    ["run_tests", undefined, [], "run"],
+    ["run_command", undefined, [], "interrupted"],
+    ["an_unknown_tool", undefined, [], "interrupted"],
+    ["edit_file", [file], ["h1"], "applied"],
+    ["edit_file", [file], ["h0"], "run"],
+    ["edit_file", [file], ["h2"], "stale"],
+    ["edit_file", [file], [null], "stale"],
+    ["apply_edits", [file, { path: "b.ts", before: null, after: "h3" }], ["h1", null], "stale"],
+    ["write_file", [{ path: "b.ts", before: null, after: "h3" }], [null], "run"],
+    ["edit_file", undefined, [], "run"],
+  ] as const)("%s with files %j now %j → %s", (tool, files, now, expected) => {
+    expect(decideInDoubt(tool, files, now)).toBe(expected);
   });
 });
 

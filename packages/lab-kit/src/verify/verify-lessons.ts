@@ -369,7 +369,7 @@ async function planLab(
 
 /**
  * The README commands of every lab, one lab after another: they start processes of their
- * own beside the test run, and a demo that sends a signal after a second must not starve.
+ * own beside the test run, which already keeps the cores busy.
  */
 async function runAllReadmeCommands(
   repoRoot: string,

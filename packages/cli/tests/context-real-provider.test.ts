@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type FakeModelServer, startFakeModelServer } from "@coding-agent/providers/testing";
 import { countTokens } from "gpt-tokenizer";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../src/cli.ts";
+import { captureCli, openaiRun } from "./support/run-cli.ts";
 
 // A real loopback API and real processes: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 120_000 };
@@ -54,16 +54,9 @@ describe("a real provider under --max-context-tokens", HANG_GUARD, () => {
         { text: "看完了" },
       ],
     });
-    const out: string[] = [];
-    const code = await runCli(
-      [
-        "run",
+    const { code, result } = await captureCli(
+      openaiRun(
         "看看大输出",
-        "--provider",
-        "openai",
-        "--model",
-        "m",
-        "--base-url",
         server.openaiBaseUrl,
         "--workspace",
         workspace,
@@ -77,10 +70,7 @@ describe("a real provider under --max-context-tokens", HANG_GUARD, () => {
         String(BUDGET),
         "--max-observation-chars",
         "2000",
-        "--json",
-      ],
-      { stdout: (t) => out.push(t), stderr: () => {} },
-      new AbortController().signal,
+      ),
       {
         OPENAI_API_KEY: KEY,
         GITHUB_TOKEN: SECRET,
@@ -88,7 +78,6 @@ describe("a real provider under --max-context-tokens", HANG_GUARD, () => {
         PATH: process.env.PATH,
       },
     );
-    const result = JSON.parse(out.join(""));
     expect(code, result.reason).toBe(0);
     expect(server.requests).toHaveLength(5);
     for (const [index, request] of server.requests.entries()) {

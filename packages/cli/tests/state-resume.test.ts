@@ -3,9 +3,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../src/cli.ts";
 import { parseStateLog } from "../src/state/log.ts";
 import { decideInDoubt } from "../src/state/resume.ts";
+import { captureCli } from "./support/run-cli.ts";
 import { BIN } from "./support/spawn-bin.ts";
 import { BUGGY, createSumRepo, FIXED } from "./support/sum-repo.ts";
 
@@ -30,23 +30,7 @@ const finish = { action: { type: "finish", summary: "修好了" } };
 const fix = call("edit_file", { path: "src/sum.js", old: "return a - b;", new: "return a + b;" });
 const env = () => ({ CODING_AGENT_HOME: home, GITHUB_TOKEN: SECRET, PATH: process.env.PATH });
 
-async function cli(argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(
-    argv,
-    { stdout: (t) => out.push(t), stderr: (t) => err.push(t) },
-    new AbortController().signal,
-    env(),
-  );
-  const stdout = out.join("");
-  return {
-    code,
-    stdout,
-    stderr: err.join(""),
-    result: stdout.startsWith("{") ? JSON.parse(stdout) : undefined,
-  };
-}
+const cli = (argv: string[]) => captureCli(argv, env());
 
 async function run(turns: unknown[], more: string[] = []) {
   const script = join(base, "script.json");

@@ -25,28 +25,27 @@ const TEXT_FIELDS = ["content", "stdout", "stderr", "text", "output"] as const;
 export function artifactText(value: unknown): string {
   if (typeof value === "string") return value;
   const json = JSON.parse(stableStringify(value)) as unknown;
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    return JSON.stringify(json, null, 2);
-  }
+  const texts: readonly string[] = textFields(json);
+  if (texts.length === 0) return JSON.stringify(json, null, 2);
   const record = json as Record<string, unknown>;
-  const texts = TEXT_FIELDS.filter((field) => typeof record[field] === "string");
-  if (texts.length === 0) return JSON.stringify(record, null, 2);
-  const rest: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(record)) {
-    if (!(texts as readonly string[]).includes(key)) rest[key] = item;
-  }
   const parts = texts.map((field, index) => {
     const text = record[field] as string;
     return index === 0 ? text : `\n--- ${field} ---\n${text}`;
   });
-  if (Object.keys(rest).length > 0)
-    parts.push(`\n--- fields ---\n${JSON.stringify(rest, null, 2)}`);
+  const rest = Object.entries(record).filter(([key]) => !texts.includes(key));
+  if (rest.length > 0) {
+    parts.push(`\n--- fields ---\n${JSON.stringify(Object.fromEntries(rest), null, 2)}`);
+  }
   return parts.join("");
 }
 
 /** The field whose text an artifact starts with, if the value has one (see `artifactText`). */
 export function artifactMainField(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const record = value as Record<string, unknown>;
-  return TEXT_FIELDS.find((field) => typeof record[field] === "string");
+  return textFields(value)[0];
+}
+
+/** The text fields `value` has, in `TEXT_FIELDS` order; a primitive and null have none. */
+function textFields(value: unknown): string[] {
+  const record = value as Readonly<Record<string, unknown>> | null | undefined;
+  return TEXT_FIELDS.filter((field) => typeof record?.[field] === "string");
 }

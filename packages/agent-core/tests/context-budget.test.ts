@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   type ArtifactStore,
+  artifactMainField,
   artifactText,
   type ContextBudgetOptions,
   createContextBudget,
@@ -234,5 +235,27 @@ describe("artifactText", () => {
       'o\n\n--- stderr ---\ne\n\n--- fields ---\n{\n  "exitCode": 1\n}',
     );
     expect(artifactText([1, 2])).toBe("[\n  1,\n  2\n]");
+  });
+
+  it("shows a value without text fields as indented JSON", () => {
+    expect(artifactText({ exitCode: 0 })).toBe('{\n  "exitCode": 0\n}');
+    expect(artifactText(null)).toBe("null");
+  });
+
+  it("adds no fields section when every field is text", () => {
+    expect(artifactText({ stderr: "e", stdout: "o" })).toBe("o\n--- stderr ---\ne");
+  });
+});
+
+describe("artifactMainField", () => {
+  it("names the text field an artifact starts with", () => {
+    expect(artifactMainField({ content: "x", path: "a" })).toBe("content");
+    expect(artifactMainField({ exitCode: 1, stderr: "e", stdout: "o" })).toBe("stdout");
+  });
+
+  it("names none for a value without text fields", () => {
+    expect(artifactMainField({ content: 1, exitCode: 0 })).toBeUndefined();
+    expect(artifactMainField("text")).toBeUndefined();
+    expect(artifactMainField(null)).toBeUndefined();
   });
 });

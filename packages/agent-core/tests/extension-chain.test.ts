@@ -37,6 +37,20 @@ describe("the tool's authorize on the extension interface", () => {
     expect(needsApproval(createToolRegistry({}))).toBe(false);
   });
 
+  it("treats a tool a hand-written registry lists but does not hold as unknown", async () => {
+    const registry = { ...createToolRegistry({ open: { execute: () => "x" } }), names: ["gone"] };
+    expect(needsApproval(registry)).toBe(false);
+    const script = [{ action: { type: "tool_call", tool: "gone", input: {} } }];
+    const result = await runAgent("目标", createScriptedProvider(script), registry, {
+      maxSteps: 1,
+    });
+    expect(result.messages[2]).toMatchObject({
+      role: "tool",
+      ok: false,
+      error: { code: "unknown_tool" },
+    });
+  });
+
   it("lets a tool without authorize run in a registry where another one asks", async () => {
     const script = [
       { action: { type: "tool_call", tool: "open", input: {} } },

@@ -141,12 +141,12 @@ async function retryModelCall(
  * is a provider failure, classified by its status; any other throw is a `bug`.
  */
 function failedModelCall(run: Run, outcome: CallOutcome<unknown>): FailedModelCall | undefined {
-  if (outcome.kind === "value" || outcome.kind === "aborted") return undefined;
   if (outcome.kind === "timeout") {
     if (outcome.limit === "run") return undefined;
     const failure: Failure = { source: "stop", code: "model_timeout" };
     return new FailedModelCall(outcome, failure, "retryable model_timeout");
   }
+  if (outcome.kind !== "error") return undefined;
   if (isAbortError(outcome.error)) return undefined;
   const failure = providerFailure(outcome.error);
   const failureClass: FailureClass = classifyFailure(failure);

@@ -1,7 +1,7 @@
 import { type Action, canonicalJson, fingerprintAction } from "./action.ts";
 import { InvalidLimitsError } from "./errors.ts";
 import type { ExtensionStop, RunExtension } from "./extension.ts";
-import type { Message } from "./messages.ts";
+import type { Message, ToolResultMessage } from "./messages.ts";
 import { stableStringify } from "./serialize.ts";
 import type { RecordedToolCall } from "./tool-call.ts";
 
@@ -54,8 +54,8 @@ export interface LoopDetectionOptions {
 interface Observed {
   /** The tool and its input, canonical: the same call has the same key. */
   readonly key: string;
-  /** What it brought back, whole, and the workspace version after it. */
-  readonly seen: string;
+  /** The key, what it brought back (whole) and the workspace version after it. */
+  readonly fingerprint: string;
   /** Short readable name of the call, for reasons. */
   readonly label: string;
   /** An earlier call in the window was the same call and brought back the same. */
@@ -111,8 +111,9 @@ export function createLoopDetection(options: LoopDetectionOptions = {}): RunExte
 
   const history: Observed[] = [];
   /** The reply whose tool results are awaited, and what they brought back so far. */
-  let pending: readonly RecordedToolCall[] = [];
-  let pendingActions: readonly Action[] = [];
+  let pending:
+    | { readonly calls: readonly RecordedToolCall[]; readonly actions: readonly Action[] }
+    | undefined;
   const results = new Map<string, string>();
   let lastReply: string | undefined;
   let repeats = 0;
@@ -133,13 +134,14 @@ export function createLoopDetection(options: LoopDetectionOptions = {}): RunExte
   /** Adds one call to the window; a stop when it closes a loop. */
   const observe = (call: RecordedToolCall, seen: string): ExtensionStop | undefined => {
     const key = `${call.tool}\u0000${canonicalJson(call.input)}`;
+    const fingerprint = `${key}\u0000${seen}`;
     let twin = history.length - 1;
-    while (twin >= 0 && !sameCall(history[twin] as Observed, key, seen)) twin -= 1;
+    while (twin >= 0 && (history[twin] as Observed).fingerprint !== fingerprint) twin -= 1;
     const repeat = twin >= 0;
     // Polling (a new status, then the same `sleep`) is progress: something new came
     // back since the twin, so the repeat is not stalled.
     const noProgress = repeat && history.slice(twin + 1).every((entry) => entry.repeat);
-    history.push({ key, seen, label: labelOf(call), repeat, noProgress });
+    history.push({ key, fingerprint, label: labelOf(call), repeat, noProgress });
     if (history.length > window) history.shift();
     return detectLoop(history);
   };
@@ -153,8 +155,7 @@ export function createLoopDetection(options: LoopDetectionOptions = {}): RunExte
       // A finish is the finish gate's business: neither counted nor a break in a repeat.
       if (reply.actions.some((action) => action.type === "finish")) return undefined;
       if (calls.length > 0) {
-        pending = calls;
-        pendingActions = reply.actions;
+        pending = { calls, actions: reply.actions };
         return undefined;
       }
       // A reply of messages only brings back no observation: judged now.
@@ -167,22 +168,21 @@ export function createLoopDetection(options: LoopDetectionOptions = {}): RunExte
       return undefined;
     },
     beforeModelCall(request) {
-      if (pending.length === 0) return undefined;
-      const calls = pending;
-      const actions = pendingActions;
-      pending = [];
-      let loop: ExtensionStop | undefined;
-      const seenAll: string[] = [];
-      for (const call of calls) {
-        // A call that never ran (invalid input, a veto) has only its history entry.
-        const seen =
+      if (pending === undefined) return undefined;
+      const { calls, actions } = pending;
+      pending = undefined;
+      // A call that never ran (invalid input, a veto) has only its history entry.
+      const seen = calls.map(
+        (call) =>
           results.get(call.callId) ??
-          `${resultText(request.messages, call.callId)}\u0000${versionNow()}`;
-        seenAll.push(seen);
-        loop ??= observe(call, seen);
-      }
+          `${resultText(request.messages, call.callId)}\u0000${versionNow()}`,
+      );
+      let loop: ExtensionStop | undefined;
+      calls.forEach((call, index) => {
+        loop ??= observe(call, seen[index] as string);
+      });
       results.clear();
-      const repeated = countReply(actions, seenAll.join("\u0001"));
+      const repeated = countReply(actions, seen.join("\u0001"));
       return loop ?? repeated;
     },
   };
@@ -193,14 +193,12 @@ function detectLoop(history: readonly Observed[]): ExtensionStop | undefined {
   const last = history[history.length - 1] as Observed;
   if (!last.noProgress) return undefined;
   for (const period of CYCLE_PERIODS) {
-    if (history.length < 2 * period) break;
     const cycle = history.slice(-period);
+    // Shorter than the cycle while the window holds fewer than two rounds: not the same.
     const before = history.slice(-2 * period, -period);
-    const same = cycle.every(
-      (entry, index) => entry.key === before[index]?.key && entry.seen === before[index]?.seen,
-    );
+    const same = cycle.every((entry, index) => entry.fingerprint === before[index]?.fingerprint);
     // A-A-A-A is one call repeated, not a cycle: the count below names it.
-    if (!same || cycle.every((entry) => entry.key === cycle[0]?.key)) continue;
+    if (!same || cycle.every((entry) => entry.key === last.key)) continue;
     const names = cycle.map((entry) => entry.label).join(" → ");
     const reason = `检测到循环：${names} 已连续出现 2 轮，观察没有任何变化（同一工作区版本）`;
     return { kind: "stop", code: "loop_detected", reason };
@@ -210,10 +208,6 @@ function detectLoop(history: readonly Observed[]): ExtensionStop | undefined {
   const names = [...new Set(stalled.map((entry) => entry.label))].join("、");
   const reason = `检测到循环：最近 ${history.length} 次工具调用中有 ${stalled.length} 次带回与之前完全相同的观察（同一工作区版本）：${names}`;
   return { kind: "stop", code: "loop_detected", reason };
-}
-
-function sameCall(entry: Observed, key: string, seen: string): boolean {
-  return entry.key === key && entry.seen === seen;
 }
 
 /** Longest input text a reason quotes per call. */
@@ -227,9 +221,8 @@ function labelOf(call: RecordedToolCall): string {
 
 /** The recorded result of a call, as the history holds it (empty if none). */
 function resultText(messages: readonly Message[], callId: string): string {
-  for (let index = messages.length - 1; index >= 0; index -= 1) {
-    const message = messages[index] as Message;
-    if (message.role === "tool" && message.callId === callId) return message.content;
-  }
-  return "";
+  const answer = messages.findLast(
+    (message): message is ToolResultMessage => message.role === "tool" && message.callId === callId,
+  );
+  return answer?.content ?? "";
 }

@@ -6,6 +6,7 @@ import {
   InvalidLimitsError,
   type LoopDetectionOptions,
   runAgent,
+  toolError,
 } from "../src/index.ts";
 import { createScriptedProvider, type ScriptedTurn } from "../src/testing/index.ts";
 
@@ -103,6 +104,98 @@ describe("createLoopDetection", () => {
     expect(result).toMatchObject({ code: "loop_detected", toolCalls: 4 });
   });
 
+  it("names one call repeated by its count, not as a cycle", async () => {
+    const result = await run(
+      Array.from({ length: 5 }, () => call("read_file")),
+      {
+        version: () => "v",
+      },
+    );
+    expect(result).toMatchObject({ code: "loop_detected", toolCalls: 4 });
+    expect(result.reason).toBe(
+      "检测到循环：最近 4 次工具调用中有 3 次带回与之前完全相同的观察（同一工作区版本）：read_file {}",
+    );
+  });
+
+  it("finds a cycle after calls that are not part of it", async () => {
+    const turns = [call("probe", { n: 1 }), call("read_file"), call("probe")];
+    const result = await run([...turns, call("read_file"), call("probe")], { version: () => "v" });
+    expect(result).toMatchObject({ code: "loop_detected", toolCalls: 5 });
+    expect(result.reason).toContain("read_file {} → probe {}");
+  });
+
+  it("sees no cycle in a repeat whose calls before it differ", async () => {
+    const turns = [call("read_file"), call("probe", { n: 1 }), call("probe", { n: 2 })];
+    const result = await run([...turns, call("read_file"), call("probe", { n: 2 })], {
+      version: () => "v",
+    });
+    expect(result.status).toBe("completed");
+  });
+
+  it("stops at the third no-progress call in a window of exactly three calls", async () => {
+    const turns = Array.from({ length: 6 }, () => call("read_file"));
+    const result = await run(turns, { version: () => "v", window: 3 });
+    expect(result).toMatchObject({ code: "loop_detected", toolCalls: 4 });
+  });
+
+  it("judges a call that never ran by the error the model got", async () => {
+    let vetoes = 0;
+    const vetoing = (message: () => string) => ({
+      name: "veto",
+      beforeToolCall: () => ({
+        kind: "veto" as const,
+        error: { code: "not_allowed", message: message() },
+      }),
+    });
+    const runVetoed = (message: () => string) =>
+      runAgent(
+        "任务",
+        createScriptedProvider([...Array.from({ length: 5 }, () => call("read_file")), finish]),
+        { read_file: defineTool({ inputSchema: z.object({}), execute: () => "same" }) },
+        { maxSteps: 50, maxToolErrors: 10 },
+        undefined,
+        { extensions: [createLoopDetection({ version: () => "v" }), vetoing(message)] },
+      );
+    expect(await runVetoed(() => "不允许")).toMatchObject({ code: "loop_detected" });
+    expect((await runVetoed(() => `第 ${++vetoes} 次不允许`)).status).toBe("completed");
+  });
+
+  it("counts a tool failing with a new error each time as progress", async () => {
+    let failures = 0;
+    const failing = defineTool({
+      inputSchema: z.object({}),
+      execute: () => toolError("not_found", `没有第 ${++failures} 个`),
+    });
+    const result = await runAgent(
+      "任务",
+      createScriptedProvider([...Array.from({ length: 5 }, () => call("failing")), finish]),
+      { failing },
+      { maxSteps: 50, maxToolErrors: 10 },
+      undefined,
+      { extensions: [createLoopDetection({ version: () => "v" })] },
+    );
+    expect(result.status).toBe("completed");
+  });
+
+  it("quotes at most 60 characters of a call's input in the reason", async () => {
+    const note = defineTool({ inputSchema: z.object({ text: z.string() }), execute: () => "ok" });
+    const reasonFor = async (text: string) => {
+      const turns = Array.from({ length: 4 }, () => call("note", { text }));
+      const result = await runAgent(
+        "任务",
+        createScriptedProvider([...turns, finish]),
+        { note },
+        { maxSteps: 50 },
+        undefined,
+        { extensions: [createLoopDetection({ version: () => "v" })] },
+      );
+      return result.reason;
+    };
+    // `{"text":""}` is 11 characters: a text of 49 makes the input exactly 60.
+    expect(await reasonFor("a".repeat(49))).toMatch(/note \{"text":"a{49}"\}$/);
+    expect(await reasonFor("a".repeat(50))).toMatch(/note \{"text":"a{50}"…$/);
+  });
+
   describe("options.maxRepeatedActions", () => {
     it("counts only consecutive repeats whose observation did not change", async () => {
       const turns = Array.from({ length: 4 }, () => call("probe"));
@@ -117,6 +210,55 @@ describe("createLoopDetection", () => {
       const message = { action: { type: "message", content: "同一句" } };
       const result = await run([message, message, message], { maxRepeatedActions: 1 });
       expect(result).toMatchObject({ code: "repeated_action", steps: 2, toolCalls: 0 });
+    });
+
+    it("names a repeated reply of several actions as a group", async () => {
+      const pair: ScriptedTurn = {
+        actions: [
+          { type: "tool_call", tool: "read_file", input: {} },
+          { type: "tool_call", tool: "probe", input: { n: 1 } },
+        ],
+      };
+      const result = await run([pair, pair, pair], {
+        maxRepeatedActions: 1,
+        version: () => "v",
+        window: 2,
+      });
+      expect(result.code).toBe("repeated_action");
+      expect(result.reason).toContain("同一组 2 个动作连续出现 2 次");
+    });
+
+    it("names a repeated single action by its type", async () => {
+      const message = { action: { type: "message", content: "同一句" } };
+      const result = await run([message, message], { maxRepeatedActions: 1 });
+      expect(result.reason).toBe("同一个 message 动作连续出现 2 次且观察没有变化，超过上限 1");
+    });
+
+    it("neither counts a rejected finish nor lets it break a repeat", async () => {
+      const rejectAll = {
+        name: "reject",
+        onFinish: () => ({
+          kind: "reject" as const,
+          reasons: ["no_test_evidence"],
+          message: "先跑测试",
+        }),
+      };
+      const turns = [finish, finish, call("read_file"), finish, call("read_file"), finish];
+      const result = await runAgent(
+        "任务",
+        createScriptedProvider(turns),
+        { read_file: defineTool({ inputSchema: z.object({}), execute: () => "same" }) },
+        { maxSteps: 50 },
+        undefined,
+        {
+          extensions: [
+            createLoopDetection({ maxRepeatedActions: 1, version: () => "v" }),
+            rejectAll,
+          ],
+          maxFinishRejections: 10,
+        },
+      );
+      expect(result).toMatchObject({ code: "repeated_action", toolCalls: 2 });
     });
 
     it("reports loop_detected when both rules stop at the same call", async () => {

@@ -79,7 +79,10 @@ export {
 export {
   createLoopDetection,
   DEFAULT_LOOP_WINDOW,
+  judgeLoopWindow,
   type LoopDetectionOptions,
+  type LoopVerdict,
+  type LoopWindowEntry,
   READ_ONLY_TOOLS,
 } from "./loop-detection.ts";
 export {

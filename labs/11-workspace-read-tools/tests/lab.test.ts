@@ -31,6 +31,14 @@ async function attempt(call: () => Promise<unknown>): Promise<unknown> {
   }
 }
 
+/** What a tool call answered, in a few words: the failure shows the learner's answer. */
+function answered(result: unknown): string {
+  if (typeof result === "string") return result;
+  const code = (result as { error?: { code?: unknown } } | undefined)?.error?.code;
+  if (typeof code === "string") return `错误 ${code}`;
+  return `成功（${JSON.stringify(result).slice(0, 40)}…）`;
+}
+
 /** Paths a model may send that lead outside; every one must be refused. */
 const ESCAPES: ReadonlyArray<readonly [name: string, path: (l: Layout) => string]> = [
   ["a path climbing out with ..", () => "../outside/secret.txt"],
@@ -53,7 +61,10 @@ describe("read_file through the confined workspace", () => {
   it.each(ESCAPES)("refuses %s with path_outside_workspace", async (_name, path) => {
     const result = await attempt(() => readWorkspaceFile(workspace, { path: path(layout) }));
     expect(JSON.stringify(result), "工作区外的秘密出现在了结果里").not.toContain(SECRET);
-    expect(result).toMatchObject({ ok: false, error: { code: "path_outside_workspace" } });
+    expect(
+      result,
+      `应当以 path_outside_workspace 拒绝，你的实现答的是${answered(result)}`,
+    ).toMatchObject({ ok: false, error: { code: "path_outside_workspace" } });
   });
 
   it.each([
@@ -66,7 +77,10 @@ describe("read_file through the confined workspace", () => {
     ["Windows-style separators inside", () => "src\\..\\notes.txt"],
   ])("accepts %s and reads the file", async (_name, path) => {
     const result = await attempt(() => readWorkspaceFile(workspace, { path: path(layout) }));
-    expect(result).toMatchObject({ content: "第一行\nsecond line", totalLines: 2 });
+    expect(result, `应当读到文件，你的实现答的是${answered(result)}`).toMatchObject({
+      content: "第一行\nsecond line",
+      totalLines: 2,
+    });
   });
 
   it("answers a missing file inside with not_found, not with a refusal", async () => {
@@ -88,7 +102,10 @@ describe("read_file through the confined workspace", () => {
     await symlink(layout.workspace, alias);
     const viaAlias = createConfinedWorkspace(alias);
     const read = await attempt(() => readWorkspaceFile(viaAlias, { path: "notes.txt" }));
-    expect(read, "经过链接到达的工作区，里面的文件也要能读").toMatchObject({ totalLines: 2 });
+    expect(
+      read,
+      `经过链接到达的工作区，里面的文件也要能读，你的实现答的是${answered(read)}`,
+    ).toMatchObject({ totalLines: 2 });
     const outside = await attempt(() => readWorkspaceFile(viaAlias, { path: "link-out" }));
     expect(outside).toMatchObject({ ok: false, error: { code: "path_outside_workspace" } });
   });
@@ -102,7 +119,10 @@ describe("list_files and search through the confined workspace", () => {
   ])("list_files refuses %s", async (_name, path) => {
     const result = await attempt(() => listWorkspaceFiles(workspace, { path }));
     expect(JSON.stringify(result), "工作区外的文件名出现在了结果里").not.toContain("secret");
-    expect(result).toMatchObject({ ok: false, error: { code: "path_outside_workspace" } });
+    expect(
+      result,
+      `应当以 path_outside_workspace 拒绝，你的实现答的是${answered(result)}`,
+    ).toMatchObject({ ok: false, error: { code: "path_outside_workspace" } });
   });
 
   it("search refuses a symlinked folder leading outside", async () => {
@@ -110,7 +130,10 @@ describe("list_files and search through the confined workspace", () => {
       searchWorkspace(workspace, { pattern: "S", path: "dir-out" }),
     );
     expect(JSON.stringify(result), "工作区外的秘密出现在了结果里").not.toContain(SECRET);
-    expect(result).toMatchObject({ ok: false, error: { code: "path_outside_workspace" } });
+    expect(
+      result,
+      `应当以 path_outside_workspace 拒绝，你的实现答的是${answered(result)}`,
+    ).toMatchObject({ ok: false, error: { code: "path_outside_workspace" } });
   });
 
   it("lists the root without .git/, node_modules/ or anything behind a symlink", async () => {

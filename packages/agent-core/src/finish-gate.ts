@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { FinishDecision, RunExtension } from "./extension.ts";
 
 /** Why a finish is not accepted (stable codes, design §7). */
@@ -143,10 +144,14 @@ export function createFinishGate(options: FinishGateOptions): FinishGate {
   };
 }
 
-/** The counts of a `run_tests` value (design §6), or undefined for anything else. */
+/** The counts of a `run_tests` report (design §6); a report without counts is no evidence. */
+const TestReportSchema = z.object({
+  passed: z.number(),
+  failed: z.number(),
+  skipped: z.number().catch(0),
+});
+
 function testReport(value: unknown): Omit<TestEvidence, "version"> | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { passed, failed, skipped } = value as Record<string, unknown>;
-  if (typeof passed !== "number" || typeof failed !== "number") return undefined;
-  return { passed, failed, skipped: typeof skipped === "number" ? skipped : 0 };
+  const report = TestReportSchema.safeParse(value);
+  return report.success ? report.data : undefined;
 }

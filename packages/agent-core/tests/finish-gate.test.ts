@@ -160,3 +160,128 @@ describe("the finish gate in a run", () => {
     expect((await gate.evidence()).tests).toBeNull();
   });
 });
+
+describe("what the gate tells the model", () => {
+  it("says per reason what to do, one line each, naming the counts and every file outside", () => {
+    const stale = judgeFinish(
+      evidence({ tests: { passed: 3, failed: 0, skipped: 0, version: "v0" } }),
+      all,
+    );
+    expect(stale.message).toBe(
+      "上次测试之后工作区又被修改过，那次结果已经过期：请重新运行 run_tests。",
+    );
+    const failing = judgeFinish(
+      evidence({
+        tests: { passed: 3, failed: 1, skipped: 0, version: "v1" },
+        changedFiles: ["a.json", "b.json"],
+      }),
+      () => false,
+    );
+    expect(failing.message.split("\n")).toEqual([
+      "最近一次测试没有全部通过（通过 3，失败 1）：修好失败的测试并重新运行。",
+      "这些文件的改动不在允许的路径内：a.json、b.json。请撤销这些改动。",
+    ]);
+  });
+
+  it("accepts a single passing test (passed: 1 is enough)", () => {
+    const one = evidence({ tests: { passed: 1, failed: 0, skipped: 0, version: "v1" } });
+    expect(judgeFinish(one, all).reasons).toEqual([]);
+  });
+});
+
+describe("createFinishGate's options", () => {
+  const finishOnly = (gate: ReturnType<typeof createFinishGate>, script: unknown[]) =>
+    runAgent("修复", replies(...script), world().tools, { maxSteps: 10 }, undefined, {
+      extensions: [gate],
+      maxFinishRejections: 1,
+    });
+
+  it("allows every changed file when no isAllowed is given", async () => {
+    const gate = createFinishGate({
+      startVersion: "v0",
+      inspect: async () => ({ version: "v0+", changedFiles: ["package.json"] }),
+    });
+    gate.restoreTests({ passed: 2, failed: 0, skipped: 0, version: "v0+" });
+    expect((await finishOnly(gate, [finish()])).status).toBe("completed");
+  });
+
+  it("takes the evidence a resume restores", async () => {
+    const gate = createFinishGate({
+      startVersion: "v0",
+      inspect: async () => ({ version: "v7", changedFiles: [] }),
+    });
+    gate.restoreTests({ passed: 1, failed: 0, skipped: 0, version: "v7" });
+    expect((await finishOnly(gate, [finish()])).status).toBe("completed");
+    expect((await gate.evidence()).tests).toEqual({
+      passed: 1,
+      failed: 0,
+      skipped: 0,
+      version: "v7",
+    });
+  });
+
+  it("takes the version of a test run from versionAfter when given", async () => {
+    const gate = createFinishGate({
+      startVersion: "v0",
+      inspect: async () => ({ version: "now", changedFiles: [] }),
+      versionAfter: async (callId) => `after ${callId}`,
+    });
+    await finishOnly(gate, [call("run_tests", {}), finish()]);
+    expect((await gate.evidence()).tests?.version).toBe("after call_1");
+  });
+
+  it("takes a report without counts (a runner it could not read) as no evidence", async () => {
+    const { gate } = world();
+    const tools: ToolSet = {
+      run_tests: {
+        execute: () => ({ report: "exit_code", passed: null, failed: null, exitCode: 0 }),
+      },
+    };
+    const result = await runAgent(
+      "修复",
+      replies(call("run_tests", {}), finish()),
+      tools,
+      { maxSteps: 5 },
+      undefined,
+      {
+        extensions: [gate],
+        maxFinishRejections: 1,
+      },
+    );
+    expect(rejections(result.messages)).toEqual([["no_test_evidence"]]);
+    const missingSkipped = createFinishGate({
+      startVersion: "v0",
+      inspect: async () => ({ version: "v0", changedFiles: [] }),
+    });
+    const counted: ToolSet = { run_tests: { execute: () => ({ passed: 2, failed: 0 }) } };
+    await runAgent(
+      "修复",
+      replies(call("run_tests", {}), finish()),
+      counted,
+      { maxSteps: 5 },
+      undefined,
+      {
+        extensions: [missingSkipped],
+      },
+    );
+    expect((await missingSkipped.evidence()).tests).toEqual({
+      passed: 2,
+      failed: 0,
+      skipped: 0,
+      version: "v0",
+    });
+  });
+
+  it("fails closed, naming itself, when the workspace cannot be inspected", async () => {
+    const gate = createFinishGate({
+      startVersion: "v0",
+      inspect: async () => {
+        throw new Error("EACCES: permission denied");
+      },
+    });
+    const result = await finishOnly(gate, [finish()]);
+    expect(result).toMatchObject({ status: "failed", code: "extension_error" });
+    expect(result.reason).toContain("finish-gate");
+    expect(result.reason).toContain("EACCES");
+  });
+});

@@ -2,6 +2,7 @@ import {
   createContextBudget,
   createLoopDetection,
   DEFAULT_LOOP_WINDOW,
+  type ModelRequest,
   type Redactor,
   type RunExtension,
   type Tool,
@@ -34,6 +35,8 @@ export async function prepareRunFeatures(options: {
   readonly artifactsDir: string;
   /** The workspace version after the latest tool call (the workspace tracker's). */
   readonly version?: () => string | undefined;
+  /** A real model's system prompt for a request (counted in the context budget). */
+  readonly system?: (request: ModelRequest) => Promise<string>;
 }): Promise<RunFeatures> {
   const { command, redact } = options;
   const loopDetection = createLoopDetection({
@@ -47,8 +50,24 @@ export async function prepareRunFeatures(options: {
   const artifacts = createFileArtifactStore(options.artifactsDir);
   // OpenAI-style requests get the real tokenizer; Anthropic's and the fake model's the
   // conservative estimate (UTF-8 bytes / 3) of the Anthropic wire JSON.
+  // The system prompt goes out with every request: it counts. The estimate is synchronous,
+  // so an extension asked just before the budget's takes the prompt of this request.
+  let system: string | undefined;
+  const systemPrompt: RunExtension[] =
+    options.system === undefined
+      ? []
+      : [
+          {
+            name: "system-prompt",
+            async beforeModelCall(request) {
+              system = await options.system?.(request);
+              return undefined;
+            },
+          },
+        ];
   const estimate = await createTokenEstimator({
     style: command.provider.name === "openai" ? "openai" : "anthropic",
+    system: () => system,
   });
   const contextBudget = createContextBudget({
     maxContextTokens: command.maxContextTokens,
@@ -59,7 +78,7 @@ export async function prepareRunFeatures(options: {
   });
   const budget = observationBudget(command.maxObservationChars, redact);
   return {
-    extensions: [loopDetection, contextBudget],
+    extensions: [loopDetection, ...systemPrompt, contextBudget],
     tools: { read_artifact: createReadArtifactTool(artifacts, budget) },
     wholeCommandOutput: true,
   };

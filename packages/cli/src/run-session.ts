@@ -4,6 +4,7 @@ import {
   createFinishGate,
   createRedactor,
   type FinishEvidence,
+  type ModelRequest,
   type Provider,
   type Redactor,
   type RetryPolicy,
@@ -205,6 +206,7 @@ async function execute(session: Session): Promise<number> {
     artifactsDir: path.join(runDir, "artifacts"),
     // Set by the recorder's afterToolCall, which runs before the loop detection's.
     version: () => tracker.current,
+    ...(model.system === undefined ? {} : { system: model.system }),
   });
   // The resume answers first (what is already recorded), the log writes next, the gate
   // judges; loop detection and the context budget see the results as the log has them.
@@ -322,6 +324,8 @@ type ModelChoice =
       readonly redact: Redactor;
       /** Script turns the fake model has used (each call takes one, a failed one too). */
       readonly turns?: () => number;
+      /** A real model's system prompt for a request. */
+      readonly system?: (request: ModelRequest) => Promise<string>;
     }
   | { readonly ok: false; readonly message: string };
 
@@ -381,6 +385,7 @@ async function chooseModel(
       provider: backend.provider,
       label: `${name} · ${command.provider.model ?? ""} · ${backend.endpoint}`,
       redact,
+      system,
     };
   }
   if (plan === undefined) return choice;

@@ -291,16 +291,18 @@ describe("the coding-agent bin", { timeout: 120_000 }, () => {
   });
 
   it("ends cancelled with exit 130 on the first Ctrl-C during a slow tool", async () => {
+    // Interrupted once the command has started (it writes its marker first): never before.
+    const dir = await mkdtemp(join(tmpdir(), "coding-agent-slow-"));
+    const marker = join(dir, "started");
+    const slow = `require("fs").writeFileSync(${JSON.stringify(marker)}, ""); setTimeout(() => {}, 30000)`;
     const path = await scriptFile([
-      { action: { type: "tool_call", tool: "sleep", input: { ms: 30_000 } } },
+      { action: { type: "tool_call", tool: "run_command", input: { argv: ["node", "-e", slow] } } },
       { action: { type: "finish", summary: "不该到这里" } },
     ]);
-    // Interrupted once the tool's intent is on disk: the tool has started by then.
-    const home = await mkdtemp(join(tmpdir(), "coding-agent-home-"));
-    const { code, stdout, stderr } = await spawnBin(["run", "慢任务", "--script", path, "--json"], {
-      interruptWhenLogged: { home, text: '"type":"tool_intent"' },
-      env: { ...process.env, CODING_AGENT_HOME: home },
-    });
+    const { code, stdout, stderr } = await spawnBin(
+      ["run", "慢任务", "--script", path, "--allow-command", "node", "--sandbox", "none", "--json"],
+      { interruptWhenExists: marker },
+    );
     expect(code).toBe(130);
     expect(stderr).toContain("收到 Ctrl-C");
     expect(JSON.parse(stdout)).toMatchObject({ status: "cancelled", toolCalls: 1 });

@@ -3,8 +3,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../src/cli.ts";
 import { parseStateLog } from "../src/state/log.ts";
+import { decideInDoubt } from "../src/state/resume.ts";
+import { captureCli } from "./support/run-cli.ts";
 import { BIN } from "./support/spawn-bin.ts";
 import { BUGGY, createSumRepo, FIXED } from "./support/sum-repo.ts";
 
@@ -29,23 +30,7 @@ const finish = { action: { type: "finish", summary: "修好了" } };
 const fix = call("edit_file", { path: "src/sum.js", old: "return a - b;", new: "return a + b;" });
 const env = () => ({ CODING_AGENT_HOME: home, GITHUB_TOKEN: SECRET, PATH: process.env.PATH });
 
-async function cli(argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(
-    argv,
-    { stdout: (t) => out.push(t), stderr: (t) => err.push(t) },
-    new AbortController().signal,
-    env(),
-  );
-  const stdout = out.join("");
-  return {
-    code,
-    stdout,
-    stderr: err.join(""),
-    result: stdout.startsWith("{") ? JSON.parse(stdout) : undefined,
-  };
-}
+const cli = (argv: string[]) => captureCli(argv, env());
 
 async function run(turns: unknown[], more: string[] = []) {
   const script = join(base, "script.json");
@@ -160,6 +145,25 @@ describe("state.jsonl", HANG_GUARD, () => {
     expect(runs[0]).toMatchObject({ goal: "修复 sum", status: "failed" });
     expect(runs[1]).toMatchObject({ status: "completed" });
     expect((await cli(["runs"])).stdout).toContain(first.result.runId);
+  });
+});
+
+describe("decideInDoubt", () => {
+  const file = { path: "a.ts", before: "h0", after: "h1" };
+  it.each([
+    ["read_file", undefined, [], "run"],
+    ["run_tests", undefined, [], "run"],
+    ["run_command", undefined, [], "interrupted"],
+    ["an_unknown_tool", undefined, [], "interrupted"],
+    ["edit_file", [file], ["h1"], "applied"],
+    ["edit_file", [file], ["h0"], "run"],
+    ["edit_file", [file], ["h2"], "stale"],
+    ["edit_file", [file], [null], "stale"],
+    ["apply_edits", [file, { path: "b.ts", before: null, after: "h3" }], ["h1", null], "stale"],
+    ["write_file", [{ path: "b.ts", before: null, after: "h3" }], [null], "run"],
+    ["edit_file", undefined, [], "run"],
+  ] as const)("%s with files %j now %j → %s", (tool, files, now, expected) => {
+    expect(decideInDoubt(tool, files, now)).toBe(expected);
   });
 });
 

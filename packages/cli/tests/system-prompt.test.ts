@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FakeModelServer, startFakeModelServer } from "@coding-agent/providers/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../src/cli.ts";
 import { BUILTIN_SYSTEM_PROMPT, MAX_AGENTS_MD_BYTES } from "../src/system-prompt.ts";
+import { captureCli, openaiRun } from "./support/run-cli.ts";
 
 const KEY = `sk-proj-${"PromptT0".repeat(4)}`;
 const PLANTED = "ghp_PlantedInAgentsMd1234567890abcdefgh";
@@ -37,25 +37,8 @@ async function run(more: string[] = []) {
       { text: "看完了" },
     ],
   });
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(
-    [
-      "run",
-      "看看",
-      "--provider",
-      "openai",
-      "--model",
-      "m",
-      "--base-url",
-      server.openaiBaseUrl,
-      "--workspace",
-      workspace,
-      "--json",
-      ...more,
-    ],
-    { stdout: (t) => out.push(t), stderr: (t) => err.push(t) },
-    new AbortController().signal,
+  const { code, stderr } = await captureCli(
+    openaiRun("看看", server.openaiBaseUrl, "--workspace", workspace, ...more),
     {
       OPENAI_API_KEY: KEY,
       GITHUB_TOKEN: PLANTED,
@@ -67,7 +50,7 @@ async function run(more: string[] = []) {
       .messages;
     return messages[0]?.role === "system" ? messages[0].content : undefined;
   });
-  return { code, stderr: err.join(""), systems };
+  return { code, stderr, systems };
 }
 
 describe("a real model's first request", () => {

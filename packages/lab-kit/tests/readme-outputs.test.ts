@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TargetReport } from "../src/run/targets.ts";
+import type { CommandRun } from "../src/verify/readme-commands.ts";
 import {
   checkReadmeOutputs,
   countMarkedBlocks,
@@ -76,8 +77,24 @@ function readme(parts: { verify?: string[]; starter?: string[]; solution?: strin
   ].join("\n");
 }
 
-const check = (text: string) =>
-  checkReadmeOutputs(text, { verifyLines: VERIFY, starter: STARTER, solution: SOLUTION });
+const check = (text: string, commands: ReadonlyMap<number, CommandRun> = new Map()) =>
+  checkReadmeOutputs(text, {
+    verifyLines: VERIFY,
+    starter: STARTER,
+    solution: SOLUTION,
+    commands,
+  });
+
+/** A README with one command and its cli block (the block's fence on line 5). */
+const CLI_README = [
+  "# 第 02 课",
+  "```bash",
+  'node bin.ts run "修复"; echo "exit=$?"',
+  "```",
+  block("cli", ["状态：completed（退出码 0）", "exit=0"]),
+].join("\n");
+const printed = (lines: readonly string[]) =>
+  new Map<number, CommandRun>([[6, { ok: true, lines }]]);
 
 describe("checkReadmeOutputs", () => {
   it("passes a README whose three marked blocks match the real runs, counting them", () => {
@@ -149,6 +166,45 @@ describe("checkReadmeOutputs", () => {
   it("leaves unmarked blocks of other kinds alone", () => {
     const text = `${readme({})}\n${block(undefined, ["pnpm verify:lesson 05"])}\n`;
     expect(check(text).ok).toBe(true);
+  });
+});
+
+describe("checkReadmeOutputs: cli blocks", () => {
+  it("passes a cli block that is exactly what its command printed", () => {
+    const result = check(CLI_README, printed(["状态：completed（退出码 0）", "exit=0"]));
+    expect(result).toEqual({ ok: true, text: readmeOutputsText(1) });
+  });
+
+  it("fails a cli block whose exit code drifted from the run, naming both lines", () => {
+    const result = check(CLI_README, printed(["状态：completed（退出码 0）", "exit=3"]));
+    expect(result.text).toContain("第 2 行是“exit=0”，命令打印的是“exit=3”");
+  });
+
+  it("fails a cli block that stops before the command's output does", () => {
+    const result = check(CLI_README, printed(["状态：completed（退出码 0）", "exit=0", "多一行"]));
+    expect(result.text).toContain("而命令还打印了：“多一行”");
+  });
+
+  it("does not let N stand for a number in a cli block", () => {
+    const text = CLI_README.replace("exit=0\n```", "exit=N\n```");
+    expect(check(text, printed(["状态：completed（退出码 0）", "exit=0"])).ok).toBe(false);
+  });
+
+  it("reports a command that could not run", () => {
+    const failedRun = new Map<number, CommandRun>([
+      [6, { ok: false, problem: "前面没有紧挨着的 ```bash 命令块" }],
+    ]);
+    expect(check(CLI_README, failedRun).text).toContain("前面没有紧挨着的");
+  });
+
+  it("fails an unmarked block that looks like CLI or smoke output", () => {
+    for (const line of [
+      "状态：blocked（被阻止，permission_denied）",
+      "exit=4",
+      '{"week":1,"ok":true}',
+    ]) {
+      expect(check(`${readme({})}\n${block(undefined, [line])}\n`).ok).toBe(false);
+    }
   });
 });
 

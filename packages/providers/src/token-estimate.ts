@@ -8,8 +8,11 @@ export type TokenEstimateStyle = "openai" | "anthropic";
 /** Options of `createTokenEstimator`. */
 export interface TokenEstimatorOptions {
   readonly style: TokenEstimateStyle;
-  /** The system prompt the provider sends before the messages. */
-  readonly system?: string;
+  /**
+   * The system prompt the provider sends before the messages: a text, or a getter asked
+   * on every estimate (a prompt that grows with the run's `AGENTS.md` files).
+   */
+  readonly system?: string | (() => string | undefined);
 }
 
 /**
@@ -28,19 +31,21 @@ const BYTES_PER_TOKEN = 3;
 export async function createTokenEstimator(
   options: TokenEstimatorOptions,
 ): Promise<(request: ModelRequest) => number> {
+  const systemOf = () => (typeof options.system === "function" ? options.system() : options.system);
   if (options.style === "openai") {
     const { countTokens } = await import("gpt-tokenizer");
     return (request) =>
       countTokens(
         JSON.stringify({
-          messages: toChatMessages(request.messages, options.system),
+          messages: toChatMessages(request.messages, systemOf()),
           tools: toChatTools(request.tools),
         }),
       );
   }
   return (request) => {
+    const system = systemOf();
     const wire = JSON.stringify({
-      ...(options.system === undefined ? {} : { system: options.system }),
+      ...(system === undefined ? {} : { system }),
       messages: toAnthropicMessages(request.messages),
       tools: toAnthropicTools(request.tools),
     });

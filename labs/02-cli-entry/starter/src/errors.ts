@@ -11,7 +11,10 @@ export class CliError extends Error {
  * Runtime），不是用户的错误。
  */
 export class UnknownRunStatusError extends CliError {
-  constructor(readonly status: unknown) {
+  readonly status: unknown;
+
+  constructor(status: unknown) {
     super(`未知的运行状态：${String(status)}`);
+    this.status = status;
   }
 }

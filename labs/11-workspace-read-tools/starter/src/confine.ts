@@ -36,10 +36,10 @@ export async function resolveInWorkspace(
 ): Promise<WorkspacePath | ToolErrorResult> {
   // #region exercise
   // TODO(lab-11): 现在模型给什么路径就接受什么：`../x`、外面的绝对路径、指向外面的符号链接都能读到。
-  // 1. 含 NUL 字节的路径拒绝；把 `\` 当作 `/`，`C:` 这样以盘符开头的路径拒绝；
-  // 2. 字面解析（path.resolve）后不在 root 之下的，拒绝——判断用 isInside，不要用 startsWith；
-  // 3. 用 locateRealPath 找到它真正通向哪里：无法确定（undefined）或不在 root 之下的，拒绝；
-  // 4. 接受时返回真实路径 absolute、相对路径 relative 和 exists。
+  // 在这里补上围墙：只有真实位置（符号链接全部解析之后）在工作区之内的路径才接受，其余一律
+  // 用上面写好的拒绝回答。先挡住字面上就在外面的路径，再看它真正通向哪里；不存在的文件要看它
+  // 将会落在哪里；模型写的 Windows 风格路径和夹带 NUL 字节的路径也要考虑。接受时交出真实位置。
+  // 卡住时运行 pnpm lesson hint 11，提示由浅入深。
   const absolute = path.resolve(root, requested);
   const real = await locateRealPath(absolute);
   return {

@@ -72,6 +72,14 @@ export type StateEvent = z.output<typeof StateEventSchema> & { readonly seq: num
 /** An event before it is numbered. */
 export type StateEventBody = { readonly type: StateEventType } & Record<string, unknown>;
 
+/** Whether `sync` appends fsync; only a benchmark of what the fsync costs turns it off. */
+let syncEnabled = true;
+
+/** For the fsync benchmark only: `false` makes `sync` appends skip the fsync. */
+export function setStateLogSyncForBenchmark(enabled: boolean): void {
+  syncEnabled = enabled;
+}
+
 /** Appends numbered, redacted events to one `state.jsonl`. */
 export interface StateLog {
   readonly file: string;
@@ -107,7 +115,7 @@ export async function openStateLog(
       nextSeq += 1;
       const write = tail.then(async () => {
         await handle.write(line);
-        if (sync) await handle.datasync();
+        if (sync && syncEnabled) await handle.datasync();
       });
       // A failed write fails its own caller; the next write still waits its turn.
       tail = write.catch(() => {});

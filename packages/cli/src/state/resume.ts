@@ -4,6 +4,7 @@ import {
   type ModelRequest,
   type ModelResponse,
   type Provider,
+  READ_ONLY_TOOLS,
   type RunExtension,
   type TestEvidence,
   toolError,
@@ -124,15 +125,7 @@ export function replayingProvider(plan: ResumePlan, next: Provider): Provider {
 }
 
 /** Tools whose in-doubt call is run again: they change nothing (or only re-run the tests). */
-const RERUNNABLE: ReadonlySet<string> = new Set([
-  "echo",
-  "sleep",
-  "read_file",
-  "list_files",
-  "search",
-  "read_artifact",
-  "run_tests",
-]);
+const RERUNNABLE: ReadonlySet<string> = new Set([...READ_ONLY_TOOLS, "run_tests"]);
 const EDIT_TOOLS: ReadonlySet<string> = new Set(["edit_file", "write_file", "apply_edits"]);
 
 /** What a resume does with a call the crash left in doubt (design §7). */

@@ -1,15 +1,8 @@
-import type { ToolCallInfo } from "@coding-agent/agent-core";
+import { READ_ONLY_TOOLS, type ToolCallInfo } from "@coding-agent/agent-core";
 import { changedFiles, createWorkspaceVersioner, type WorkspaceState } from "@coding-agent/tools";
 
 /** Tools that never change the workspace: no new version is taken after them. */
-const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
-  "echo",
-  "sleep",
-  "read_file",
-  "list_files",
-  "search",
-  "read_artifact",
-]);
+const READ_ONLY: ReadonlySet<string> = new Set(READ_ONLY_TOOLS);
 
 /**
  * The workspace's version over a run: at the start, after every tool call that may
@@ -51,7 +44,7 @@ export async function createWorkspaceTracker(
     async afterCall(call) {
       const recorded = options.recorded?.get(call.callId);
       if (recorded !== undefined) current = recorded;
-      else if (!READ_ONLY_TOOLS.has(call.tool)) current = (await versioner.snapshot()).version;
+      else if (!READ_ONLY.has(call.tool)) current = (await versioner.snapshot()).version;
       after.set(call.callId, current);
       return current;
     },

@@ -70,3 +70,39 @@ export function toolResults(result: { messages: Array<Record<string, unknown>> }
         : { tool: message.tool, ok: false, error: message.error as ToolOutcome["error"] },
     );
 }
+
+/** Runs the CLI in-process with `env` (the process environment when left out); both streams captured. */
+export async function captureCli(
+  argv: readonly string[],
+  env?: Record<string, string | undefined>,
+) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(
+    argv,
+    { stdout: (text) => out.push(text), stderr: (text) => err.push(text) },
+    new AbortController().signal,
+    env,
+  );
+  const stdout = out.join("");
+  return {
+    code,
+    stdout,
+    stderr: err.join(""),
+    result: stdout.startsWith("{") ? JSON.parse(stdout) : undefined,
+  };
+}
+
+/** `coding-agent run <goal> --provider openai --model m --base-url <url> --json`, then `more`. */
+export const openaiRun = (goal: string, baseUrl: string, ...more: string[]) => [
+  "run",
+  goal,
+  "--provider",
+  "openai",
+  "--model",
+  "m",
+  "--base-url",
+  baseUrl,
+  "--json",
+  ...more,
+];

@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { EMPTY_WORKSPACE } from "./isolate.ts";
 
@@ -15,8 +14,8 @@ export function spawnBin(
   args: readonly string[],
   options: {
     readonly interruptWhenStarted?: boolean;
-    /** Sends SIGINT once a state log under this `$CODING_AGENT_HOME` holds this text. */
-    readonly interruptWhenLogged?: { readonly home: string; readonly text: string };
+    /** Sends SIGINT once this file exists (a command of the run writes it when it starts). */
+    readonly interruptWhenExists?: string;
     readonly env?: NodeJS.ProcessEnv;
   } = {},
 ) {
@@ -42,12 +41,12 @@ export function spawnBin(
         child.kill("SIGINT");
       }
     });
-    const logged = options.interruptWhenLogged;
+    const marker = options.interruptWhenExists;
     const poll =
-      logged === undefined
+      marker === undefined
         ? undefined
         : setInterval(() => {
-            if (!interrupted && stateLogsOf(logged.home).includes(logged.text)) {
+            if (!interrupted && existsSync(marker)) {
               interrupted = true;
               child.kill("SIGINT");
             }
@@ -56,16 +55,4 @@ export function spawnBin(
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
-}
-
-/** Every state log under `home`, joined (empty while there is none). */
-function stateLogsOf(home: string): string {
-  try {
-    const runs = join(home, "runs");
-    return readdirSync(runs)
-      .map((run) => readFileSync(join(runs, run, "state.jsonl"), "utf8"))
-      .join("");
-  } catch {
-    return "";
-  }
 }

@@ -1,5 +1,6 @@
 import type { TargetReport, TestOutcome } from "../run/targets.ts";
 import { type CheckLine, failed, passed } from "./check-line.ts";
+import type { CommandRun } from "./readme-commands.ts";
 
 /**
  * README output blocks: a fenced block that a README shows as what a command prints is
@@ -8,24 +9,29 @@ import { type CheckLine, failed, passed } from "./check-line.ts";
  *     <!-- output: verify -->          the whole report of `pnpm verify:lesson NN`
  *     <!-- output: starter-test -->    an excerpt of `pnpm --dir labs/NN-slug/starter test`
  *     <!-- output: solution-test -->   an excerpt of `pnpm --dir labs/NN-slug/solution test`
+ *     <!-- output: cli -->             all that the ```bash block right before it prints
  *
  * `verify:lesson` checks each against what it has just produced itself: the verify block
  * against the verifier's own report of this lab (as printed for an untouched starter,
  * without colors), the test excerpts line by line against the runs of the committed
- * starter and of the solution. What truly varies is normalised: a `seed` number, and any
+ * starter and of the solution, a cli block line for line against a real run of its bash
+ * block (see `readme-commands.ts`; only the scratch folder's path is normalised, to `.`).
+ * What truly varies in the lab-kit's own reports is normalised: a `seed` number, and any
  * standalone `N` the README writes for a count it leaves open. A block in a README that
  * looks like such an output but carries no mark is a problem too, so a new lab cannot
  * show an unchecked output by leaving the mark off.
  */
 export const OUTPUT_MARK = /^<!--\s*output:\s*([a-z-]+)\s*-->$/;
 
-export type OutputKind = "verify" | "starter-test" | "solution-test";
-const KINDS: readonly OutputKind[] = ["verify", "starter-test", "solution-test"];
+export type OutputKind = "verify" | "starter-test" | "solution-test" | "cli";
+const KINDS: readonly OutputKind[] = ["verify", "starter-test", "solution-test", "cli"];
 
 /** A fenced block of a README with the mark before it, if any. */
 export interface ReadmeBlock {
   /** 1-based line of the opening fence. */
   readonly line: number;
+  /** The fence's info string (`bash`, `text`, …), or "". */
+  readonly info: string;
   readonly mark: string | undefined;
   readonly lines: readonly string[];
 }
@@ -35,7 +41,7 @@ export function readmeBlocks(readme: string): ReadmeBlock[] {
   const lines = readme.split("\n");
   const blocks: ReadmeBlock[] = [];
   for (let index = 0; index < lines.length; index += 1) {
-    const fence = /^(`{3,})/.exec(lines[index] ?? "");
+    const fence = /^(`{3,})\s*(\S*)/.exec(lines[index] ?? "");
     if (fence === null) continue;
     const mark = OUTPUT_MARK.exec((lines[index - 1] ?? "").trim())?.[1];
     const body: string[] = [];
@@ -44,7 +50,7 @@ export function readmeBlocks(readme: string): ReadmeBlock[] {
       body.push(lines[end] ?? "");
       end += 1;
     }
-    blocks.push({ line: index + 1, mark, lines: body });
+    blocks.push({ line: index + 1, info: fence[2] ?? "", mark, lines: body });
     index = end;
   }
   return blocks;
@@ -56,6 +62,10 @@ const LOOKS_LIKE_OUTPUT = [
   /^ FAIL {2}/,
   /^\s+Tests {2}\d/,
   /^\s*✓ 清单有效/,
+  /^coding-agent：/,
+  /^状态：\S+（/,
+  /^\{"week":\d+,"ok":/,
+  /^exit=\d+$/,
 ];
 
 /**
@@ -78,6 +88,8 @@ export interface OutputSources {
   /** The committed starter's run. */
   readonly starter: TargetReport;
   readonly solution: TargetReport;
+  /** What each cli block's commands printed, by the block's line (`readme-commands.ts`). */
+  readonly commands: ReadonlyMap<number, CommandRun>;
 }
 
 /** The name of the check, counted: this line is itself part of the verify block. */
@@ -101,7 +113,7 @@ export function checkReadmeOutputs(readme: string | undefined, sources: OutputSo
     if (block.mark === undefined) {
       if (block.lines.some((line) => LOOKS_LIKE_OUTPUT.some((shape) => shape.test(line)))) {
         problems.push(
-          `${where}像是命令的输出，却没有 <!-- output: … --> 标记（verify、starter-test 或 solution-test）`,
+          `${where}像是命令的输出，却没有 <!-- output: … --> 标记（${KINDS.join("、")}）`,
         );
       }
       continue;
@@ -115,10 +127,12 @@ export function checkReadmeOutputs(readme: string | undefined, sources: OutputSo
     const found =
       kind === "verify"
         ? compareVerify(block.lines, sources.verifyLines)
-        : compareTestExcerpt(
-            block.lines,
-            kind === "starter-test" ? sources.starter : sources.solution,
-          );
+        : kind === "cli"
+          ? compareCommandOutput(block.lines, sources.commands.get(block.line))
+          : compareTestExcerpt(
+              block.lines,
+              kind === "starter-test" ? sources.starter : sources.solution,
+            );
     for (const problem of found) problems.push(`${where}（${kind}）：${problem}`);
   }
   const first = problems[0];
@@ -142,6 +156,21 @@ function compareVerify(shown: readonly string[], real: readonly string[]): strin
     if (!lineMatches(left, right)) {
       return [`第 ${index + 1} 行是“${left.trim()}”，真实输出是“${right.trim()}”`];
     }
+  }
+  return [];
+}
+
+/** A cli block is everything its commands printed, line for line and exactly. */
+function compareCommandOutput(shown: readonly string[], run: CommandRun | undefined): string[] {
+  if (run === undefined) return ["命令没有运行"];
+  if (!run.ok) return [run.problem];
+  const length = Math.max(shown.length, run.lines.length);
+  for (let index = 0; index < length; index += 1) {
+    const left = shown[index]?.trimEnd();
+    const right = run.lines[index]?.trimEnd();
+    if (left === undefined) return [`块在第 ${index} 行结束，而命令还打印了：“${right}”`];
+    if (right === undefined) return [`命令的输出在第 ${index} 行结束，块里还有：“${left}”`];
+    if (left !== right) return [`第 ${index + 1} 行是“${left}”，命令打印的是“${right}”`];
   }
   return [];
 }

@@ -38,6 +38,7 @@ import {
   readSourceTree,
 } from "./lab-copies.ts";
 import { learnerReport } from "./learner-report.ts";
+import { type CommandRun, runReadmeCommands } from "./readme-commands.ts";
 import { checkReadmeOutputs, countMarkedBlocks, readmeOutputsText } from "./readme-outputs.ts";
 import { checkReadmeRubric } from "./readme-rubric.ts";
 import { checkReadmeSymptoms } from "./readme-symptoms.ts";
@@ -149,12 +150,13 @@ export async function verifyLessons(
     })),
     { cache: options.cache === true },
   );
-  const [firstRun, types, links] = await Promise.all([
+  const [firstRun, types, links, commands] = await Promise.all([
     runLabAndPackageTests(targets, capstonePlan.runs, options.run),
     typecheckAll(fresh),
     Promise.all(
       ready.map((entry) => capstoneLinkProblems(repoRoot, entry.manifest.capstone, packages)),
     ),
+    runAllReadmeCommands(repoRoot, fresh),
   ]);
   const reports = firstRun.reports;
   const capstone = await capstonePlan.finish(firstRun.packageFiles);
@@ -178,6 +180,7 @@ export async function verifyLessons(
       capstone,
       linkProblems.get(entry.lab.dir) ?? [],
       seed,
+      commands.get(entry.lab.dir) ?? new Map(),
     );
     verdicts.push(verdict);
     if (cache !== undefined && isSound(verdict)) {
@@ -364,6 +367,30 @@ async function planLab(
   };
 }
 
+/**
+ * The README commands of every lab, one lab after another: they start processes of their
+ * own beside the test run, which already keeps the cores busy.
+ */
+async function runAllReadmeCommands(
+  repoRoot: string,
+  labs: readonly PlannedLab[],
+): Promise<Map<string, Map<number, CommandRun>>> {
+  const runs = new Map<string, Map<number, CommandRun>>();
+  for (const entry of labs) {
+    const { lab, pristine, readme } = entry;
+    runs.set(
+      lab.dir,
+      await runReadmeCommands({
+        repoRoot,
+        labDir: lab.dir,
+        pristineSrcDir: pristine.srcDir,
+        readme,
+      }),
+    );
+  }
+  return runs;
+}
+
 /** Labs typechecked at once: each lab's two native `tsc` runs use several threads already. */
 const TYPECHECK_LABS_AT_ONCE = 2;
 
@@ -394,6 +421,7 @@ function evaluateLab(
   capstone: ReadonlyMap<string, CapstoneFileResult>,
   capstoneLinks: readonly string[],
   seed: number,
+  commands: ReadonlyMap<number, CommandRun>,
 ): LabVerdict {
   const { lab, manifest, labels } = entry;
   const report = (label: string): TargetReport =>
@@ -455,6 +483,7 @@ function evaluateLab(
       verifyLines: formatVerdictIn(asPrinted, pc.createColors(false)).split("\n"),
       starter,
       solution,
+      commands,
     }),
   );
   const learner = learnerReport(

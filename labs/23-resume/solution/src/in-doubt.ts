@@ -1,0 +1,36 @@
+import type { InDoubtDecision, PredictedFile } from "@coding-agent/cli";
+
+/** 只读的工具（和重新跑一遍测试）：中断时不管做没做，再做一次都不会改变什么。 */
+const RERUNNABLE = new Set([
+  "echo",
+  "sleep",
+  "read_file",
+  "list_files",
+  "search",
+  "read_artifact",
+  "run_tests",
+]);
+/** 编辑工具：意图里记下了它要改的每个文件改之前、改之后的 hash。 */
+const EDIT_TOOLS = new Set(["edit_file", "write_file", "apply_edits"]);
+
+/**
+ * 崩溃时悬而未决的一次调用（意图已落盘、结果还没有），恢复时怎么处理：
+ * "run" 再执行一次；"applied" 不执行，记为已经生效；"stale" 不执行，告诉模型文件已变；
+ * "interrupted" 不执行，告诉模型它可能做了也可能没做。
+ * `files` 是编辑意图里记下的预测（没有预测时为 undefined），`now` 是这些文件现在的 hash
+ * （顺序相同；文件不存在为 null）。
+ */
+export function decideInDoubt(
+  tool: string,
+  files: readonly PredictedFile[] | undefined,
+  now: readonly (string | null)[],
+): InDoubtDecision {
+  // #region exercise
+  if (RERUNNABLE.has(tool)) return "run";
+  if (!EDIT_TOOLS.has(tool)) return "interrupted";
+  if (files === undefined || files.length === 0) return "run";
+  if (files.every((file, index) => now[index] === file.after)) return "applied";
+  if (files.every((file, index) => now[index] === file.before)) return "run";
+  return "stale";
+  // #endregion exercise
+}

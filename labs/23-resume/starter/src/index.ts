@@ -1,0 +1,1 @@
+export { decideInDoubt } from "./in-doubt.ts";

@@ -23,15 +23,72 @@ export interface ContextBudgetOptions {
   readonly redact: Redactor;
   /** The run's `maxObservationChars`: a larger output is stored whole as an artifact. */
   readonly maxObservationChars?: number;
+  /** Which results to compact; `chooseCompaction` by default (lesson 25 writes its own). */
+  readonly choose?: (question: CompactionQuestion) => CompactionChoice;
+}
+
+/** What `chooseCompaction` is asked about one request over its budget, or not. */
+export interface CompactionQuestion {
+  /** The request's history, oldest first. */
+  readonly messages: readonly Message[];
+  /** Call ids whose results earlier requests compacted: they stay compacted. */
+  readonly compacted: ReadonlySet<string>;
+  /** Tokens of the request with the results of these call ids, and the compacted ones, as stubs. */
+  readonly tokensWith: (callIds: readonly string[]) => number;
+  /** Tokens the request may take (`--max-context-tokens`). */
+  readonly maxContextTokens: number;
+}
+
+/** The results to compact now, oldest first (none: it fits), or: nothing makes it fit. */
+export type CompactionChoice =
+  | { readonly kind: "fits"; readonly callIds: readonly string[] }
+  | { readonly kind: "exhausted"; readonly tokens: number };
+
+/**
+ * Chooses which tool results to replace by stubs so that a request fits its budget: the
+ * fewest oldest ones, never those of the last two model replies (a reply: its assistant
+ * messages in a row, then their results), never a message that is not a tool result
+ * (the goal, `finish_rejected` reasons). `exhausted`, with the tokens it would still
+ * take, when it does not fit with every other result compacted.
+ */
+export function chooseCompaction(question: CompactionQuestion): CompactionChoice {
+  const { messages, compacted, tokensWith, maxContextTokens } = question;
+  const replyOf: number[] = [];
+  let reply = 0;
+  for (const [index, message] of messages.entries()) {
+    if (message.role === "assistant" && messages[index - 1]?.role !== "assistant") reply += 1;
+    replyOf.push(reply);
+  }
+  const candidates = messages.flatMap((message, index) =>
+    message.role === "tool" &&
+    (replyOf[index] as number) <= reply - 2 &&
+    !compacted.has(message.callId)
+      ? [message.callId]
+      : [],
+  );
+  if (tokensWith([]) <= maxContextTokens) return { kind: "fits", callIds: [] };
+  const floor = tokensWith(candidates);
+  if (floor > maxContextTokens) return { kind: "exhausted", tokens: floor };
+  // The fewest oldest results that make it fit (fewer stubs, more of the story kept);
+  // each one more only makes the request smaller, so the first count that fits is found
+  // by halving.
+  let low = 1;
+  let high = candidates.length;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (tokensWith(candidates.slice(0, middle)) <= maxContextTokens) high = middle;
+    else low = middle + 1;
+  }
+  return { kind: "fits", callIds: candidates.slice(0, low) };
 }
 
 /**
  * Context budget (lesson 25) as a `RunExtension`. After a tool call: an output longer
  * than `maxObservationChars` is stored whole (redacted, its text with its line breaks,
  * see `artifactText`) and the model sees its head, its tail and the artifact id.
- * Before a model call over `maxContextTokens`: the oldest tool results are replaced by
- * stubs naming the call and an artifact holding their text, fewest first, until the
- * request fits; a result once compacted stays compacted (the requests only shrink, each
+ * Before a model call over `maxContextTokens`: the tool results `choose`
+ * (`chooseCompaction`: the fewest oldest that make it fit) are replaced by stubs naming
+ * the call and an artifact holding their text; a result once compacted stays compacted (the requests only shrink, each
  * text is stored once). Never compacted: the goal (the system prompt is the provider's),
  * the last two model replies with their tool results, and `finish_rejected` reasons
  * (the only messages it replaces are tool results). If the request does not fit with
@@ -42,6 +99,7 @@ export function createContextBudget(options: ContextBudgetOptions): RunExtension
   const maxChars = options.maxObservationChars ?? DEFAULT_MAX_OBSERVATION_CHARS;
   const budget = options.maxContextTokens;
   const { estimate, artifacts, redact } = options;
+  const choose = options.choose ?? chooseCompaction;
   if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 1)) {
     throw new InvalidLimitsError(`invalid maxContextTokens: an integer ≥ 1, got ${budget}`);
   }
@@ -92,49 +150,65 @@ export function createContextBudget(options: ContextBudgetOptions): RunExtension
   return {
     ...extension,
     async beforeModelCall(request): Promise<BeforeModelCallDecision | undefined> {
-      const messages = request.messages;
-      const candidates = compactable(messages).filter((message) => !compacted.has(message.callId));
-      const build = (fresh: readonly ToolResultMessage[], ids: ReadonlyMap<string, string>) =>
-        withStubs(request, new Set([...compacted, ...fresh.map((m) => m.callId)]), ids);
-      const placeholders = (fresh: readonly ToolResultMessage[]) =>
-        new Map([...stored, ...fresh.map((m) => [m.callId, `pending-${m.callId}`] as const)]);
-
+      const results = new Map(
+        request.messages.flatMap((m) => (m.role === "tool" ? [[m.callId, m] as const] : [])),
+      );
+      const build = (fresh: readonly string[], ids: ReadonlyMap<string, string>) =>
+        withStubs(request, new Set([...compacted, ...fresh]), ids);
+      // Stubs of results not stored yet name a placeholder id.
+      const placeholders = (fresh: readonly string[]) =>
+        new Map([
+          ...stored,
+          ...fresh.map((id) => [id, stored.get(id) ?? `pending-${id}`] as const),
+        ]);
       const before = estimate(request);
-      const sticky = compacted.size > 0 ? build([], stored) : request;
-      const stickyTokens = compacted.size > 0 ? estimate(sticky) : before;
-      if (stickyTokens <= budget) {
+      const tokensWith = (base: readonly string[]) => (extra: readonly string[]) => {
+        const fresh = [...base, ...extra];
+        if (fresh.length === 0 && compacted.size === 0) return before;
+        return estimate(build(fresh, placeholders(fresh)));
+      };
+      const ask = (base: readonly string[]) =>
+        choose({
+          messages: request.messages,
+          compacted: new Set([...compacted, ...base]),
+          tokensWith: tokensWith(base),
+          maxContextTokens: budget,
+        });
+
+      let choice = ask([]);
+      if (choice.kind === "exhausted") return exhausted(budget, choice.tokens);
+      if (choice.callIds.length === 0) {
         if (compacted.size === 0) return undefined;
-        return rewrite(sticky, before, stickyTokens, []);
+        return rewrite(build([], stored), before, tokensWith([])([]), []);
       }
-      const floor = estimate(build(candidates, placeholders(candidates)));
-      if (floor > budget) return exhausted(budget, floor);
-      // The fewest oldest results that make it fit (fewer stubs, more of the story kept).
-      let low = 1;
-      let high = candidates.length;
-      while (low < high) {
-        const middle = Math.floor((low + high) / 2);
-        const fresh = candidates.slice(0, middle);
-        if (estimate(build(fresh, placeholders(fresh))) <= budget) high = middle;
-        else low = middle + 1;
-      }
-      // Real ids may be longer than the placeholders: add results until it truly fits.
-      for (let count = low; count <= candidates.length; count += 1) {
-        const fresh = candidates.slice(0, count);
-        for (const message of fresh) await store(message);
+      let fresh: readonly string[] = [];
+      while (choice.kind === "fits") {
+        // Only results of this request not compacted yet: a choice of nothing new is not a fit.
+        const taken = new Set([...compacted, ...fresh]);
+        const more = choice.callIds.filter((id) => results.has(id) && !taken.has(id));
+        if (more.length === 0) break;
+        fresh = [...fresh, ...more];
+        for (const callId of fresh) {
+          const message = results.get(callId);
+          if (message !== undefined) await store(message);
+        }
         const compactedRequest = build(fresh, stored);
         const after = estimate(compactedRequest);
-        if (after > budget) continue;
-        for (const message of fresh) compacted.add(message.callId);
-        const results = fresh.map(
-          (m): CompactedResult => ({
-            callId: m.callId,
-            tool: m.tool,
-            artifactId: stored.get(m.callId) ?? "",
-          }),
-        );
-        return rewrite(compactedRequest, before, after, results);
+        if (after <= budget) {
+          for (const callId of fresh) compacted.add(callId);
+          const done = fresh.map(
+            (callId): CompactedResult => ({
+              callId,
+              tool: results.get(callId)?.tool ?? "",
+              artifactId: stored.get(callId) ?? "",
+            }),
+          );
+          return rewrite(compactedRequest, before, after, done);
+        }
+        // Real ids may be longer than the placeholders: ask again with these compacted.
+        choice = ask(fresh);
       }
-      return exhausted(budget, floor);
+      return exhausted(budget, choice.kind === "exhausted" ? choice.tokens : before);
     },
   };
 
@@ -160,26 +234,6 @@ export function createContextBudget(options: ContextBudgetOptions): RunExtension
 function exhausted(budget: number, floor: number): BeforeModelCallDecision {
   const reason = `上下文预算 ${budget} token 放不下不能压缩的部分（系统提示、目标、最近两轮模型回复及其工具结果、finish_rejected 理由）：其余工具结果全部压缩后估计仍有 ${floor} token`;
   return { kind: "stop", code: "context_exhausted", reason };
-}
-
-/**
- * Tool results that may be compacted, oldest first: all but those of the last two
- * model replies (a reply: its assistant messages in a row, then their results).
- */
-function compactable(messages: readonly Message[]): ToolResultMessage[] {
-  const replyOf: number[] = [];
-  let reply = 0;
-  for (let index = 0; index < messages.length; index += 1) {
-    const message = messages[index] as Message;
-    if (message.role === "assistant" && messages[index - 1]?.role !== "assistant") reply += 1;
-    replyOf.push(reply);
-  }
-  const out: ToolResultMessage[] = [];
-  for (let index = 0; index < messages.length; index += 1) {
-    const message = messages[index] as Message;
-    if (message.role === "tool" && (replyOf[index] as number) <= reply - 2) out.push(message);
-  }
-  return out;
 }
 
 /** `request` with the results of `callIds` as stubs naming their artifacts. */

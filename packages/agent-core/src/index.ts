@@ -24,7 +24,13 @@ export {
   runAgent,
 } from "./agent-loop.ts";
 export { type ArtifactStore, artifactMainField, artifactText } from "./artifacts.ts";
-export { type ContextBudgetOptions, createContextBudget } from "./context-budget.ts";
+export {
+  type CompactionChoice,
+  type CompactionQuestion,
+  type ContextBudgetOptions,
+  chooseCompaction,
+  createContextBudget,
+} from "./context-budget.ts";
 export { deepFreeze } from "./deep-freeze.ts";
 export {
   AbortError,
@@ -79,7 +85,10 @@ export {
 export {
   createLoopDetection,
   DEFAULT_LOOP_WINDOW,
+  judgeLoopWindow,
   type LoopDetectionOptions,
+  type LoopVerdict,
+  type LoopWindowEntry,
   READ_ONLY_TOOLS,
 } from "./loop-detection.ts";
 export {

@@ -1,7 +1,7 @@
 import { type Action, canonicalJson, fingerprintAction } from "./action.ts";
 import { InvalidLimitsError } from "./errors.ts";
 import type { ExtensionStop, RunExtension } from "./extension.ts";
-import type { Message, ToolResultMessage } from "./messages.ts";
+import type { Message } from "./messages.ts";
 import { stableStringify } from "./serialize.ts";
 import type { RecordedToolCall } from "./tool-call.ts";
 
@@ -48,20 +48,70 @@ export interface LoopDetectionOptions {
   readonly version?: () => string | undefined;
   /** Tools that never change files, for the rule above; default `READ_ONLY_TOOLS`. */
   readonly readOnlyTools?: readonly string[];
+  /** The verdict on one window; `judgeLoopWindow` by default (lesson 24 writes its own). */
+  readonly judge?: (window: readonly LoopWindowEntry[]) => LoopVerdict;
 }
 
-/** One tool call as the detector judges it. */
-interface Observed {
-  /** The tool and its input, canonical: the same call has the same key. */
-  readonly key: string;
-  /** The key, what it brought back (whole) and the workspace version after it. */
-  readonly fingerprint: string;
-  /** Short readable name of the call, for reasons. */
-  readonly label: string;
-  /** An earlier call in the window was the same call and brought back the same. */
-  readonly repeat: boolean;
-  /** A repeat with nothing new since its twin: every call in between was a repeat too. */
-  readonly noProgress: boolean;
+/** One tool call in the loop detector's window. */
+export interface LoopWindowEntry {
+  /** The tool called. */
+  readonly tool: string;
+  /** Its input as canonical JSON: the same input is the same text. */
+  readonly input: string;
+  /** What it brought back, whole: its value or its error, serialized. */
+  readonly observation: string;
+  /** The workspace version after it. */
+  readonly version: string;
+}
+
+/** Go on, or stop the run as a loop, saying which calls repeat. */
+export type LoopVerdict =
+  | { readonly stop: false }
+  | { readonly stop: true; readonly reason: string };
+
+/**
+ * Judges one window of tool calls, oldest first, as the last call closes it. A call
+ * makes no progress when an earlier call in the window was the same call (tool and
+ * input) that brought back the same observation at the same workspace version, and every
+ * call in between was such a repeat too (something new in between, as a status that
+ * changed, keeps polling legitimate). Stops when the last call makes no progress and
+ * either the last 2 to 4 calls repeat the 2 to 4 before them (a cycle come round twice,
+ * named in the reason; one call repeated is not a cycle) or the window holds the third
+ * call that made no progress.
+ */
+export function judgeLoopWindow(window: readonly LoopWindowEntry[]): LoopVerdict {
+  const same = (a: LoopWindowEntry | undefined, b: LoopWindowEntry) =>
+    a !== undefined &&
+    a.tool === b.tool &&
+    a.input === b.input &&
+    a.observation === b.observation &&
+    a.version === b.version;
+  const repeat: boolean[] = [];
+  const noProgress: boolean[] = [];
+  for (const [index, entry] of window.entries()) {
+    let twin = index - 1;
+    while (twin >= 0 && !same(window[twin], entry)) twin -= 1;
+    repeat.push(twin >= 0);
+    noProgress.push(twin >= 0 && repeat.slice(twin + 1, index).every(Boolean));
+  }
+  if (noProgress.at(-1) !== true) return { stop: false };
+  for (const period of CYCLE_PERIODS) {
+    if (window.length < 2 * period) break;
+    const cycle = window.slice(-period);
+    const before = window.slice(-2 * period, -period);
+    if (!cycle.every((entry, index) => same(before[index], entry))) continue;
+    // A-A-A-A is one call repeated, not a cycle: the count below names it.
+    const first = cycle[0] as LoopWindowEntry;
+    if (cycle.every((entry) => entry.tool === first.tool && entry.input === first.input)) continue;
+    const names = cycle.map(labelOf).join(" → ");
+    const reason = `检测到循环：${names} 已连续出现 2 轮，观察没有任何变化（同一工作区版本）`;
+    return { stop: true, reason };
+  }
+  const stalled = window.filter((_, index) => noProgress[index]);
+  if (stalled.length < MAX_NO_PROGRESS) return { stop: false };
+  const names = [...new Set(stalled.map(labelOf))].join("、");
+  const reason = `检测到循环：最近 ${window.length} 次工具调用中有 ${stalled.length} 次带回与之前完全相同的观察（同一工作区版本）：${names}`;
+  return { stop: true, reason };
 }
 
 /**
@@ -72,13 +122,10 @@ interface Observed {
  * installed, the guard's `maxRepeatedActions` keeps its meaning for the lessons that
  * teach it, and the workspace version, which is I/O, comes in as an injected getter.
  *
- * Rules, over the last `window` tool calls (finishes and messages are not tool calls):
- * a call that brings back exactly what the same call (tool and input) brought back
- * before, at the same workspace version, with nothing new from any call in between,
- * makes no progress; the third such call stops the run (`loop_detected`), as does a
- * cycle of 2 to 4 calls that came round twice (A-B-A-B) with nothing new. "Nothing new
- * in between" keeps polling legitimate: a `sleep` repeated between status checks whose
- * output changes is not stalled. With `maxRepeatedActions`, identical replies in a row
+ * After each call, the last `window` tool calls (finishes and messages are not tool
+ * calls) are judged by `judge` (`judgeLoopWindow`: the third call that brings back
+ * nothing new, or a cycle of 2 to 4 calls come round twice), a stop being
+ * `loop_detected`. With `maxRepeatedActions`, identical replies in a row
  * whose observations did not change are counted too (`repeated_action`); when both
  * rules stop at the same call, `loop_detected` is reported, since it names the cycle.
  * Install it first among the extensions: it compares what the tools returned, before
@@ -96,6 +143,7 @@ export function createLoopDetection(options: LoopDetectionOptions = {}): RunExte
     );
   }
   const readOnly = new Set(options.readOnlyTools ?? READ_ONLY_TOOLS);
+  const judge = options.judge ?? judgeLoopWindow;
   const getVersion = options.version;
   // Without a getter: a count of the calls that may have changed files.
   let changes = 0;
@@ -109,12 +157,11 @@ export function createLoopDetection(options: LoopDetectionOptions = {}): RunExte
     return `unknown:${unknown}`;
   };
 
-  const history: Observed[] = [];
+  const history: LoopWindowEntry[] = [];
   /** The reply whose tool results are awaited, and what they brought back so far. */
-  let pending:
-    | { readonly calls: readonly RecordedToolCall[]; readonly actions: readonly Action[] }
-    | undefined;
-  const results = new Map<string, string>();
+  let pending: readonly RecordedToolCall[] = [];
+  let pendingActions: readonly Action[] = [];
+  const results = new Map<string, { readonly observation: string; readonly version: string }>();
   let lastReply: string | undefined;
   let repeats = 0;
 
@@ -132,18 +179,17 @@ export function createLoopDetection(options: LoopDetectionOptions = {}): RunExte
   };
 
   /** Adds one call to the window; a stop when it closes a loop. */
-  const observe = (call: RecordedToolCall, seen: string): ExtensionStop | undefined => {
-    const key = `${call.tool}\u0000${canonicalJson(call.input)}`;
-    const fingerprint = `${key}\u0000${seen}`;
-    let twin = history.length - 1;
-    while (twin >= 0 && (history[twin] as Observed).fingerprint !== fingerprint) twin -= 1;
-    const repeat = twin >= 0;
-    // Polling (a new status, then the same `sleep`) is progress: something new came
-    // back since the twin, so the repeat is not stalled.
-    const noProgress = repeat && history.slice(twin + 1).every((entry) => entry.repeat);
-    history.push({ key, fingerprint, label: labelOf(call), repeat, noProgress });
+  const observe = (
+    call: RecordedToolCall,
+    observation: string,
+    version: string,
+  ): ExtensionStop | undefined => {
+    history.push({ tool: call.tool, input: canonicalJson(call.input), observation, version });
     if (history.length > window) history.shift();
-    return detectLoop(history);
+    const verdict = judge(history);
+    return verdict.stop
+      ? { kind: "stop", code: "loop_detected", reason: verdict.reason }
+      : undefined;
   };
 
   return {
@@ -155,7 +201,8 @@ export function createLoopDetection(options: LoopDetectionOptions = {}): RunExte
       // A finish is the finish gate's business: neither counted nor a break in a repeat.
       if (reply.actions.some((action) => action.type === "finish")) return undefined;
       if (calls.length > 0) {
-        pending = { calls, actions: reply.actions };
+        pending = calls;
+        pendingActions = reply.actions;
         return undefined;
       }
       // A reply of messages only brings back no observation: judged now.
@@ -164,65 +211,47 @@ export function createLoopDetection(options: LoopDetectionOptions = {}): RunExte
     afterToolCall(call, result) {
       const value = result.ok ? result.value : { error: result.error, ok: false };
       if (!readOnly.has(call.tool)) changes += 1;
-      results.set(call.callId, `${stableStringify(value)}\u0000${versionNow()}`);
+      results.set(call.callId, { observation: stableStringify(value), version: versionNow() });
       return undefined;
     },
     beforeModelCall(request) {
-      if (pending === undefined) return undefined;
-      const { calls, actions } = pending;
-      pending = undefined;
-      // A call that never ran (invalid input, a veto) has only its history entry.
-      const seen = calls.map(
-        (call) =>
-          results.get(call.callId) ??
-          `${resultText(request.messages, call.callId)}\u0000${versionNow()}`,
-      );
+      if (pending.length === 0) return undefined;
+      const calls = pending;
+      const actions = pendingActions;
+      pending = [];
       let loop: ExtensionStop | undefined;
-      calls.forEach((call, index) => {
-        loop ??= observe(call, seen[index] as string);
-      });
+      const seenAll: string[] = [];
+      for (const call of calls) {
+        // A call that never ran (invalid input, a veto) has only its history entry.
+        const { observation, version } = results.get(call.callId) ?? {
+          observation: resultText(request.messages, call.callId),
+          version: versionNow(),
+        };
+        seenAll.push(`${observation}\u0000${version}`);
+        loop ??= observe(call, observation, version);
+      }
       results.clear();
-      const repeated = countReply(actions, seen.join("\u0001"));
+      const repeated = countReply(actions, seenAll.join("\u0001"));
       return loop ?? repeated;
     },
   };
 }
 
-/** The third no-progress call in the window, or a cycle come round twice: a stop. */
-function detectLoop(history: readonly Observed[]): ExtensionStop | undefined {
-  const last = history[history.length - 1] as Observed;
-  if (!last.noProgress) return undefined;
-  for (const period of CYCLE_PERIODS) {
-    const cycle = history.slice(-period);
-    // Shorter than the cycle while the window holds fewer than two rounds: not the same.
-    const before = history.slice(-2 * period, -period);
-    const same = cycle.every((entry, index) => entry.fingerprint === before[index]?.fingerprint);
-    // A-A-A-A is one call repeated, not a cycle: the count below names it.
-    if (!same || cycle.every((entry) => entry.key === last.key)) continue;
-    const names = cycle.map((entry) => entry.label).join(" → ");
-    const reason = `检测到循环：${names} 已连续出现 2 轮，观察没有任何变化（同一工作区版本）`;
-    return { kind: "stop", code: "loop_detected", reason };
-  }
-  const stalled = history.filter((entry) => entry.noProgress);
-  if (stalled.length < MAX_NO_PROGRESS) return undefined;
-  const names = [...new Set(stalled.map((entry) => entry.label))].join("、");
-  const reason = `检测到循环：最近 ${history.length} 次工具调用中有 ${stalled.length} 次带回与之前完全相同的观察（同一工作区版本）：${names}`;
-  return { kind: "stop", code: "loop_detected", reason };
-}
-
 /** Longest input text a reason quotes per call. */
 const MAX_LABEL_INPUT = 60;
 
-function labelOf(call: RecordedToolCall): string {
-  const input = canonicalJson(call.input);
+/** A call as a reason names it: its tool and the start of its input. */
+function labelOf(entry: LoopWindowEntry): string {
+  const { input } = entry;
   const shown = input.length > MAX_LABEL_INPUT ? `${input.slice(0, MAX_LABEL_INPUT)}…` : input;
-  return `${call.tool} ${shown}`;
+  return `${entry.tool} ${shown}`;
 }
 
 /** The recorded result of a call, as the history holds it (empty if none). */
 function resultText(messages: readonly Message[], callId: string): string {
-  const answer = messages.findLast(
-    (message): message is ToolResultMessage => message.role === "tool" && message.callId === callId,
-  );
-  return answer?.content ?? "";
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index] as Message;
+    if (message.role === "tool" && message.callId === callId) return message.content;
+  }
+  return "";
 }

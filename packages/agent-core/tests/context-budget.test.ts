@@ -4,7 +4,9 @@ import {
   type ArtifactStore,
   artifactMainField,
   artifactText,
+  type CompactionQuestion,
   type ContextBudgetOptions,
+  chooseCompaction,
   createContextBudget,
   createRedactor,
   defineTool,
@@ -213,6 +215,26 @@ describe("createContextBudget", () => {
     expect(observation?.content).not.toContain(SECRET);
   });
 
+  it("compacts what options.choose chooses", async () => {
+    // A choice that keeps the first result whole: the next oldest go instead.
+    const choose = (question: CompactionQuestion) =>
+      chooseCompaction({
+        ...question,
+        messages: question.messages.filter((m) => m.role !== "tool" || m.callId !== "call_1"),
+      });
+    const { result, requests, texts } = await run(turns, {
+      files,
+      maxContextTokens: 2_200,
+      choose,
+    });
+    expect(result.status).toBe("completed");
+    const [first, second] = toolContents(lastRequest(requests));
+    expect(first).toContain("a1\\na2");
+    expect(second).toMatch(/call_2 的结果已存为 artifact/);
+    expect(estimate(lastRequest(requests))).toBeLessThanOrEqual(2_200);
+    expect([...texts.keys()].some((id) => id.startsWith("call_1"))).toBe(false);
+  });
+
   it("refuses a budget without an estimate, and a budget below 1", () => {
     const { store } = memoryStore();
     const redact = (text: string) => text;
@@ -222,6 +244,47 @@ describe("createContextBudget", () => {
     expect(() =>
       createContextBudget({ artifacts: store, redact, estimate, maxContextTokens: 0 }),
     ).toThrow(InvalidLimitsError);
+  });
+});
+
+describe("chooseCompaction", () => {
+  const call = (callId: string): Message => ({
+    role: "assistant",
+    type: "tool_call",
+    callId,
+    tool: "read_file",
+    input: {},
+  });
+  const result = (callId: string, size: number): Message => ({
+    role: "tool",
+    callId,
+    tool: "read_file",
+    ok: true,
+    content: "x".repeat(size),
+    truncated: false,
+    originalLength: size,
+  });
+  const messages: Message[] = [
+    { role: "user", content: "目标" },
+    ...["c1", "c2", "c3", "c4"].flatMap((id) => [call(id), result(id, 100)]),
+  ];
+  /** Each result 100 tokens, a stub 10. */
+  const question = (maxContextTokens: number, compacted: string[] = []): CompactionQuestion => ({
+    messages,
+    compacted: new Set(compacted),
+    tokensWith: (ids) => 400 - 90 * new Set([...compacted, ...ids]).size,
+    maxContextTokens,
+  });
+
+  it("chooses the fewest oldest results, never those of the last two replies", () => {
+    expect(chooseCompaction(question(400))).toEqual({ kind: "fits", callIds: [] });
+    expect(chooseCompaction(question(310))).toEqual({ kind: "fits", callIds: ["c1"] });
+    expect(chooseCompaction(question(220))).toEqual({ kind: "fits", callIds: ["c1", "c2"] });
+    expect(chooseCompaction(question(219))).toEqual({ kind: "exhausted", tokens: 220 });
+  });
+
+  it("leaves compacted results compacted and does not choose them again", () => {
+    expect(chooseCompaction(question(220, ["c1"]))).toEqual({ kind: "fits", callIds: ["c2"] });
   });
 });
 

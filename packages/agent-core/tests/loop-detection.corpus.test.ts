@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_LOOP_WINDOW } from "../src/index.ts";
 import { CORPUS, runCorpusCase } from "./support/loop-corpus.ts";
 
 const legitimate = CORPUS.filter((corpusCase) => corpusCase.label === "legitimate");
@@ -35,5 +36,10 @@ describe("createLoopDetection on the labelled corpus (a false positive fails)", 
     if (polling === undefined) throw new Error("corpus without loops");
     const result = await runCorpusCase(polling, { withVersion: false });
     expect(result.code).not.toBe("loop_detected");
+  });
+
+  it("holds a legitimate run longer than the default window, so forgetting is exercised", () => {
+    const longest = Math.max(...legitimate.map((corpusCase) => corpusCase.calls.length));
+    expect(longest).toBeGreaterThan(DEFAULT_LOOP_WINDOW);
   });
 });

@@ -4,7 +4,9 @@ import {
   createLoopDetection,
   defineTool,
   InvalidLimitsError,
+  judgeLoopWindow,
   type LoopDetectionOptions,
+  type LoopWindowEntry,
   runAgent,
   toolError,
 } from "../src/index.ts";
@@ -36,7 +38,49 @@ function run(turns: readonly ScriptedTurn[], options: LoopDetectionOptions, outp
   );
 }
 
+const entry = (tool: string, observation = "same", version = "v1"): LoopWindowEntry => ({
+  tool,
+  input: "{}",
+  observation,
+  version,
+});
+
+describe("judgeLoopWindow", () => {
+  it("stops at a cycle of three come round twice, naming it", () => {
+    const round = [entry("list_files"), entry("read_file"), entry("search")];
+    const verdict = judgeLoopWindow([...round, ...round]);
+    expect(verdict).toEqual({
+      stop: true,
+      reason: expect.stringContaining("list_files {} → read_file {} → search {}"),
+    });
+    expect(judgeLoopWindow([...round, ...round.slice(0, 2)]).stop).toBe(false);
+  });
+
+  it("counts no repeat at another version, and no stall after something new", () => {
+    const atVersions = ["v1", "v2", "v3", "v4"].map((v) => entry("run_tests", "1 failed", v));
+    expect(judgeLoopWindow(atVersions).stop).toBe(false);
+    const polling = ["0%", "20%", "40%"].flatMap((out) => [entry("cat", out), entry("sleep")]);
+    expect(judgeLoopWindow(polling).stop).toBe(false);
+  });
+});
+
 describe("createLoopDetection", () => {
+  it("asks options.judge about every window, oldest call first", async () => {
+    const windows: number[] = [];
+    const judge = (window: readonly LoopWindowEntry[]) => {
+      windows.push(window.length);
+      return window.length === 3
+        ? { stop: true as const, reason: "第三次" }
+        : { stop: false as const };
+    };
+    const turns = [call("probe", { n: 1 }), call("probe", { n: 2 }), call("probe", { n: 3 })];
+    const result = await run(turns, { judge, window: 2 }, ["x"]);
+    expect(windows).toEqual([1, 2, 2]);
+    expect(result.status).toBe("completed");
+    const wide = await run(turns, { judge }, ["x"]);
+    expect(wide).toMatchObject({ code: "loop_detected", reason: "第三次", toolCalls: 3 });
+  });
+
   it("names the cycle in the reason", async () => {
     const turns = [call("read_file"), call("probe"), call("read_file"), call("probe")];
     const result = await run(turns, { version: () => "v1" });
@@ -132,10 +176,11 @@ describe("createLoopDetection", () => {
     expect(result.status).toBe("completed");
   });
 
-  it("stops at the third no-progress call in a window of exactly three calls", async () => {
+  it("stops at the third no-progress call in a window of exactly four calls", async () => {
     const turns = Array.from({ length: 6 }, () => call("read_file"));
-    const result = await run(turns, { version: () => "v", window: 3 });
+    const result = await run(turns, { version: () => "v", window: 4 });
     expect(result).toMatchObject({ code: "loop_detected", toolCalls: 4 });
+    expect((await run(turns, { version: () => "v", window: 3 })).status).toBe("completed");
   });
 
   it("judges a call that never ran by the error the model got", async () => {

@@ -299,7 +299,12 @@ describe.concurrent("the workspace, with every dist/ removed", () => {
   });
 
   it("runs `pnpm exec coding-agent` from the sources", async () => {
-    const ran = await run("pnpm", ["exec", "coding-agent", "run", "你好", "--json"], repoRoot);
+    // The repository root has a test script (the whole `pnpm test`): a greeting needs no finish gate.
+    const ran = await run(
+      "pnpm",
+      ["exec", "coding-agent", "run", "你好", "--finish-gate", "none", "--json"],
+      repoRoot,
+    );
     expect(ran.code, describeRun("pnpm exec coding-agent", ran)).toBe(0);
     expect(JSON.parse(ran.stdout)).toMatchObject({ status: "completed" });
   });

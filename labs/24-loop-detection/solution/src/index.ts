@@ -1,0 +1,1 @@
+export { judgeLoopWindow, labelOf } from "./judge-window.ts";

@@ -1,0 +1,1 @@
+export { chooseCompaction } from "./choose-compaction.ts";

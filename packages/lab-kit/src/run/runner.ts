@@ -82,8 +82,8 @@ export async function runLabAndPackageTests(
       ),
       targets: prepared,
       packages: runs,
-      // At least two, so a test that runs into its timeout overlaps the other files.
-      maxWorkers: Math.max(2, os.availableParallelism()),
+      // One more than the cores: a test that waits for its timeout holds a worker, not a core.
+      maxWorkers: os.availableParallelism() + 1,
     },
     options.noProgressMs ?? NO_PROGRESS_MS,
   );

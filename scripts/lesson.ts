@@ -1,5 +1,4 @@
 // `pnpm lesson <hint|reset|diff|watch> NN`: the learner's tools for one lesson.
-import { runLabTargets } from "@bootcamp/lab-kit";
 import { runLessonCommand } from "@bootcamp/lab-kit/learner";
 
 process.exitCode = await runLessonCommand(
@@ -9,7 +8,9 @@ process.exitCode = await runLessonCommand(
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
-    runTargets: (targets) => runLabTargets(targets),
+    // The runner (vitest and all) loads only when a starter has to run: a hint answered from
+    // the lessons cache does not wait for it.
+    runTargets: async (targets) => (await import("@bootcamp/lab-kit")).runLabTargets(targets),
   },
   process.argv.slice(2),
 );

@@ -1,5 +1,4 @@
 // `pnpm lessons [--json]`: every lesson by week with the learner's progress and the next one.
-import { runLabTargets } from "@bootcamp/lab-kit";
 import { runLessonsCommand } from "@bootcamp/lab-kit/learner";
 
 process.exitCode = await runLessonsCommand(
@@ -9,7 +8,9 @@ process.exitCode = await runLessonsCommand(
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
-    runTargets: (targets) => runLabTargets(targets),
+    // The runner (vitest and all) loads only when a starter has to run: a hint answered from
+    // the lessons cache does not wait for it.
+    runTargets: async (targets) => (await import("@bootcamp/lab-kit")).runLabTargets(targets),
   },
   process.argv.slice(2),
 );

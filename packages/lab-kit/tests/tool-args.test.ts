@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseLessonArgs, parseLessonsArgs } from "../src/learner/index.ts";
+import { parseLessonArgs, parseLessonsArgs } from "../src/learner/cli-args.ts";
 import { runNewLessonCli } from "../src/scaffold/scaffold-lesson.ts";
 import { EXIT_CODES } from "../src/tool-output.ts";
 import { runVerifyCli } from "../src/verify/verify-cli.ts";

@@ -4,6 +4,7 @@ import { loadHintState, rememberHint, saveHintState, shownHints } from "./hint-s
 import { chooseNextHint, hintKey } from "./hints.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
+import { starterReports } from "./report-cache.ts";
 import { checkTestsIntegrity, describeIntegrity } from "./tampering.ts";
 import { colorsFor } from "./terminal.ts";
 
@@ -12,8 +13,10 @@ function firstLine(text: string): string {
 }
 
 /**
- * `pnpm lesson hint NN`: runs the lab's tests against the learner's starter and shows the
- * next hint for the first failing test, remembering it so the next call goes one further.
+ * `pnpm lesson hint NN`: the next hint for the first failing test of the learner's starter,
+ * remembered so that the next call goes one further. The starter's report comes from the
+ * lessons cache (`report-cache.ts`, shared with `pnpm lessons`) while the lab is unchanged
+ * since its last run, so asking again for the next hint runs no test.
  */
 export async function runHintCommand(context: LearnerContext, lab: ResolvedLab): Promise<number> {
   const colors = colorsFor(context.stdout, context.env);
@@ -22,7 +25,7 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
   const target = { label: `${lab.id}:starter`, labDir: lab.dir, packageDir: lab.starterDir };
   const [integrity, reports, loaded] = await Promise.all([
     checkTestsIntegrity(lab),
-    context.runTargets([target]),
+    starterReports(repoRoot, [lab], [target], context.runTargets),
     loadHintState(repoRoot),
   ]);
   const notice = describeIntegrity(lab, integrity);

@@ -1,15 +1,13 @@
 import { EXIT_CODES } from "../tool-output.ts";
 import { answerUsage, LESSON_USAGE, parseLessonArgs } from "./cli-args.ts";
-import { runDiffCommand } from "./diff-command.ts";
-import { runHintCommand } from "./hint-command.ts";
 import { lookUpLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
-import { runResetCommand } from "./reset-command.ts";
-import { runWatchCommand } from "./watch-command.ts";
 
 /**
  * `pnpm lesson <hint|reset|diff|watch> NN`: parses the command line, finds the lab and
  * hands over to the subcommand. Returns the exit code (2 for bad usage or an unusable lab).
+ * Each subcommand is loaded when asked for: a hint does not wait for vitest (which only
+ * `watch` and a test run need) or the diff library to load.
  */
 export async function runLessonCommand(
   context: LearnerContext,
@@ -28,13 +26,15 @@ export async function runLessonCommand(
   }
   switch (command.action) {
     case "hint":
-      return runHintCommand(context, found.lab);
+      return (await import("./hint-command.ts")).runHintCommand(context, found.lab);
     case "reset":
-      return runResetCommand(context, found.lab, { yes: command.yes });
+      return (await import("./reset-command.ts")).runResetCommand(context, found.lab, {
+        yes: command.yes,
+      });
     case "diff":
-      return runDiffCommand(context, found.lab);
+      return (await import("./diff-command.ts")).runDiffCommand(context, found.lab);
     case "watch":
-      return runWatchCommand(context, found.lab);
+      return (await import("./watch-command.ts")).runWatchCommand(context, found.lab);
     default: {
       const unreachable: never = command.action;
       return unreachable;

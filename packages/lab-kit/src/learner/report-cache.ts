@@ -8,32 +8,12 @@
 import path from "node:path";
 import { z } from "zod";
 import { labContentKey, readKeyed, sharedContentKey, writeKeyed } from "../content-key.ts";
-import type { RunTarget, TargetReport } from "../run/targets.ts";
+import { type RunTarget, type TargetReport, targetReportSchema } from "../run/targets.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 
 const CACHE_DIR = path.join(".lab-kit", "lessons-cache");
 
-const TestOutcomeSchema = z.object({
-  name: z.string(),
-  file: z.string(),
-  state: z.enum(["passed", "failed", "skipped"]),
-  failure: z
-    .object({
-      kind: z.enum(["assertion", "load", "timeout", "error", "no-assertions"]),
-      message: z.string(),
-    })
-    .optional(),
-  modifier: z.enum(["skip", "todo", "fails"]).optional(),
-});
-
-const CachedReportSchema = z.object({
-  key: z.string(),
-  report: z.object({
-    label: z.string(),
-    tests: z.array(TestOutcomeSchema),
-    loadErrors: z.array(z.object({ file: z.string(), message: z.string() })),
-  }),
-});
+const CachedReportSchema = z.object({ key: z.string(), report: targetReportSchema });
 
 /**
  * The reports of `targets` (one starter of each lab in `labs`, in the same order): from
@@ -95,7 +75,7 @@ function writeCachedReport(
   const { label, tests, loadErrors } = entry.report;
   const stored: z.infer<typeof CachedReportSchema> = {
     key: entry.key,
-    report: { label, tests: [...tests], loadErrors: [...loadErrors] },
+    report: { label, tests, loadErrors },
   };
   return writeKeyed(cacheFile(repoRoot, lab), stored);
 }

@@ -4,6 +4,7 @@
  * over the IPC channel, and the parent validates each one here, at the boundary.
  */
 import { z } from "zod";
+import type { PackageTestRun, RunTarget } from "./targets.ts";
 
 const serializedError = z.object({ name: z.string(), message: z.string(), stack: z.string() });
 
@@ -68,25 +69,11 @@ export type ChildMessage = z.infer<typeof childMessageSchema>;
 export type ModuleReport = z.infer<typeof moduleReport>;
 export type PackageModuleReport = z.infer<typeof packageModuleReport>;
 
-/** One target as the child receives it: every path absolute, every default filled. */
-export interface ChildTarget {
-  readonly label: string;
-  readonly labDir: string;
-  readonly packageDir: string;
-  readonly srcDir: string;
-  /** Run this target's tests in the order this seed gives (see lab-runner.ts). */
-  readonly shuffleSeed?: number;
-}
+/** One target as the child receives it: every path absolute, `srcDir` filled in. */
+export type ChildTarget = RunTarget & { readonly srcDir: string };
 
-/** Test files of one workspace package, run as that package's own `vitest run` would. */
-export interface ChildPackageRun {
-  readonly label: string;
-  readonly packageDir: string;
-  /** The package's vitest config file, when it has one. */
-  readonly configFile?: string;
-  /** Absolute paths of the test files to run (and only those). */
-  readonly files: readonly string[];
-}
+/** A package run as the child receives it, with the package's vitest config file if any. */
+export type ChildPackageRun = PackageTestRun & { readonly configFile?: string };
 
 /** The one message the parent sends: the job of this child process. */
 export interface RunJob {

@@ -12,6 +12,7 @@ import type { TestCase, TestModule } from "vitest/node";
 import { createVitest, type Reporter, type TestSpecification } from "vitest/node";
 import { defineLabConfig } from "./lab-config.ts";
 import { labImportsPlugin } from "./lab-imports.ts";
+import { LongestFirst } from "./longest-first.ts";
 import type { ChildMessage, ChildPackageRun, ChildTarget, RunJob } from "./protocol.ts";
 import { LAB_TEST_TIMEOUT_MS } from "./settings.ts";
 
@@ -182,6 +183,7 @@ async function run(job: RunJob): Promise<void> {
       passWithNoTests: true,
       teardownTimeout: LAB_TEST_TIMEOUT_MS,
       maxWorkers: job.maxWorkers,
+      sequence: { sequencer: LongestFirst },
     },
     // The cache (file durations, so the slowest file starts first) lives in a package's
     // node_modules, not in a new node_modules inside the lab folder.

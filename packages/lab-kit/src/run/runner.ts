@@ -82,7 +82,9 @@ export async function runLabAndPackageTests(
       ),
       targets: prepared,
       packages: runs,
-      // At least two, so a test that runs into its timeout overlaps the other files.
+      // At least two, so a test that runs into its timeout overlaps the other files. Not
+      // more than the cores: the loop guard measures wall time, and a worker that shares a
+      // core with another one gets less of it.
       maxWorkers: Math.max(2, os.availableParallelism()),
     },
     options.noProgressMs ?? NO_PROGRESS_MS,

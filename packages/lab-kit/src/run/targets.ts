@@ -3,6 +3,7 @@
  * more source folders in one vitest process, and report every test's name, state and, for a
  * failure, its kind.
  */
+import { z } from "zod";
 
 /** One set of sources to run a lab's tests against (a starter, a solution, a mutant…). */
 export interface RunTarget {
@@ -18,34 +19,45 @@ export interface RunTarget {
   readonly shuffleSeed?: number;
 }
 
+const failureKindSchema = z.enum(["assertion", "load", "timeout", "error", "no-assertions"]);
 /**
  * Why a test failed. `load`: the test file could not be loaded (syntax, import, type).
  * `no-assertions`: the test ran without a single `expect` (it proves nothing).
  */
-export type FailureKind = "assertion" | "load" | "timeout" | "error" | "no-assertions";
+export type FailureKind = z.infer<typeof failureKindSchema>;
 
-export interface TestOutcome {
-  /** Full name: describe titles and the test title joined by " > ". */
-  readonly name: string;
-  readonly file: string;
-  readonly state: "passed" | "failed" | "skipped";
-  readonly failure?: { readonly kind: FailureKind; readonly message: string };
-  /**
-   * Set when the test was declared so that it cannot prove anything on every target:
-   * `.skip`/`.skipIf`/`.runIf` or left out by another test's `.only` (vitest keeps no mark
-   * on the `.only` test itself), `.todo`, `.fails`.
-   */
-  readonly modifier?: "skip" | "todo" | "fails";
-}
+const testOutcomeSchema = z
+  .object({
+    /** Full name: describe titles and the test title joined by " > ". */
+    name: z.string(),
+    file: z.string(),
+    state: z.enum(["passed", "failed", "skipped"]),
+    failure: z.object({ kind: failureKindSchema, message: z.string() }).readonly().optional(),
+    /**
+     * Set when the test was declared so that it cannot prove anything on every target:
+     * `.skip`/`.skipIf`/`.runIf` or left out by another test's `.only` (vitest keeps no mark
+     * on the `.only` test itself), `.todo`, `.fails`.
+     */
+    modifier: z.enum(["skip", "todo", "fails"]).optional(),
+  })
+  .readonly();
+export type TestOutcome = z.infer<typeof testOutcomeSchema>;
 
-export interface TargetReport {
-  readonly label: string;
-  readonly tests: readonly TestOutcome[];
-  /** Test files that failed to load, with the reason; their tests are absent from `tests`. */
-  readonly loadErrors: readonly { readonly file: string; readonly message: string }[];
-  /** Imports a file under `tests/` made other than those lab tests may make (`lab-imports.ts`). */
-  readonly forbiddenImports?: readonly { readonly file: string; readonly specifier: string }[];
-}
+const fileProblem = <T extends z.ZodRawShape>(shape: T) =>
+  z.array(z.object({ file: z.string(), ...shape }).readonly()).readonly();
+
+/** What one target's run did; also the shape the lessons cache stores (`report-cache.ts`). */
+export const targetReportSchema = z
+  .object({
+    label: z.string(),
+    tests: z.array(testOutcomeSchema).readonly(),
+    /** Test files that failed to load, with the reason; their tests are absent from `tests`. */
+    loadErrors: fileProblem({ message: z.string() }),
+    /** Imports a file under `tests/` made other than those lab tests may make (`lab-imports.ts`). */
+    forbiddenImports: fileProblem({ specifier: z.string() }).optional(),
+  })
+  .readonly();
+export type TargetReport = z.infer<typeof targetReportSchema>;
 
 /** Test files of one workspace package, to run as the package's own `vitest run` would. */
 export interface PackageTestRun {

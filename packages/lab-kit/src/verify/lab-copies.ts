@@ -1,7 +1,6 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { glob } from "tinyglobby";
-import { readCommittedTree } from "../git.ts";
 import { type Mutation, mutationEdits } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
 
@@ -19,37 +18,39 @@ export interface PristineStarter {
 }
 
 /**
- * Writes HEAD's `starter/src` to `<starter>/.lab-kit/pristine/src`, so the verdict on the
- * starter ignores a learner's edits. Falls back to the working tree when nothing is committed.
+ * HEAD's `starter/src` (`committed`, as `readCommittedTree` read it), to be written to
+ * `<starter>/.lab-kit/pristine/src` so that the verdict on the starter ignores a learner's
+ * edits. Falls back to the working tree when nothing is committed.
  */
-export async function preparePristineStarter(starterDir: string): Promise<PristineStarter> {
-  const committed = await readCommittedTree(path.join(starterDir, "src"));
+export async function readPristineStarter(
+  starterDir: string,
+  committed: ReadonlyMap<string, Buffer> | undefined,
+): Promise<PristineStarter> {
   const files = new Map<string, string>();
   if (committed !== undefined) {
     for (const [file, content] of committed) files.set(`src/${file}`, content.toString("utf8"));
   } else {
     for (const [file, content] of await readSourceTree(starterDir)) files.set(file, content);
   }
-  const root = path.join(starterDir, COPIES_DIR, "pristine");
-  await writeTree(root, files);
-  return { srcDir: path.join(root, "src"), files, committed: committed !== undefined };
+  const srcDir = path.join(starterDir, COPIES_DIR, "pristine", "src");
+  return { srcDir, files, committed: committed !== undefined };
 }
 
-/** A mutant of the solution, or why the mutation cannot be applied. */
+/** A mutant of the solution (its files, and where they are written), or why it cannot be made. */
 export type MutantResult =
-  | { readonly ok: true; readonly srcDir: string }
+  | { readonly ok: true; readonly srcDir: string; readonly files: ReadonlyMap<string, string> }
   | { readonly ok: false; readonly problem: string };
 
 /**
- * Writes the solution's `src/` with one mutation applied to
+ * The solution's `src/` with one mutation applied, to be written to
  * `<solution>/.lab-kit/mutants/<name>/src`. Each text to find must occur exactly once, so
  * a gate whose code has moved on fails loudly instead of testing nothing.
  */
-export async function prepareMutant(
+export function applyMutation(
   solutionDir: string,
   solutionFiles: ReadonlyMap<string, string>,
   mutation: Mutation,
-): Promise<MutantResult> {
+): MutantResult {
   const file = toPosixPath(mutation.file).replace(/^\.\//, "");
   if (!file.startsWith("src/")) {
     return { ok: false, problem: `只能变异 src/ 下的文件，而 file 是 ${mutation.file}` };
@@ -72,24 +73,16 @@ export async function prepareMutant(
   }
   const mutated = new Map(solutionFiles);
   mutated.set(file, text);
-  const root = path.join(solutionDir, COPIES_DIR, "mutants", mutation.name);
-  await writeTree(root, mutated);
-  return { ok: true, srcDir: path.join(root, "src") };
+  const srcDir = path.join(solutionDir, COPIES_DIR, "mutants", mutation.name, "src");
+  return { ok: true, srcDir, files: mutated };
 }
 
 /**
- * Writes the solution's `src/` unchanged to `<solution>/.lab-kit/shuffled/src`, for the
- * shuffled run: sources of its own, so it can share a worker with the in-order run and
- * still start from freshly evaluated modules (a worker keeps a module loaded for its next
- * file, and state a first run leaves behind would hide an order dependence).
+ * Where the solution's `src/` is copied unchanged for the shuffled run: sources of its own,
+ * so that no module state of the in-order run can hide an order dependence.
  */
-export async function prepareShuffledCopy(
-  solutionDir: string,
-  solutionFiles: ReadonlyMap<string, string>,
-): Promise<string> {
-  const root = path.join(solutionDir, COPIES_DIR, "shuffled");
-  await writeTree(root, solutionFiles);
-  return path.join(root, "src");
+export function shuffledCopyDir(solutionDir: string): string {
+  return path.join(solutionDir, COPIES_DIR, "shuffled", "src");
 }
 
 /** Every file under `<packageDir>/src`, keyed `src/…` with `/` separators. */
@@ -102,7 +95,12 @@ export async function readSourceTree(packageDir: string): Promise<Map<string, st
   return files;
 }
 
-async function writeTree(root: string, files: ReadonlyMap<string, string>): Promise<void> {
+/** Replaces `srcDir`'s package folder (its parent) with `files` (keyed `src/…`). */
+export async function writeSourceCopy(
+  srcDir: string,
+  files: ReadonlyMap<string, string>,
+): Promise<void> {
+  const root = path.dirname(srcDir);
   await rm(root, { recursive: true, force: true });
   for (const [file, content] of files) {
     const target = path.join(root, file);

@@ -2,8 +2,13 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
 import { glob } from "tinyglobby";
+import { readCommittedTrees } from "../git.ts";
 import type { LabLocation } from "../labs.ts";
-import { checkTestsIntegrity, describeIntegrity } from "../learner/tampering.ts";
+import {
+  checkTestsIntegrityOfLabs,
+  describeIntegrity,
+  type TestsIntegrity,
+} from "../learner/tampering.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
 import { type RunOptions, runLabAndPackageTests } from "../run/runner.ts";
@@ -30,12 +35,13 @@ import {
   type RuleTarget,
 } from "./evaluate.ts";
 import {
+  applyMutation,
   type MutantResult,
   type PristineStarter,
-  prepareMutant,
-  preparePristineStarter,
-  prepareShuffledCopy,
+  readPristineStarter,
   readSourceTree,
+  shuffledCopyDir,
+  writeSourceCopy,
 } from "./lab-copies.ts";
 import { learnerReport } from "./learner-report.ts";
 import { type CommandRun, runReadmeCommands } from "./readme-commands.ts";
@@ -78,7 +84,7 @@ interface LabTargets {
   readonly gates: ReadonlyMap<string, string>;
 }
 
-/** A lab ready to run: manifest valid, copies written, targets planned. */
+/** A lab ready to run: manifest valid, its copies made (in memory), targets planned. */
 interface PlannedLab {
   readonly lab: LabLocation;
   readonly manifest: LessonManifest;
@@ -115,12 +121,26 @@ export async function verifyLessons(
   options: VerifyOptions = {},
 ): Promise<LabVerdict[]> {
   const seed = options.seed ?? Math.floor(Math.random() * 100_000);
+  // HEAD's starters and tests of every lab, read by four git processes in all.
+  const [starters, integrities] = await Promise.all([
+    readCommittedTrees(
+      repoRoot,
+      labs.map((lab) => path.join(lab.dir, "starter", "src")),
+    ),
+    checkTestsIntegrityOfLabs(
+      repoRoot,
+      labs.map((lab) => ({ testsDir: path.join(lab.dir, "tests") })),
+    ),
+  ]);
   const planned = await Promise.all(
-    labs.map((lab) => {
+    labs.map((lab, index) => {
       const twins = labs.filter((other) => other.id === lab.id);
       return twins.length > 1
         ? duplicateNumber(repoRoot, lab, twins)
-        : planLab(repoRoot, lab, seed);
+        : planLab(repoRoot, lab, seed, {
+            starter: starters.get(path.join(lab.dir, "starter", "src")),
+            integrity: integrities[index] ?? { state: "unknown" },
+          });
     }),
   );
   const ready = planned.filter((entry): entry is PlannedLab => !("verdict" in entry));
@@ -132,8 +152,10 @@ export async function verifyLessons(
       cached.set(entry, { key, hit: await readCachedVerdict(repoRoot, entry.lab, key) });
     }
   }
-  // A lab whose verdict is cached runs only the learner's own edited starter, if any.
+  // A lab whose verdict is cached runs only the learner's own edited starter, if any, and
+  // needs no copies.
   const fresh = ready.filter((entry) => cached.get(entry)?.hit === undefined);
+  await Promise.all(fresh.map(writeCopies));
   const targets = ready.flatMap((entry) =>
     cached.get(entry)?.hit === undefined
       ? entry.targets
@@ -258,10 +280,26 @@ function duplicateNumber(
   };
 }
 
+/** Writes the copies a lab's targets run from: pristine starter, shuffled solution, mutants. */
+async function writeCopies(entry: PlannedLab): Promise<void> {
+  const solutionDir = path.join(entry.lab.dir, "solution");
+  await Promise.all([
+    writeSourceCopy(entry.pristine.srcDir, entry.pristine.files),
+    writeSourceCopy(shuffledCopyDir(solutionDir), entry.solutionFiles),
+    ...[...entry.mutants.values()].map((mutant) =>
+      mutant.ok ? writeSourceCopy(mutant.srcDir, mutant.files) : undefined,
+    ),
+  ]);
+}
+
 async function planLab(
   repoRoot: string,
   lab: LabLocation,
   seed: number,
+  committed: {
+    readonly starter: ReadonlyMap<string, Buffer> | undefined;
+    readonly integrity: TestsIntegrity;
+  },
 ): Promise<PlannedLab | { verdict: LabVerdict }> {
   const stop = (checks: CheckLine[], title?: string): { verdict: LabVerdict } => ({
     verdict: { id: lab.id, slug: lab.slug, title, notice: [], checks, learner: [] },
@@ -293,7 +331,7 @@ async function planLab(
   const starterDir = path.join(lab.dir, "starter");
   const solutionDir = path.join(lab.dir, "solution");
   const [pristine, solutionFiles, workingStarter] = await Promise.all([
-    preparePristineStarter(starterDir),
+    readPristineStarter(starterDir, committed.starter),
     readSourceTree(solutionDir),
     readSourceTree(starterDir),
   ]);
@@ -301,21 +339,15 @@ async function planLab(
   const regions = regionResult.ok
     ? passed(`starter 与 solution 只在 ${regionResult.regions} 个练习区域内不同`)
     : failed(`练习区域：${regionResult.problems.join("；")}`);
-  // Every copy written, and the tests' integrity read, at once.
-  const [prepared, integrity, shuffledSrc] = await Promise.all([
-    Promise.all(
-      manifest.mutations.map(
-        async (mutation) =>
-          [mutation.name, await prepareMutant(solutionDir, solutionFiles, mutation)] as const,
-      ),
-    ),
-    checkTestsIntegrity({ testsDir: path.join(lab.dir, "tests") }),
-    prepareShuffledCopy(solutionDir, solutionFiles),
-  ]);
-  const mutants = new Map<string, MutantResult>(prepared);
+  const mutants = new Map<string, MutantResult>(
+    manifest.mutations.map((mutation) => [
+      mutation.name,
+      applyMutation(solutionDir, solutionFiles, mutation),
+    ]),
+  );
   const learnerEdited = !sameFiles(workingStarter, pristine.files);
   const labName = toPosixPath(path.relative(repoRoot, lab.dir));
-  const testsNotice = describeIntegrity({ name: labName }, integrity);
+  const testsNotice = describeIntegrity({ name: labName }, committed.integrity);
   const base = { labDir: lab.dir };
   const labels: LabTargets = {
     solution: `${lab.id}:solution`,
@@ -337,7 +369,7 @@ async function planLab(
       ...base,
       label: labels.shuffled,
       packageDir: solutionDir,
-      srcDir: shuffledSrc,
+      srcDir: shuffledCopyDir(solutionDir),
       shuffleSeed: seed,
     },
     { ...base, label: labels.starter, packageDir: starterDir, srcDir: pristine.srcDir },

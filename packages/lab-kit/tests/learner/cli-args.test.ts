@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseLessonArgs, parseLessonsArgs } from "../../src/learner/index.ts";
+import { parseLessonArgs, parseLessonsArgs } from "../../src/learner/cli-args.ts";
 
 describe("parseLessonArgs", () => {
   it("reads an action and a lesson", () => {

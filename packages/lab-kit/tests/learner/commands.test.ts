@@ -1,8 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LearnerContext, LessonJson } from "../../src/learner/index.ts";
-import { runLessonCommand, runLessonsCommand } from "../../src/learner/index.ts";
+import type { LearnerContext } from "../../src/learner/learner-context.ts";
+import { runLessonCommand } from "../../src/learner/lesson-command.ts";
+import { runLessonsCommand } from "../../src/learner/lessons-command.ts";
+import type { LessonJson } from "../../src/learner/lessons-report.ts";
 import { runLabTargets } from "../../src/run/runner.ts";
 import type { RunTarget, TargetReport } from "../../src/run/targets.ts";
 import {
@@ -195,6 +197,39 @@ describe("pnpm lesson hint", { timeout: 120_000 }, () => {
 
   it("says plainly that the tests were changed", async () => {
     expect(await hint("04")).toContain("labs/04-demo-sum/tests/ 与提交的版本不同");
+  });
+
+  it("answers from the report pnpm lessons kept, running no test, while the lab is unchanged", async () => {
+    const asked: string[] = [];
+    const stdout = captureStream();
+    const counting: LearnerContext = {
+      ...context(stdout),
+      runTargets: async (targets) => {
+        asked.push(...targets.map((target) => target.label));
+        return [];
+      },
+    };
+    expect(await runLessonCommand(counting, ["hint", "03"])).toBe(0);
+    expect(asked).toEqual([]);
+    expect(stdout.text()).toContain("测试全部通过，不需要提示。");
+  });
+
+  it("runs the starter again once the learner changed it", async () => {
+    const asked: string[] = [];
+    await repo.write("labs/03-demo-sum/starter/src/index.ts", PARTLY_DONE_SOURCE);
+    const counting: LearnerContext = {
+      ...context(),
+      runTargets: async (targets) => {
+        asked.push(...targets.map((target) => target.label));
+        return targets.map((target) => ({ label: target.label, tests: [], loadErrors: [] }));
+      },
+    };
+    try {
+      expect(await runLessonCommand(counting, ["hint", "03"])).toBe(0);
+    } finally {
+      await repo.write("labs/03-demo-sum/starter/src/index.ts", SOLUTION_SOURCE);
+    }
+    expect(asked).toEqual(["03:starter"]);
   });
 
   it("rejects an unknown lesson with exit code 2, listing the valid ones", async () => {

@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  chooseNextHint,
-  colorsFor,
-  currentHint,
-  hintKey,
-  type ResolvedLab,
-  watchHintLines,
-} from "../../src/learner/index.ts";
+import { chooseNextHint, currentHint, hintKey } from "../../src/learner/hints.ts";
+import type { ResolvedLab } from "../../src/learner/lab-lookup.ts";
+import { colorsFor } from "../../src/learner/terminal.ts";
+import { watchHintLines } from "../../src/learner/watch-hints.ts";
 import type { LessonManifest } from "../../src/manifest.ts";
 import type { TestOutcome } from "../../src/run/targets.ts";
 import { FIRST_TEST, HINTS, PASSING_TEST, SECOND_TEST } from "./fixture-repo.ts";

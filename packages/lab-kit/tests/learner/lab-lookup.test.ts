@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LearnerContext } from "../../src/learner/index.ts";
-import { lookUpLab, runLessonCommand, runLessonsCommand } from "../../src/learner/index.ts";
+import { lookUpLab } from "../../src/learner/lab-lookup.ts";
+import type { LearnerContext } from "../../src/learner/learner-context.ts";
+import { runLessonCommand } from "../../src/learner/lesson-command.ts";
+import { runLessonsCommand } from "../../src/learner/lessons-command.ts";
 import { captureStream, createFixtureRepo, type FixtureRepo } from "./fixture-repo.ts";
 
 // No lab here can run: one was never installed, one is not a lab. Nothing starts vitest.

@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LearnerContext } from "../../src/learner/index.ts";
-import {
-  colorizePatch,
-  colorsFor,
-  diffStarterAgainstSolution,
-  runLessonCommand,
-} from "../../src/learner/index.ts";
+import type { LearnerContext } from "../../src/learner/learner-context.ts";
+import { runLessonCommand } from "../../src/learner/lesson-command.ts";
+import { colorizePatch, diffStarterAgainstSolution } from "../../src/learner/lesson-diff.ts";
+import { colorsFor } from "../../src/learner/terminal.ts";
 import {
   captureStream,
   createFixtureRepo,

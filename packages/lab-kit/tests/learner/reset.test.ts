@@ -1,8 +1,8 @@
 import { access, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { LearnerContext } from "../../src/learner/index.ts";
-import { runLessonCommand } from "../../src/learner/index.ts";
+import type { LearnerContext } from "../../src/learner/learner-context.ts";
+import { runLessonCommand } from "../../src/learner/lesson-command.ts";
 import { toPosixPath } from "../../src/posix-path.ts";
 import {
   captureStream,

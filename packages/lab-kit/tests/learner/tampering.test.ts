@@ -1,13 +1,12 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { lookUpLab, type ResolvedLab } from "../../src/learner/lab-lookup.ts";
 import {
   checkTestsIntegrity,
   checkTestsIntegrityOfLabs,
   describeIntegrity,
-  lookUpLab,
-  type ResolvedLab,
-} from "../../src/learner/index.ts";
+} from "../../src/learner/tampering.ts";
 import { createFixtureRepo, type FixtureRepo, WEAKENED_TEST } from "./fixture-repo.ts";
 
 let repo: FixtureRepo;

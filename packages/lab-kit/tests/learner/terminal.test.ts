@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { colorsFor, displayWidth, padToWidth } from "../../src/learner/index.ts";
+import { colorsFor, displayWidth, padToWidth } from "../../src/learner/terminal.ts";
 
 describe("displayWidth", () => {
   it("counts CJK characters as two columns", () => {

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { foldersWithChanges, listFiles } from "../../src/learner/index.ts";
+import { foldersWithChanges, listFiles } from "../../src/learner/working-tree.ts";
 import { createFixtureRepo, type FixtureRepo, PARTLY_DONE_SOURCE } from "./fixture-repo.ts";
 
 let repo: FixtureRepo;

@@ -17,42 +17,34 @@ const say = (content: string) => ({ type: "message", content });
 const finish = { type: "finish", summary: "ok" };
 const tools: ToolSet = { t: { execute: () => "ok" } };
 
+/** One budget at a time, with a script that runs into it, and the code it stops with. */
+const EACH_BUDGET = [
+  ["maxToolCalls", { maxToolCalls: 1 }, [call(1), call(2), finish], "max_tool_calls"],
+  [
+    "maxRepeatedActions",
+    { maxRepeatedActions: 1 },
+    [say("x"), say("x"), finish],
+    "repeated_action",
+  ],
+  ["maxTokens", { maxTokens: 10 }, [say("a"), say("b"), finish], "max_tokens"],
+  ["maxDurationMs", { maxDurationMs: 0 }, [say("a"), finish], "max_duration"],
+] as const;
+
+const scripted = (actions: readonly unknown[]) =>
+  createScriptedProvider(
+    actions.map((action) => ({ action, usage: { inputTokens: 10, outputTokens: 0 } })),
+  );
+
 describe("a task's budgets keep the caller's other limits", () => {
-  const budgets = { maxSteps: 50 };
-  it.each([
-    ["maxToolCalls", { maxToolCalls: 1 }, [call(1), call(2), finish], "max_tool_calls"],
-    [
-      "maxRepeatedActions",
-      { maxRepeatedActions: 1 },
-      [say("x"), say("x"), finish],
-      "repeated_action",
-    ],
-    ["maxTokens", { maxTokens: 10 }, [say("a"), say("b"), finish], "max_tokens"],
-    ["maxDurationMs", { maxDurationMs: 0 }, [say("a"), finish], "max_duration"],
-  ] as const)("still applies the caller's %s", async (_, limit, actions, code) => {
-    const provider = createScriptedProvider(
-      actions.map((action) => ({ action, usage: { inputTokens: 10, outputTokens: 0 } })),
-    );
+  it.each(EACH_BUDGET)("still applies the caller's %s", async (_, limit, actions, code) => {
     const limits: Limits = { maxSteps: 10, ...limit };
-    const result = await runAgent({ goal: "任务", budgets }, provider, tools, limits);
+    const budgets = { maxSteps: 50 };
+    const result = await runAgent({ goal: "任务", budgets }, scripted(actions), tools, limits);
     expect(result.code).toBe(code);
   });
 
-  it.each([
-    ["maxToolCalls", { maxToolCalls: 1 }, [call(1), call(2), finish], "max_tool_calls"],
-    [
-      "maxRepeatedActions",
-      { maxRepeatedActions: 1 },
-      [say("x"), say("x"), finish],
-      "repeated_action",
-    ],
-    ["maxTokens", { maxTokens: 10 }, [say("a"), say("b"), finish], "max_tokens"],
-    ["maxDurationMs", { maxDurationMs: 0 }, [say("a"), finish], "max_duration"],
-  ] as const)("applies the task's own %s", async (_, budget, actions, code) => {
-    const provider = createScriptedProvider(
-      actions.map((action) => ({ action, usage: { inputTokens: 10, outputTokens: 0 } })),
-    );
-    const result = await runAgent({ goal: "任务", budgets: budget }, provider, tools, {
+  it.each(EACH_BUDGET)("applies the task's own %s", async (_, budget, actions, code) => {
+    const result = await runAgent({ goal: "任务", budgets: budget }, scripted(actions), tools, {
       maxSteps: 10,
     });
     expect(result.code).toBe(code);

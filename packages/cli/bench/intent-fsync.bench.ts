@@ -1,78 +1,59 @@
 /**
- * What the state log costs a tool call (lesson 22): a `coding-agent run` of N `echo`
- * calls with its state log in a `$CODING_AGENT_HOME` on the disk the user's home is on,
- * against the same run whose log writes without fsync. The difference per call is the
- * `tool_intent` fsync (plus `run_finished`'s, once). Both runs do the same work otherwise:
- * same script, same tools, same log lines; only `datasync` is left out of the baseline.
+ * What the state log's fsync costs a tool call (lesson 22): the recorder appends each
+ * `tool_intent` with `sync: true` (written and datasynced before the tool starts). This
+ * appends the same intent lines to a `state.jsonl` on the disk the user's home is on,
+ * once with `sync: true` and once without; the lines, the redactor and the writer are the
+ * same, so the difference per line is the fsync.
  *
  *   pnpm --filter @coding-agent/cli bench
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { homedir, tmpdir } from "node:os";
+import { mkdtemp, rm } from "node:fs/promises";
+import { homedir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../src/cli.ts";
-import { setStateLogSyncForBenchmark } from "../src/state/log.ts";
+import { createRedactor } from "@coding-agent/agent-core";
+import { openStateLog } from "../src/state/log.ts";
 
-const CALLS = 200;
+const LINES = 200;
 const ROUNDS = 5;
+const redact = createRedactor();
 
-const script = [
-  ...Array.from({ length: CALLS }, (_, index) => ({
-    action: { type: "tool_call", tool: "echo", input: { text: `第 ${index} 次` } },
-  })),
-  { action: { type: "finish", summary: "完成" } },
-];
-
-async function runOnce(home: string, workspace: string, scriptPath: string): Promise<number> {
+/** Microseconds per appended intent, `sync` or not. */
+async function appendIntents(dir: string, round: number, sync: boolean): Promise<number> {
+  const log = await openStateLog(join(dir, `state-${round}-${sync}.jsonl`), { redact });
   const started = performance.now();
-  const code = await runCli(
-    [
-      "run",
-      "回声",
-      "--script",
-      scriptPath,
-      "--workspace",
-      workspace,
-      "--max-steps",
-      String(CALLS + 5),
-      "--max-repeated-actions",
-      String(CALLS + 5),
-      "--loop-window",
-      "2",
-      "--json",
-    ],
-    { stdout: () => {}, stderr: () => {} },
-    new AbortController().signal,
-    { CODING_AGENT_HOME: home },
-  );
-  if (code !== 0) throw new Error(`run failed with exit ${code}`);
-  return performance.now() - started;
+  for (let index = 0; index < LINES; index += 1) {
+    await log.append(
+      {
+        type: "tool_intent",
+        step: index + 1,
+        callId: `call_${index + 1}`,
+        tool: "edit_file",
+        input: { path: "src/sum.js", old: "return a - b;", new: "return a + b;" },
+        key: "0".repeat(64),
+      },
+      { sync },
+    );
+  }
+  const elapsed = performance.now() - started;
+  await log.close();
+  return (elapsed * 1000) / LINES;
 }
 
-const home = await mkdtemp(join(homedir(), ".coding-agent-bench-"));
-const workspace = await mkdtemp(join(tmpdir(), "bench-ws-"));
-const scriptPath = join(workspace, "..", `bench-script-${process.pid}.json`);
-await writeFile(scriptPath, JSON.stringify(script));
+const dir = await mkdtemp(join(homedir(), ".coding-agent-bench-"));
 try {
-  const timings = { fsync: [] as number[], none: [] as number[] };
-  await runOnce(home, workspace, scriptPath); // warm-up
+  await appendIntents(dir, -1, true); // warm-up
+  const synced: number[] = [];
+  const plain: number[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
-    setStateLogSyncForBenchmark(true);
-    timings.fsync.push(await runOnce(home, workspace, scriptPath));
-    setStateLogSyncForBenchmark(false);
-    timings.none.push(await runOnce(home, workspace, scriptPath));
+    synced.push(await appendIntents(dir, round, true));
+    plain.push(await appendIntents(dir, round, false));
   }
-  setStateLogSyncForBenchmark(true);
   const median = (values: number[]) =>
     [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-  const withSync = median(timings.fsync) / CALLS;
-  const without = median(timings.none) / CALLS;
   console.log(
-    `state log, ${CALLS} echo calls, median of ${ROUNDS}: ${(withSync * 1000).toFixed(0)} µs per call with the intent fsync, ` +
-      `${(without * 1000).toFixed(0)} µs without; the fsync costs ${((withSync - without) * 1000).toFixed(0)} µs per tool call`,
+    `state log, ${LINES} tool_intent lines, median of ${ROUNDS}: ${median(synced).toFixed(0)} µs per line with fsync, ` +
+      `${median(plain).toFixed(0)} µs without; the fsync costs ${(median(synced) - median(plain)).toFixed(0)} µs per tool call`,
   );
 } finally {
-  await rm(home, { recursive: true, force: true });
-  await rm(workspace, { recursive: true, force: true });
-  await rm(scriptPath, { force: true });
+  await rm(dir, { recursive: true, force: true });
 }

@@ -1,15 +1,8 @@
+import { READ_ONLY_TOOLS } from "@coding-agent/agent-core";
 import type { InDoubtDecision, PredictedFile } from "@coding-agent/cli";
 
 /** 只读的工具（和重新跑一遍测试）：中断时不管做没做，再做一次都不会改变什么。 */
-const RERUNNABLE = new Set([
-  "echo",
-  "sleep",
-  "read_file",
-  "list_files",
-  "search",
-  "read_artifact",
-  "run_tests",
-]);
+const RERUNNABLE = new Set([...READ_ONLY_TOOLS, "run_tests"]);
 /** 编辑工具：意图里记下了它要改的每个文件改之前、改之后的 hash。 */
 const EDIT_TOOLS = new Set(["edit_file", "write_file", "apply_edits"]);
 

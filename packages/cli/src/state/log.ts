@@ -45,6 +45,10 @@ const StateEventSchema = z.discriminatedUnion("type", [
     tool: z.string(),
     input: z.record(z.string(), Json),
     key: z.string(),
+    /** An edit's files, each with its hash before (null: not there) and after. */
+    files: z
+      .array(z.object({ path: z.string(), before: z.string().nullable(), after: z.string() }))
+      .optional(),
   }),
   z.looseObject({
     type: z.literal("tool_result"),
@@ -71,14 +75,6 @@ export type StateEvent = z.output<typeof StateEventSchema> & { readonly seq: num
 
 /** An event before it is numbered. */
 export type StateEventBody = { readonly type: StateEventType } & Record<string, unknown>;
-
-/** Whether `sync` appends fsync; only a benchmark of what the fsync costs turns it off. */
-let syncEnabled = true;
-
-/** For the fsync benchmark only: `false` makes `sync` appends skip the fsync. */
-export function setStateLogSyncForBenchmark(enabled: boolean): void {
-  syncEnabled = enabled;
-}
 
 /** Appends numbered, redacted events to one `state.jsonl`. */
 export interface StateLog {
@@ -115,7 +111,7 @@ export async function openStateLog(
       nextSeq += 1;
       const write = tail.then(async () => {
         await handle.write(line);
-        if (sync && syncEnabled) await handle.datasync();
+        if (sync) await handle.datasync();
       });
       // A failed write fails its own caller; the next write still waits its turn.
       tail = write.catch(() => {});

@@ -184,7 +184,7 @@ export function createResumeExtension(
       }
       const intent = plan.inDoubt.get(call.callId);
       if (intent === undefined) return undefined;
-      const files = Array.isArray(intent.files) ? (intent.files as PredictedFile[]) : undefined;
+      const { files } = intent;
       const now = await Promise.all((files ?? []).map((file) => currentHash(workspace, file.path)));
       return answerInDoubt(intent.tool, files ?? [], decide(intent.tool, files, now));
     },

@@ -6,6 +6,7 @@ export default defineConfig({
   ssr: { resolve: { conditions: [...SOURCE_SSR_CONDITIONS] } },
   test: {
     include: ["tests/**/*.test.ts"],
-    testTimeout: 10_000,
+    // The timeout only turns a hang into a failure.
+    testTimeout: 120_000,
   },
 });

@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     include: ["tests/**/*.test.ts"],
     setupFiles: ["tests/support/isolate.ts"],
-    testTimeout: 10_000,
+    // Real child processes: the timeout only turns a hang into a failure, never a slow machine.
+    testTimeout: 120_000,
   },
 });

@@ -8,7 +8,8 @@ export default defineConfig({
     include: ["tests/**/*.test.ts"],
     // Fixture labs carry their own tests, run only through the runner under test.
     exclude: ["tests/fixtures/**", "**/node_modules/**"],
-    testTimeout: 10_000,
+    // The timeout only turns a hang into a failure, never a slow machine.
+    testTimeout: 120_000,
     // Most of these tests wait on child processes (vitest runs, tsc, timeouts), not on
     // this process's CPU: three files at once roughly halve the suite on two cores.
     maxWorkers: 3,

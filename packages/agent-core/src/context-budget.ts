@@ -140,7 +140,7 @@ export function createContextBudget(options: ContextBudgetOptions): RunExtension
       const field = artifactMainField(value);
       // Head and tail of the output itself (stdout, a file's content), not of the fields after it.
       const main =
-        field === undefined ? text : redact((value as Record<string, string>)[field] ?? "");
+        field === undefined ? text : redact((value as Record<string, string>)[field] as string);
       const shown = { text: main, totalChars: text.length, totalLines: text.split("\n").length };
       return { kind: "replace", value: preview(shown, id, field, maxChars) };
     },
@@ -196,13 +196,11 @@ export function createContextBudget(options: ContextBudgetOptions): RunExtension
         const after = estimate(compactedRequest);
         if (after <= budget) {
           for (const callId of fresh) compacted.add(callId);
-          const done = fresh.map(
-            (callId): CompactedResult => ({
-              callId,
-              tool: results.get(callId)?.tool ?? "",
-              artifactId: stored.get(callId) ?? "",
-            }),
-          );
+          // Every fresh id is a result of this request (`more` above), stored just now.
+          const done = fresh.map((callId): CompactedResult => {
+            const { tool } = results.get(callId) as ToolResultMessage;
+            return { callId, tool, artifactId: stored.get(callId) as string };
+          });
           return rewrite(compactedRequest, before, after, done);
         }
         // Real ids may be longer than the placeholders: ask again with these compacted.
@@ -244,7 +242,8 @@ function withStubs(
 ): ModelRequest {
   const messages = request.messages.map((message): Message => {
     if (message.role !== "tool" || !callIds.has(message.callId)) return message;
-    const id = ids.get(message.callId) ?? "";
+    // Only stored (or placeholder) ids are ever compacted.
+    const id = ids.get(message.callId) as string;
     const content = `[为节省上下文已压缩] ${message.tool} 调用 ${message.callId} 的结果已存为 artifact ${id}；需要时用 read_artifact {"id":"${id}"} 读取`;
     const { callId, tool } = message;
     if (message.ok) {

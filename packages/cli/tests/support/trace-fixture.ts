@@ -21,6 +21,8 @@ export const HOSTILE = {
   textarea: '</textarea><img src=x onerror="window.__pwned=2">',
   attribute: '" onmouseover="window.__pwned=3" data-x="',
   markup: "</pre></details><h1 id=injected>注入</h1>",
+  remote:
+    '<img src="https://example.invalid/track.png"><link rel=stylesheet href="https://example.invalid/x.css">',
   terminal: "\u001b[2J\u001b[31m清屏\u202e",
 } as const;
 

@@ -20,6 +20,27 @@ export {
   type ParseArgsResult,
   parseArgsOrExplain,
 } from "./parse-args.ts";
+export { escapeHtml, type HtmlValue, html, SafeHtml } from "./report/html-escape.ts";
+export { renderHtmlReport } from "./report/html-report.ts";
+export { printable } from "./report/printable.ts";
+export { formatTerminalReport } from "./report/terminal-report.ts";
+export { locateTrace, runTraceCommand, TRACE_FILE } from "./report/trace-command.ts";
+export {
+  KNOWN_TRACE_TYPES,
+  parseTraceLines,
+  type ReadTrace,
+  type ReadTraceEvent,
+} from "./report/trace-lines.ts";
+export {
+  addCost,
+  buildTraceReport,
+  type Cost,
+  type StepEntry,
+  type StepReport,
+  type TimelineItem,
+  type ToolCall,
+  type TraceReport,
+} from "./report/trace-report.ts";
 export { prepareRunFeatures, type RunFeatures } from "./run-extensions.ts";
 export {
   codingAgentHome,

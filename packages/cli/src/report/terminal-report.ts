@@ -91,9 +91,14 @@ export function formatTerminalReport(
 type Colors = ReturnType<typeof pc.createColors>;
 
 function stepLines(step: StepReport, c: Colors, tone: (t: Tone, text: string) => string): string[] {
-  const action = step.model === undefined ? "" : ` · ${actionLabel(step.model.actionType)}`;
-  const failed = step.model?.ok === false ? ` · ${c.red("模型回复无效")}` : "";
-  const head = `${c.bold(`第 ${step.step} 步`)}  ${c.dim(`+${formatDuration(step.startedAtMs)}`)}  ${formatDuration(step.durationMs)}${action}${failed}`;
+  const model = step.model;
+  const action =
+    model === undefined
+      ? ""
+      : model.ok
+        ? ` · ${actionLabel(model.actionType)}`
+        : ` · ${c.red("模型回复无效")}`;
+  const head = `${c.bold(`第 ${step.step} 步`)}  ${c.dim(`+${formatDuration(step.startedAtMs)}`)}  ${formatDuration(step.durationMs)}${action}`;
   const usage = c.dim(
     `    输入 ${formatCount(step.inputTokens)} · 输出 ${formatCount(step.outputTokens)} token · 费用 ${formatCost(step.costUsd)}`,
   );

@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runTraceCommand } from "../src/report/trace-command.ts";
 import { findChromium } from "./support/chromium.ts";
-import { captureCli } from "./support/run-cli.ts";
 import { fixtureTraceLines, HOSTILE, writeRunTrace } from "./support/trace-fixture.ts";
 
 const RUN_ID = "20261201-120000-b0b0b0";
@@ -24,8 +24,14 @@ beforeAll(async () => {
   const home = process.env.CODING_AGENT_HOME as string;
   await writeRunTrace(home, RUN_ID, await fixtureTraceLines({ runId: RUN_ID, cost: true }));
   reportFile = join(dir, "report.html");
-  const { code, stderr } = await captureCli(["trace", RUN_ID, "--html", reportFile]);
-  if (code !== 0) throw new Error(`coding-agent trace --html failed (${code}): ${stderr}`);
+  // `coding-agent trace <runId> --html <file>`, as the CLI runs it.
+  const stderr: string[] = [];
+  const code = await runTraceCommand(
+    { kind: "trace", target: RUN_ID, html: reportFile, json: false },
+    { stdout: () => {}, stderr: (text) => stderr.push(text) },
+    process.env,
+  );
+  if (code !== 0) throw new Error(`coding-agent trace --html failed (${code}): ${stderr.join("")}`);
 }, 60_000);
 
 afterAll(async () => {

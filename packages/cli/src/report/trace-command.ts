@@ -51,7 +51,6 @@ export async function runTraceCommand(
       io.stderr(`写不了 HTML 报告 ${target}（${errorCode(error)}）\n`);
       return EXIT_CODES.failed;
     }
-    io.stderr(`HTML 报告已写入 ${target}\n`);
   }
   if (command.json) {
     // The terminal text shows the warnings itself; JSON readers get them on stderr too.
@@ -60,6 +59,7 @@ export async function runTraceCommand(
   } else {
     io.stdout(formatTerminalReport(report, { color: io.color === true }));
   }
+  if (command.html !== undefined) io.stderr(`HTML 报告已写入 ${path.resolve(command.html)}\n`);
   return EXIT_CODES.ok;
 }
 

@@ -120,7 +120,7 @@ summary .preview {
   flex: 1 1 160px; min-width: 0; color: var(--ink-2); font-family: var(--mono); font-size: 12.5px;
   white-space: nowrap; overflow: hidden; text-overflow: ellipsis;
 }
-details[open] > summary .preview { visibility: hidden; }
+details[open] > summary .preview { display: none; }
 .call-id { color: var(--ink-2); font-size: 12px; }
 .io { padding: 0 12px 12px; display: grid; gap: 6px; }
 .io h4 { margin: 6px 0 0; font-size: 12.5px; color: var(--ink-2); font-weight: 600; }
@@ -157,6 +157,9 @@ footer { margin-top: 28px; color: var(--ink-2); font-size: 12.5px; text-align: c
   .timeline::before { left: 4px; }
   .timeline > li::before { left: -17px; width: 10px; height: 10px; }
   .step { padding: 12px; }
+  .stats { grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 8px; }
+  .stat { padding: 8px 10px; }
+  .stat dd { font-size: 17px; }
   .push { margin-left: 0; }
   .end dl { grid-template-columns: 1fr; gap: 0; }
   .end dd { margin-bottom: 6px; }

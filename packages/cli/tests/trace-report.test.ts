@@ -6,6 +6,7 @@ import { formatTerminalReport } from "../src/report/terminal-report.ts";
 import { parseTraceLines } from "../src/report/trace-lines.ts";
 import { buildTraceReport, type TraceReport } from "../src/report/trace-report.ts";
 import { captureCli } from "./support/run-cli.ts";
+import { spawnBin } from "./support/spawn-bin.ts";
 import {
   FIXTURE_GOAL,
   fixtureTraceLines,
@@ -291,6 +292,15 @@ describe("coding-agent trace", () => {
     expect(code).toBe(0);
     expect(stdout).toContain(`运行 ${runId}`);
     expect(stdout).toContain("完成被拒 1 次");
+  });
+
+  it("prints no colour from the real bin when stdout is not a terminal", async () => {
+    const runId = newRunId();
+    await writeRunTrace(home(), runId, await fixtureTraceLines({ runId }));
+    const { code, stdout } = await spawnBin(["trace", runId]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("状态  ✓ 完成");
+    expect(stdout).not.toContain("\u001b");
   });
 
   it("reads a trace file or a run folder given by path", async () => {

@@ -23,6 +23,18 @@ export {
 export { escapeHtml, type HtmlValue, html, SafeHtml } from "./report/html-escape.ts";
 export { renderHtmlReport } from "./report/html-report.ts";
 export { printable } from "./report/printable.ts";
+export type {
+  Cost,
+  LooseEvent,
+  ModelCall,
+  RunEnd,
+  StepEntry,
+  StepReport,
+  TimelineItem,
+  ToolCall,
+  Totals,
+  TraceReport,
+} from "./report/report-model.ts";
 export { formatTerminalReport } from "./report/terminal-report.ts";
 export { locateTrace, runTraceCommand, TRACE_FILE } from "./report/trace-command.ts";
 export {
@@ -31,16 +43,7 @@ export {
   type ReadTrace,
   type ReadTraceEvent,
 } from "./report/trace-lines.ts";
-export {
-  addCost,
-  buildTraceReport,
-  type Cost,
-  type StepEntry,
-  type StepReport,
-  type TimelineItem,
-  type ToolCall,
-  type TraceReport,
-} from "./report/trace-report.ts";
+export { addCost, buildTraceReport } from "./report/trace-report.ts";
 export { prepareRunFeatures, type RunFeatures } from "./run-extensions.ts";
 export {
   codingAgentHome,

@@ -2,9 +2,10 @@ import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { TraceReport } from "../src/report/report-model.ts";
 import { formatTerminalReport } from "../src/report/terminal-report.ts";
 import { parseTraceLines } from "../src/report/trace-lines.ts";
-import { buildTraceReport, type TraceReport } from "../src/report/trace-report.ts";
+import { buildTraceReport } from "../src/report/trace-report.ts";
 import { captureCli } from "./support/run-cli.ts";
 import { spawnBin } from "./support/spawn-bin.ts";
 import {

@@ -12,7 +12,7 @@ import {
   statusTone,
   type Tone,
 } from "./report-labels.ts";
-import type { LooseEvent, StepEntry, StepReport, ToolCall, TraceReport } from "./trace-report.ts";
+import type { LooseEvent, StepEntry, StepReport, ToolCall, TraceReport } from "./report-model.ts";
 
 /**
  * The report as one self-contained HTML page: inline style and script, nothing fetched.

@@ -1,4 +1,4 @@
-import type { Cost } from "./trace-report.ts";
+import type { Cost } from "./report-model.ts";
 
 /** How each run status reads in Chinese, and its tone (the colour both reports give it). */
 const STATUSES: Readonly<Record<string, { readonly label: string; readonly tone: Tone }>> = {

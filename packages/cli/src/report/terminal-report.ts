@@ -9,7 +9,7 @@ import {
   statusTone,
   type Tone,
 } from "./report-labels.ts";
-import type { LooseEvent, StepEntry, StepReport, TraceReport } from "./trace-report.ts";
+import type { LooseEvent, StepEntry, StepReport, TraceReport } from "./report-model.ts";
 
 /** How long a one-line preview of a tool's input or output may get in the terminal. */
 const PREVIEW_CHARS = 120;

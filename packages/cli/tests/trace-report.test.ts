@@ -35,10 +35,12 @@ const event = (seq: number, type: string, body: Record<string, unknown> = {}, at
 describe("parseTraceLines", () => {
   it("drops a torn last line with a warning and keeps every line before it", async () => {
     const lines = await fixtureTraceLines({ runId: "r1" });
-    const read = parseTraceLines(`${lines.slice(0, 5).join("\n")}\n{"seq":6,"atMs":3`);
-    expect(read.ok).toBe(true);
-    expect(read.ok && read.events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
-    expect(read.ok && read.warnings).toEqual([expect.stringContaining("第 6 行不完整")]);
+    for (const torn of ['{"seq":6,"atMs":3', '{"seq":6,"atMs":3\n', '{"seq":6,"atMs":3\n\n']) {
+      const read = parseTraceLines(`${lines.slice(0, 5).join("\n")}\n${torn}`);
+      expect(read.ok, JSON.stringify(torn)).toBe(true);
+      expect(read.ok && read.events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+      expect(read.ok && read.warnings).toEqual([expect.stringContaining("第 6 行不完整")]);
+    }
   });
 
   it.each([
@@ -221,6 +223,7 @@ describe("formatTerminalReport", () => {
     for (const expected of [
       "Trace 报告 · 运行 r1",
       "状态  ✓ 完成（completed · finished）",
+      "预算  maxSteps 10",
       "4 步 · 2 次工具调用（1 次出错）",
       "输入 6,000 token · 输出 115 token · 费用 $0.0129",
       "完成被拒 1 次",

@@ -7,6 +7,7 @@ import {
   formatCost,
   formatCount,
   formatDuration,
+  formatLimits,
   NONE,
   statusLabel,
   statusTone,
@@ -180,6 +181,7 @@ function end(report: TraceReport, tone: Tone): SafeHtml {
     <dt>状态</dt><dd><code>${e?.status ?? report.status}</code>${e === undefined ? "" : html` · <code>${e.code}</code>`}</dd>
     <dt>原因</dt><dd>${e?.reason ?? "trace 里没有 run_finished"}</dd>
     <dt>结束于</dt><dd>${e === undefined ? NONE : `+${formatDuration(e.atMs)}`}</dd>
+    <dt>预算</dt><dd class="mono">${formatLimits(report.limits)}</dd>
     <dt>合计</dt><dd>${t.steps} 步 · ${t.toolCalls} 次工具调用 · 输入 ${formatCount(t.inputTokens)} / 输出 ${formatCount(t.outputTokens)} token · 费用 ${formatCost(t.costUsd)}</dd>
   </dl>
 </section>`;

@@ -62,3 +62,12 @@ export function formatDuration(ms: number | null | undefined): string {
 export function formatCount(n: number): string {
   return n.toLocaleString("en-US");
 }
+
+/** The run's budgets as one line (`maxSteps 20 · maxTokens 50000`); `—` when none were recorded. */
+export function formatLimits(limits: Readonly<Record<string, unknown>> | undefined): string {
+  const entries = Object.entries(limits ?? {});
+  if (entries.length === 0) return NONE;
+  return entries
+    .map(([name, value]) => `${name} ${typeof value === "string" ? value : JSON.stringify(value)}`)
+    .join(" · ");
+}

@@ -5,6 +5,7 @@ import {
   formatCost,
   formatCount,
   formatDuration,
+  formatLimits,
   statusLabel,
   statusTone,
   type Tone,
@@ -57,6 +58,7 @@ export function formatTerminalReport(
     }`,
   ];
   if (report.end !== undefined) lines.push(`${c.dim("原因")}  ${printable(report.end.reason)}`);
+  lines.push(`${c.dim("预算")}  ${printable(formatLimits(report.limits))}`);
   lines.push(
     `${c.dim("概览")}  ${t.steps} 步 · ${t.toolCalls} 次工具调用${
       t.toolErrors > 0 ? c.red(`（${t.toolErrors} 次出错）`) : ""

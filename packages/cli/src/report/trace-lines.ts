@@ -121,8 +121,8 @@ export type ReadTrace =
   | { readonly ok: false; readonly message: string };
 
 /**
- * Reads the text of a trace. The last line cut off by a crash mid-write (no final newline
- * and not JSON) is dropped with a warning and the rest reported; any other line that is not
+ * Reads the text of a trace. The last line cut off by a crash mid-write (not JSON) is
+ * dropped with a warning and the rest reported; any other line that is not
  * a trace event, or that belongs to another run, is an error naming its line. A gap or a
  * step back in `seq` is a warning: the events there are still worth showing.
  */
@@ -130,14 +130,14 @@ export function parseTraceLines(text: string, file = "trace.jsonl"): ReadTrace {
   const lines = text.split("\n");
   const warnings: string[] = [];
   const events: ReadTraceEvent[] = [];
+  const last = lines.findLastIndex((line) => line.trim() !== "");
   for (const [index, line] of lines.entries()) {
     if (line.trim() === "") continue;
     const where = `${file} 第 ${index + 1} 行`;
-    const isLast = index === lines.length - 1;
     const json = parseJson(line);
     if (json === undefined) {
-      // Only the unterminated last line can be a write a crash cut short.
-      if (isLast) {
+      // Only the last line can be a write a crash cut short (with or without its newline).
+      if (index === last) {
         warnings.push(`${where}不完整（写入时中断），已跳过，其余照常报告`);
         break;
       }

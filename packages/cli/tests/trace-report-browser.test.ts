@@ -83,6 +83,7 @@ describe("the HTML report in Chromium", () => {
     try {
       const call = page.locator('details[data-call-id="call_1"]');
       await call.locator("summary").click();
+      expect(await call.locator("pre.tool-output").isVisible()).toBe(true);
       const output = await call.locator("pre.tool-output").textContent();
       expect(output).toContain(HOSTILE.script);
       expect(output).toContain(HOSTILE.textarea);

@@ -102,6 +102,32 @@ describe("renderHtmlReport", () => {
     expect(text).not.toContain(HOSTILE.script);
   });
 
+  it("shows the multi-line texts of a JSON result line by line, escaped", () => {
+    const line = (seq: number, type: string, body: Record<string, unknown>) =>
+      JSON.stringify({ seq, atMs: seq, runId: "r1", type, ...body });
+    const detail = JSON.stringify({
+      content: "第一行\n<script>x()</script>",
+      hash: "h",
+      totalLines: 2,
+    });
+    const read = parseTraceLines(
+      [
+        line(1, "tool_started", { step: 1, callId: "call_1", tool: "read_file", input: "{}" }),
+        line(2, "tool_completed", {
+          step: 1,
+          callId: "call_1",
+          tool: "read_file",
+          ok: true,
+          detail,
+        }),
+      ].join("\n"),
+    );
+    if (!read.ok) throw new Error(read.message);
+    const text = renderHtmlReport(buildTraceReport(read.events));
+    expect(text).toContain('<pre class="tool-text">第一行\n&lt;script&gt;x()&lt;/script&gt;</pre>');
+    expect(text.match(/class="tool-text"/g), "only content has line breaks").toHaveLength(1);
+  });
+
   it("is Chinese with a CJK font stack and fits a narrow screen", async () => {
     const text = await page();
     expect(text).toContain('<html lang="zh-CN">');

@@ -160,7 +160,20 @@ function toolCall(call: ToolCall): SafeHtml {
   return html`<details class="call tone-${tone}" data-call-id="${call.callId}"><summary><span class="mark" title="${state}">${mark}</span><code>${call.tool}</code><span class="preview">${oneLine(call.input)}</span><span class="call-id mono">${call.callId}</span><span class="meta">${formatDuration(call.durationMs)}</span><span class="chip">${state}</span></summary><div class="io">
 <h4>输入</h4>${call.input === "" ? html`<p class="empty">（trace 里没有输入：调用在执行前就被拒绝）</p>` : html`<pre class="tool-input">${pretty(call.input)}</pre>`}
 <h4>输出</h4>${call.output === undefined ? html`<p class="empty">（没有结果：trace 在调用结束前中断）</p>` : html`<pre class="tool-output">${pretty(call.output)}</pre>`}
+${textFields(call.output).map(([name, text]) => html`<h4>输出里的 <code>${name}</code>（按行显示）</h4><pre class="tool-text">${printable(text)}</pre>`)}
 </div></details>`;
+}
+
+/**
+ * The multi-line texts of a JSON result (a file's `content`, a command's `stdout`), to show
+ * them line by line as well: inside the JSON their line breaks are `\n` escapes.
+ */
+function textFields(output: string | undefined): [string, string][] {
+  const json = output === undefined ? undefined : parseJson(output);
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return [];
+  return Object.entries(json).flatMap(([name, value]): [string, string][] =>
+    typeof value === "string" && value.includes("\n") ? [[name, value]] : [],
+  );
 }
 
 function looseEvent(event: LooseEvent): SafeHtml {

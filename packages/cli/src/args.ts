@@ -14,6 +14,7 @@ import {
 } from "@coding-agent/tools";
 import { z } from "zod";
 import { parseArgsOrExplain } from "./parse-args.ts";
+import { parseTraceArgs, TRACE_FLAGS, type TraceCommand } from "./report/trace-args.ts";
 import { RUN_ID_PATTERN } from "./run-files.ts";
 
 /** Flags of `coding-agent run`, with their Chinese help text. */
@@ -101,7 +102,7 @@ export const PROVIDERS = ["fake", "openai", "anthropic"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 /** The commands the CLI knows. */
-export const COMMANDS = ["run", "resume", "runs", "help"] as const;
+export const COMMANDS = ["run", "resume", "runs", "trace", "help"] as const;
 
 /** `--finish-gate` values (design §7). */
 export const FINISH_GATES = ["auto", "tests", "none"] as const;
@@ -194,6 +195,7 @@ export type CliCommand =
   | { readonly kind: "help" }
   | { readonly kind: "runs"; readonly json: boolean }
   | { readonly kind: "resume"; readonly runId: string; readonly json: boolean }
+  | TraceCommand
   | RunCommand;
 
 /** `coding-agent run`: everything a run needs, also what a resume reads back from its log. */
@@ -263,10 +265,17 @@ export function usage(): string {
     "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command、run_tests、edit_file、write_file、apply_edits（给了 --max-context-tokens 时还有 read_artifact）",
     "  resume 继续一次没有结束的运行（沿用它记录的选项和已用掉的预算；已结束的运行不能继续）",
     "  runs   列出运行记录（运行 ID、开始时间、目标、状态），最新的在前",
+    "  trace  一次运行的报告：步骤、工具调用、用时、token、费用、被拒的完成、状态（报告生成即退出码 0）",
     "  help   显示帮助",
     "",
     "选项：",
     ...flags,
+    "",
+    "trace 的选项：",
+    ...Object.entries(TRACE_FLAGS).map(([name, flag]) => {
+      const left = flag.type === "string" ? `--${name} <文件>` : `--${name}`;
+      return `  ${left.padEnd(30)}${flag.help}`;
+    }),
     "",
     "密钥只从环境变量读取：OPENAI_API_KEY、ANTHROPIC_API_KEY（没有命令行选项）",
     "运行记录写在 $CODING_AGENT_HOME/runs/<runId>/（默认 ~/.coding-agent），不写进工作区",
@@ -283,6 +292,10 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
     return { ok: true, command: { kind: "help" } };
   }
   if (command === "runs" || command === "resume") return parseRunsArgs(command, rest);
+  if (command === "trace") {
+    const trace = parseTraceArgs(rest);
+    return trace.ok ? trace : bad(trace.message);
+  }
   if (command !== "run") {
     return bad(`未知命令：${command}。可用命令：${COMMANDS.join("、")}`);
   }

@@ -2,6 +2,7 @@ import type { Approver } from "@coding-agent/tools";
 import { parseCliArgs, usage } from "./args.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import type { CliEnv } from "./model-provider.ts";
+import { runTraceCommand } from "./report/trace-command.ts";
 import { codingAgentHome, listRuns } from "./run-files.ts";
 import { resumeRun, startRun } from "./run-session.ts";
 
@@ -11,6 +12,8 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** Asks the user for a permission (`--approval ask`); absent without a terminal, which refuses. */
   readonly approver?: Approver;
+  /** Whether stdout shows colours (a terminal, and `NO_COLOR` unset); absent: no colour. */
+  readonly color?: boolean;
 }
 
 /**
@@ -40,6 +43,8 @@ export async function runCli(
       return resumeRun(command.runId, command.json, io, signal, env);
     case "runs":
       return listRunsCommand(command.json, io, env);
+    case "trace":
+      return runTraceCommand(command, io, env);
     default: {
       const unreachable: never = command;
       throw new TypeError(`unhandled command ${JSON.stringify(unreachable)}`);

@@ -20,6 +20,30 @@ export {
   type ParseArgsResult,
   parseArgsOrExplain,
 } from "./parse-args.ts";
+export { escapeHtml, type HtmlValue, html, SafeHtml } from "./report/html-escape.ts";
+export { renderHtmlReport } from "./report/html-report.ts";
+export { printable } from "./report/printable.ts";
+export type {
+  Cost,
+  LooseEvent,
+  ModelCall,
+  RunEnd,
+  StepEntry,
+  StepReport,
+  TimelineItem,
+  ToolCall,
+  Totals,
+  TraceReport,
+} from "./report/report-model.ts";
+export { formatTerminalReport } from "./report/terminal-report.ts";
+export { locateTrace, runTraceCommand, TRACE_FILE } from "./report/trace-command.ts";
+export {
+  KNOWN_TRACE_TYPES,
+  parseTraceLines,
+  type ReadTrace,
+  type ReadTraceEvent,
+} from "./report/trace-lines.ts";
+export { addCost, buildTraceReport } from "./report/trace-report.ts";
 export { prepareRunFeatures, type RunFeatures } from "./run-extensions.ts";
 export {
   codingAgentHome,

@@ -1,0 +1,9 @@
+export {
+  type CallRow,
+  escapeHtml,
+  formatCost,
+  type ReportEvent,
+  renderStep,
+  type StepRow,
+  summarizeSteps,
+} from "./step-report.ts";

@@ -1,0 +1,276 @@
+import type {
+  Cost,
+  LooseEvent,
+  ModelCall,
+  RunEnd,
+  StepEntry,
+  StepReport,
+  TimelineItem,
+  ToolCall,
+  Totals,
+  TraceReport,
+} from "./report-model.ts";
+import type { ReadTraceEvent } from "./trace-lines.ts";
+
+interface StepDraft {
+  step: number;
+  startedAtMs: number;
+  lastAtMs: number;
+  segment: number;
+  spansSegments: boolean;
+  model?: ModelCall;
+  modelStartedAtMs?: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: Cost;
+  entries: StepEntry[];
+  open: Map<string, { index: number; atMs: number; segment: number }>;
+}
+
+/** Builds the report of one run from its trace events, in seq order. */
+export function buildTraceReport(
+  events: readonly ReadTraceEvent[],
+  warnings: readonly string[] = [],
+): TraceReport {
+  // Steps are placed by number where they first appear and filled in as their events come.
+  const order: (
+    | { readonly kind: "step"; readonly step: number }
+    | { readonly kind: "event"; readonly event: LooseEvent }
+  )[] = [];
+  const steps = new Map<number, StepDraft>();
+  const segments: { first: number; last: number }[] = [];
+  let goal: string | undefined;
+  let limits: Record<string, unknown> | undefined;
+  let end:
+    | (RunEnd & { steps: number; toolCalls: number; usage: TokenCounts; costUsd: Cost })
+    | undefined;
+
+  const stepOf = (step: number, atMs: number): StepDraft => {
+    const segment = segments.length - 1;
+    let draft = steps.get(step);
+    if (draft === undefined) {
+      draft = {
+        step,
+        startedAtMs: atMs,
+        lastAtMs: atMs,
+        segment,
+        spansSegments: false,
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: undefined,
+        entries: [],
+        open: new Map(),
+      };
+      steps.set(step, draft);
+      order.push({ kind: "step", step });
+    }
+    if (draft.segment !== segment) draft.spansSegments = true;
+    draft.lastAtMs = atMs;
+    return draft;
+  };
+
+  for (const event of events) {
+    // A resume starts a new tracer clock at 0: times compare only within a part of the run.
+    if (segments.length === 0 || event.type === "resumed") {
+      segments.push({ first: event.atMs, last: event.atMs });
+    }
+    const segment = segments.at(-1) as { first: number; last: number };
+    segment.first = Math.min(segment.first, event.atMs);
+    segment.last = Math.max(segment.last, event.atMs);
+
+    switch (event.type) {
+      case "run_started":
+        goal ??= event.goal;
+        limits ??= event.limits;
+        break;
+      case "resumed":
+        order.push({ kind: "event", event: looseEvent(event, event.type) });
+        break;
+      case "model_started": {
+        const draft = stepOf(event.step, event.atMs);
+        draft.modelStartedAtMs = event.atMs;
+        break;
+      }
+      case "model_completed": {
+        const draft = stepOf(event.step, event.atMs);
+        const started = draft.modelStartedAtMs;
+        const call: ModelCall = {
+          ok: event.ok,
+          ...(event.actionType === undefined ? {} : { actionType: event.actionType }),
+          detail: event.detail,
+          durationMs: started === undefined ? null : event.atMs - started,
+        };
+        draft.model = call;
+        draft.modelStartedAtMs = undefined;
+        draft.inputTokens += event.usage?.inputTokens ?? 0;
+        draft.outputTokens += event.usage?.outputTokens ?? 0;
+        draft.costUsd = addCost(draft.costUsd, event.costUsd);
+        draft.entries.push({ kind: "model", call: { ...call, atMs: event.atMs } });
+        break;
+      }
+      case "model_retry":
+        stepOf(event.step, event.atMs).entries.push({
+          kind: "retry",
+          atMs: event.atMs,
+          attempt: event.attempt,
+          failureClass: event.failureClass,
+          delayMs: event.delayMs,
+          detail: event.detail,
+        });
+        break;
+      case "tool_started": {
+        const draft = stepOf(event.step, event.atMs);
+        draft.open.set(event.callId, {
+          index: draft.entries.length,
+          atMs: event.atMs,
+          segment: segments.length - 1,
+        });
+        draft.entries.push({
+          kind: "tool",
+          call: {
+            callId: event.callId,
+            tool: event.tool,
+            atMs: event.atMs,
+            input: event.input,
+            durationMs: null,
+          },
+        });
+        break;
+      }
+      case "tool_completed": {
+        const draft = stepOf(event.step, event.atMs);
+        const open = draft.open.get(event.callId);
+        draft.open.delete(event.callId);
+        const startedEntry = open === undefined ? undefined : draft.entries[open.index];
+        const started = startedEntry?.kind === "tool" ? startedEntry.call : undefined;
+        const sameClock = open !== undefined && open.segment === segments.length - 1;
+        const call: ToolCall = {
+          callId: event.callId,
+          tool: event.tool,
+          atMs: started?.atMs ?? event.atMs,
+          // A call refused before it ran has no `tool_started`: its input is not in the trace.
+          input: started?.input ?? "",
+          ok: event.ok,
+          output: event.detail,
+          durationMs: started !== undefined && sameClock ? event.atMs - started.atMs : null,
+        };
+        if (open !== undefined && started !== undefined)
+          draft.entries[open.index] = { kind: "tool", call };
+        else draft.entries.push({ kind: "tool", call });
+        break;
+      }
+      case "finish_rejected":
+        stepOf(event.step, event.atMs).entries.push({
+          kind: "rejection",
+          atMs: event.atMs,
+          reasons: event.reasons,
+          detail: event.detail,
+        });
+        break;
+      case "compacted":
+        stepOf(event.step, event.atMs).entries.push({
+          kind: "compaction",
+          atMs: event.atMs,
+          estimatedTokens: event.estimatedTokens,
+          compactedTokens: event.compactedTokens,
+          maxContextTokens: event.maxContextTokens,
+          results: event.results,
+        });
+        break;
+      case "run_finished":
+        end = {
+          atMs: event.atMs,
+          status: event.status,
+          code: event.code,
+          reason: event.reason,
+          steps: event.steps,
+          toolCalls: event.toolCalls,
+          usage: event.usage,
+          costUsd: event.costUsd,
+        };
+        break;
+      case "unknown": {
+        const loose = looseEvent(event.raw, event.originalType);
+        if (event.step === undefined) order.push({ kind: "event", event: loose });
+        else stepOf(event.step, event.atMs).entries.push({ kind: "event", event: loose });
+        break;
+      }
+      default: {
+        const unreachable: never = event;
+        throw new TypeError(`unhandled trace event ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  const reports = new Map([...steps].map(([step, draft]) => [step, finishStep(draft)]));
+  const stepReports = [...reports.values()];
+  const stepEntries = stepReports.flatMap((step) => step.entries);
+  const toolCalls = stepEntries.filter((entry) => entry.kind === "tool");
+  const summed = stepReports.reduce(
+    (sum, step) => ({
+      inputTokens: sum.inputTokens + step.inputTokens,
+      outputTokens: sum.outputTokens + step.outputTokens,
+      costUsd: addCost(sum.costUsd, step.costUsd),
+    }),
+    { inputTokens: 0, outputTokens: 0, costUsd: undefined as Cost },
+  );
+  const totals: Totals = {
+    steps: end?.steps ?? stepReports.filter((step) => step.model?.ok === true).length,
+    toolCalls: end?.toolCalls ?? toolCalls.length,
+    toolErrors: toolCalls.filter((entry) => entry.call.ok === false).length,
+    // The run's own totals when it finished (they include what a resume carried over).
+    inputTokens: end?.usage.inputTokens ?? summed.inputTokens,
+    outputTokens: end?.usage.outputTokens ?? summed.outputTokens,
+    costUsd: end === undefined || end.costUsd === undefined ? summed.costUsd : end.costUsd,
+    durationMs: segments.reduce((sum, part) => sum + (part.last - part.first), 0),
+    rejections: stepEntries.filter((entry) => entry.kind === "rejection").length,
+    retries: stepEntries.filter((entry) => entry.kind === "retry").length,
+    compactions: stepEntries.filter((entry) => entry.kind === "compaction").length,
+  };
+  const first = events[0];
+  return {
+    runId: first?.runId ?? "",
+    ...(goal === undefined ? {} : { goal }),
+    ...(limits === undefined ? {} : { limits }),
+    status: end?.status ?? "unfinished",
+    ...(end === undefined
+      ? {}
+      : { end: { atMs: end.atMs, status: end.status, code: end.code, reason: end.reason } }),
+    totals,
+    timeline: order.map(
+      (item): TimelineItem =>
+        item.kind === "step" ? { kind: "step", step: reports.get(item.step) as StepReport } : item,
+    ),
+    warnings,
+  };
+}
+
+interface TokenCounts {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/** Sums costs: an unknown price (`null`) makes the sum unknown; no cost at all stays absent. */
+export function addCost(sum: Cost, cost: Cost): Cost {
+  if (cost === undefined) return sum;
+  if (sum === null || cost === null) return null;
+  return (sum ?? 0) + cost;
+}
+
+function finishStep(draft: StepDraft): StepReport {
+  return {
+    step: draft.step,
+    startedAtMs: draft.startedAtMs,
+    durationMs: draft.spansSegments ? null : draft.lastAtMs - draft.startedAtMs,
+    ...(draft.model === undefined ? {} : { model: draft.model }),
+    inputTokens: draft.inputTokens,
+    outputTokens: draft.outputTokens,
+    costUsd: draft.costUsd,
+    entries: draft.entries,
+  };
+}
+
+function looseEvent(raw: Readonly<Record<string, unknown>>, type: string): LooseEvent {
+  const { seq, atMs, runId: _runId, type: _type, ...fields } = raw;
+  return { seq: Number(seq), atMs: Number(atMs), type, fields };
+}

@@ -1,4 +1,5 @@
 import type { AbortRace } from "./abortable.ts";
+import type { ModelPrice } from "./cost.ts";
 import type { ExtensionChain } from "./extension.ts";
 import type { Limits, LoopGuard } from "./loop-guard.ts";
 import type { RunHistory } from "./messages.ts";
@@ -35,6 +36,11 @@ export interface Run {
   /** Rejected finish proposals that end the run (`finish_rejected`) once reached. */
   readonly maxFinishRejections: number;
   finishRejections: number;
+  /** The model's price: undefined without pricing, null when its price is unknown. */
+  readonly price: ModelPrice | null | undefined;
+  readonly maxCostUsd: number | undefined;
+  /** USD the run's model calls cost so far (0 without a price). */
+  costUsd: number;
 }
 
 /** Why a phase ends the run: the stop code and a readable reason (redacted at the end). */

@@ -65,8 +65,11 @@ describe("priceOf", () => {
   it("knows no price for an unknown model or an inherited key", () => {
     expect(priceOf("fake")).toBeUndefined();
     expect(priceOf("constructor")).toBeUndefined();
-    // A `__proto__` entry of a pricing file is the file's own key, checked like any other.
-    expect(PricingTableSchema.safeParse(JSON.parse('{"__proto__": {}}')).success).toBe(false);
+    // A pricing file's `__proto__` entry does not survive its parse: no model gets it.
+    const parsed = PricingTableSchema.parse(
+      JSON.parse('{"__proto__": {"inputPerMTok": 1, "outputPerMTok": 1}}'),
+    );
+    expect(priceOf("__proto__", { pricing: parsed })).toBeUndefined();
   });
 
   it("ships a table that passes its own schema, with a date", () => {

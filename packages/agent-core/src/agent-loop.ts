@@ -150,7 +150,10 @@ function prepareRun(
     );
   }
   const { maxCostUsd } = options;
-  const price = options.price === undefined || options.price === null ? options.price : parsePrice(options.price);
+  const price =
+    options.price === undefined || options.price === null
+      ? options.price
+      : parsePrice(options.price);
   if (maxCostUsd !== undefined) {
     if (!Number.isFinite(maxCostUsd) || maxCostUsd < 0) {
       throw new InvalidLimitsError(

@@ -155,19 +155,22 @@ describe("runAgent with a price", () => {
       { trace: (event) => void without.push(event) },
     );
     expect(plain.costUsd).toBeNull();
-    expect(without.find((event) => event.type === "model_completed")).not.toHaveProperty(
-      "costUsd",
-    );
+    expect(without.find((event) => event.type === "model_completed")).not.toHaveProperty("costUsd");
   });
 
   it("refuses a cost budget without a price, and a price or budget that is not a number", async () => {
     const run = (options: Parameters<typeof runAgent>[5]) =>
-      runAgent("任务", createScriptedProvider([finish]), tools, { maxSteps: 5 }, undefined, options);
+      runAgent(
+        "任务",
+        createScriptedProvider([finish]),
+        tools,
+        { maxSteps: 5 },
+        undefined,
+        options,
+      );
     await expect(run({ maxCostUsd: 1 })).rejects.toThrow(InvalidLimitsError);
     await expect(run({ maxCostUsd: 1, price: null })).rejects.toThrow(InvalidLimitsError);
-    await expect(run({ maxCostUsd: Number.NaN, price: PRICE })).rejects.toThrow(
-      InvalidLimitsError,
-    );
+    await expect(run({ maxCostUsd: Number.NaN, price: PRICE })).rejects.toThrow(InvalidLimitsError);
     await expect(
       run({ price: { inputPerMTok: -1, outputPerMTok: 1 } as ModelPrice }),
     ).rejects.toThrow(InvalidLimitsError);

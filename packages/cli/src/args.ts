@@ -3,6 +3,7 @@ import {
   DEFAULT_LOOP_WINDOW,
   DEFAULT_MAX_FINISH_REJECTIONS,
   DEFAULT_MAX_OBSERVATION_CHARS,
+  type ModelPrice,
 } from "@coding-agent/agent-core";
 import {
   APPROVAL_MODES,
@@ -45,6 +46,14 @@ export const RUN_FLAGS = {
   "max-context-tokens": {
     type: "string",
     help: "每次模型请求的上下文 token 预算：超出时最早的工具结果压缩成 artifact 引用（read_artifact 可读回）；放不下必须保留的部分时以超出预算结束（context_exhausted）",
+  },
+  pricing: {
+    type: "string",
+    help: '价格文件（JSON）：{ "<模型>": { "inputPerMTok", "outputPerMTok", "cachedInputPerMTok"? } }，美元 / 百万 token，优先于内置价格表；Fake Model 的模型名是 fake',
+  },
+  "max-cost-usd": {
+    type: "string",
+    help: "成本预算，美元：达到它的那一步之后运行以超出预算结束（max_cost）；需要知道模型的价格",
   },
   "max-tool-errors": { type: "string", help: "工具连续返回错误的次数上限（默认 5，成功一次清零）" },
   "max-observation-chars": {
@@ -160,6 +169,13 @@ const RunFlagsSchema = z.strictObject({
     )
     .default(DEFAULT_MAX_OBSERVATION_CHARS),
   script: z.string().min(1, "--script 需要文件路径").optional(),
+  pricing: z.string().min(1, "--pricing 需要文件路径").optional(),
+  "max-cost-usd": z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "--max-cost-usd 需要正数（美元，例如 0.5）")
+    .transform(Number)
+    .pipe(z.number().positive("--max-cost-usd 必须大于 0").finite("--max-cost-usd 太大"))
+    .optional(),
   workspace: z.string().min(1, "--workspace 需要目录路径").default("."),
   "allow-command": z.array(z.string().min(1, "--allow-command 需要程序名")).default([]),
   approval: z
@@ -223,6 +239,15 @@ export type RunCommand = {
   /** `--max-observation-chars`: the run's cap on one tool result and the tools' page size. */
   readonly maxObservationChars: number;
   readonly scriptPath?: string;
+  /** `--pricing` (absolute): prices over the built-in table. */
+  readonly pricingPath?: string;
+  /** `--max-cost-usd`: the USD the run's model calls may cost. */
+  readonly maxCostUsd?: number;
+  /**
+   * The model's price as the run started (null: unknown), written into the state log's
+   * `run_started` options, so a resume and a replay count with the prices the run had.
+   */
+  readonly price?: ModelPrice | null;
   /** The backend; `model` and `baseUrl` only for a real one (checked when parsing). */
   readonly provider: {
     readonly name: ProviderName;
@@ -331,6 +356,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
       retries: f["max-retries"],
       maxObservationChars: f["max-observation-chars"],
       ...(f.script === undefined ? {} : { scriptPath: f.script }),
+      ...(f.pricing === undefined ? {} : { pricingPath: path.resolve(f.pricing) }),
+      ...(f["max-cost-usd"] === undefined ? {} : { maxCostUsd: f["max-cost-usd"] }),
       provider: {
         name: f.provider,
         ...(f.model === undefined ? {} : { model: f.model }),

@@ -110,7 +110,7 @@ export const PROVIDERS = ["fake", "openai", "anthropic"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 /** The commands the CLI knows. */
-export const COMMANDS = ["run", "resume", "runs", "help"] as const;
+export const COMMANDS = ["run", "resume", "replay", "runs", "help"] as const;
 
 /** `--finish-gate` values (design §7). */
 export const FINISH_GATES = ["auto", "tests", "none"] as const;
@@ -210,6 +210,8 @@ export type CliCommand =
   | { readonly kind: "help" }
   | { readonly kind: "runs"; readonly json: boolean }
   | { readonly kind: "resume"; readonly runId: string; readonly json: boolean }
+  /** `replay <runId | state.jsonl>`: a run id, or the path of a state log. */
+  | { readonly kind: "replay"; readonly target: string; readonly json: boolean }
   | RunCommand;
 
 /** `coding-agent run`: everything a run needs, also what a resume reads back from its log. */
@@ -282,11 +284,13 @@ export function usage(): string {
   return [
     '用法：coding-agent run "<目标>" [选项]',
     "      coding-agent resume <runId> [--json]",
+    "      coding-agent replay <runId | state.jsonl> [--json]",
     "      coding-agent runs [--json]",
     "",
     "命令：",
     "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command、run_tests、edit_file、write_file、apply_edits（给了 --max-context-tokens 时还有 read_artifact）",
     "  resume 继续一次没有结束的运行（沿用它记录的选项和已用掉的预算；已结束的运行不能继续）",
+    "  replay 离线重放一次已结束的运行：用记录的模型回复和工具结果重新走一遍循环（不联网、不执行工具），输出同样的结果、同样退出；今天的运行时做出不同决定时以 replay_diverged 结束（退出码 1），指出第一条不一致记录的 seq",
     "  runs   列出运行记录（运行 ID、开始时间、目标、状态），最新的在前",
     "  help   显示帮助",
     "",
@@ -307,7 +311,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
   if (command === "help" || command === "--help" || command === "-h") {
     return { ok: true, command: { kind: "help" } };
   }
-  if (command === "runs" || command === "resume") return parseRunsArgs(command, rest);
+  if (command === "runs" || command === "resume" || command === "replay")
+    return parseRunsArgs(command, rest);
   if (command !== "run") {
     return bad(`未知命令：${command}。可用命令：${COMMANDS.join("、")}`);
   }
@@ -380,7 +385,10 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
 }
 
 /** `runs [--json]` and `resume <runId> [--json]`. */
-function parseRunsArgs(command: "runs" | "resume", args: readonly string[]): CliArgsResult {
+function parseRunsArgs(
+  command: "runs" | "resume" | "replay",
+  args: readonly string[],
+): CliArgsResult {
   const result = parseArgsOrExplain({
     args: [...args],
     options: { json: { type: "boolean" }, help: { type: "boolean" } },
@@ -394,6 +402,14 @@ function parseRunsArgs(command: "runs" | "resume", args: readonly string[]): Cli
   if (command === "runs") {
     if (positionals.length > 0) return bad(`runs 不接受参数，收到：${positionals.join(" ")}`);
     return { ok: true, command: { kind: "runs", json } };
+  }
+  if (command === "replay") {
+    const target = positionals[0]?.trim() ?? "";
+    if (positionals.length !== 1 || target === "")
+      return bad(
+        "用法：coding-agent replay <runId | state.jsonl 的路径>（运行 ID 见 coding-agent runs）",
+      );
+    return { ok: true, command: { kind: "replay", target, json } };
   }
   if (positionals.length !== 1)
     return bad("用法：coding-agent resume <runId>（运行 ID 见 coding-agent runs）");

@@ -326,7 +326,8 @@ function stateFailed(reason: string): RunResult {
   };
 }
 
-function report(
+/** Prints a result as `run` does (JSON with `--json`) and returns the exit code of its status. */
+export function report(
   io: CliIo,
   command: RunCommand,
   result: RunResult,

@@ -17,7 +17,7 @@ import { prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
 import { report } from "./run-session.ts";
 import { prepareRunTools } from "./run-tools.ts";
-import { readStateLog } from "./state/log.ts";
+import { readStateLog, type StateEvent } from "./state/log.ts";
 
 /**
  * `coding-agent replay <runId | state.jsonl>` (design §7, lesson 28): runs a finished run
@@ -66,49 +66,67 @@ export async function replayRun(
   };
   const scratch = await mkdtemp(path.join(tmpdir(), "coding-agent-replay-"));
   try {
-    const replayer = createReplayer(events);
-    const redact = createRedactor({ env });
-    const tools = await prepareRunTools({
-      // The tools never run; bound to an empty folder, a bug that ran one could not touch
-      // the recorded workspace either.
-      workspace: scratch,
-      allowCommands: command.allowCommands ?? [],
-      approval: command.approval,
-      sandbox: "none",
-      ...(command.testCommand === undefined ? {} : { testCommand: command.testCommand }),
-      allowPaths: command.allowPaths ?? [],
-      maxObservationChars: command.maxObservationChars,
-      redact,
-      wholeCommandOutput: command.maxContextTokens !== undefined,
-    });
-    if (!tools.ok) {
-      io.stderr(`无法重放：${tools.message}\n`);
-      return EXIT_CODES.usage;
-    }
-    const features = await prepareRunFeatures({
-      command,
-      redact,
-      artifactsDir: path.join(scratch, ".artifacts"),
-      version: replayer.version,
-    });
-    const executed: string[] = [];
-    const runTools = neverRun({ ...tools.tools, ...features.tools }, executed);
-    const { maxRepeatedActions: _counted, ...limits } = command.limits;
-    io.stderr(`coding-agent：重放运行 ${started.runId}（${events.length} 条记录，离线）\n`);
-    const outcome = await runAgent(command.goal, replayer.provider, runTools, limits, signal, {
-      redact,
-      maxObservationChars: command.maxObservationChars,
-      maxFinishRejections: command.maxFinishRejections,
-      extensions: [replayer.answers, ...features.extensions, replayer.modelCheck],
-      price: command.price ?? null,
-      ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
-    });
-    const result = executed.length === 0 ? replayer.settle(outcome) : ranATool(outcome, executed);
-    const runDir = path.dirname(file);
-    return report(io, command, result, undefined, started.runId, runDir);
+    return await replay({ io, env, file, command, events, scratch, signal });
+  } catch (error) {
+    // Options that do not make a run (a log edited by hand): the log is bad input, not a crash.
+    io.stderr(`无法重放：${file} 的 run_started.options 无效（${(error as Error).message}）\n`);
+    return EXIT_CODES.usage;
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+async function replay(options: {
+  readonly io: CliIo;
+  readonly env: CliEnv;
+  readonly file: string;
+  readonly command: RunCommand;
+  readonly events: readonly StateEvent[];
+  readonly scratch: string;
+  readonly signal: AbortSignal;
+}): Promise<number> {
+  const { io, env, file, command, events, scratch, signal } = options;
+  const started = events[0] as Extract<StateEvent, { type: "run_started" }>;
+  const replayer = createReplayer(events);
+  const redact = createRedactor({ env });
+  const tools = await prepareRunTools({
+    // The tools never run; bound to an empty folder, a bug that ran one could not touch
+    // the recorded workspace either.
+    workspace: scratch,
+    allowCommands: command.allowCommands ?? [],
+    approval: command.approval,
+    sandbox: "none",
+    ...(command.testCommand === undefined ? {} : { testCommand: command.testCommand }),
+    allowPaths: command.allowPaths ?? [],
+    maxObservationChars: command.maxObservationChars,
+    redact,
+    wholeCommandOutput: command.maxContextTokens !== undefined,
+  });
+  if (!tools.ok) {
+    io.stderr(`无法重放：${tools.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  const features = await prepareRunFeatures({
+    command,
+    redact,
+    artifactsDir: path.join(scratch, ".artifacts"),
+    version: replayer.version,
+  });
+  const executed: string[] = [];
+  const runTools = neverRun({ ...tools.tools, ...features.tools }, executed);
+  const { maxRepeatedActions: _counted, ...limits } = command.limits;
+  io.stderr(`coding-agent：重放运行 ${started.runId}（${events.length} 条记录，离线）\n`);
+  const outcome = await runAgent(command.goal, replayer.provider, runTools, limits, signal, {
+    redact,
+    maxObservationChars: command.maxObservationChars,
+    maxFinishRejections: command.maxFinishRejections,
+    extensions: [replayer.answers, ...features.extensions, replayer.modelCheck],
+    price: command.price ?? null,
+    ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
+  });
+  const result = executed.length === 0 ? replayer.settle(outcome) : ranATool(outcome, executed);
+  const runDir = path.dirname(file);
+  return report(io, command, result, undefined, started.runId, runDir);
 }
 
 /** A run id names `$CODING_AGENT_HOME/runs/<id>/state.jsonl`; anything else is a path. */

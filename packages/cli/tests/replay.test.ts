@@ -507,3 +507,54 @@ describe("coding-agent replay of a log that does not match", () => {
     expect(await readFile(join(workspace, "src/sum.js"), "utf8")).toBe(FIXED);
   });
 });
+
+describe("coding-agent replay and cost", () => {
+  const usage = { inputTokens: 1_000_000, outputTokens: 500_000 };
+  const priced = (turn: object) => ({ ...turn, usage });
+  const turns = [
+    priced(call("read_file", { path: "src/sum.js" })),
+    priced(call("list_files", {})),
+    priced(call("read_file", { path: "package.json" })),
+    priced(finish()),
+  ];
+  async function pricedRun(flags: string[]) {
+    const pricing = join(base, "pricing.json");
+    await writeFile(pricing, JSON.stringify({ fake: { inputPerMTok: 1, outputPerMTok: 2 } }));
+    return run(turns, ["--pricing", pricing, "--finish-gate", "none", ...AUTO, ...flags]);
+  }
+
+  it("replays a cost stop with the recorded price, even once the pricing file is gone", HANG_GUARD, async () => {
+    const original = await pricedRun(["--max-cost-usd", "4"]);
+    expect(original.result).toMatchObject({ code: "max_cost", costUsd: 4 });
+    await rm(join(base, "pricing.json"));
+    await expectSameReplay(original);
+  });
+
+  it("diverges where a cost budget lowered in the log stops today's runtime earlier", HANG_GUARD, async () => {
+    const original = await pricedRun([]);
+    expect(original.result).toMatchObject({ status: "completed", costUsd: 8 });
+    let seq = 0;
+    await tamper(original.result.runId, (event) => {
+      if (event.type === "run_started") {
+        return { ...event, options: { ...(event.options as object), maxCostUsd: 2 } };
+      }
+      if (event.type === "model_reply" && event.step === 2) seq = event.seq as number;
+      return event;
+    });
+    const replay = await cli(["replay", original.result.runId, "--json"]);
+    expect(replay.code).toBe(1);
+    expect(replay.result).toMatchObject({ code: "replay_diverged", steps: 1 });
+    expect(replay.result.reason).toContain(`seq ${seq} `);
+    expect(replay.result.reason).toContain("max_cost");
+  });
+
+  it("refuses recorded options that make no run (exit 2), without a crash", HANG_GUARD, async () => {
+    const original = await pricedRun([]);
+    await tamper(original.result.runId, (event) =>
+      event.type === "run_started" ? { ...event, options: { goal: "x" } } : event,
+    );
+    const replay = await cli(["replay", original.result.runId, "--json"]);
+    expect(replay.code).toBe(2);
+    expect(replay.stderr).toContain("run_started.options 无效");
+  });
+});

@@ -1,5 +1,4 @@
 import {
-  canonicalJson,
   type ExtensionStop,
   type ModelResponse,
   type Provider,
@@ -10,7 +9,8 @@ import {
 } from "@coding-agent/agent-core";
 import type { StateEvent } from "../state/log.ts";
 import { recordedResponse } from "../state/resume.ts";
-import { createReplayCursor, describeEvent, type RecordedFinish } from "./cursor.ts";
+import { createReplayCursor } from "./cursor.ts";
+import { compareWithLog, describeEvent } from "./divergence.ts";
 
 /**
  * Stops the log records at a model call that left no reply to replay: the provider failed,
@@ -53,7 +53,11 @@ export interface Replayer {
  * recorded transition it does not reach, or reaches differently, ends the replay
  * `replay_diverged`, naming its seq.
  */
-export function createReplayer(events: readonly StateEvent[]): Replayer {
+export function createReplayer(
+  events: readonly StateEvent[],
+  options: { readonly compare?: typeof compareWithLog } = {},
+): Replayer {
+  const compare = options.compare ?? compareWithLog;
   const cursor = createReplayCursor(events);
   let version: string | undefined;
   const diverged = (seq: number | undefined, what: string): ExtensionStop => ({
@@ -77,15 +81,9 @@ export function createReplayer(events: readonly StateEvent[]): Replayer {
       name: "replay",
       beforeToolCall(call) {
         const intent = cursor.peek();
-        const what = `今天的运行时要调用工具 ${call.tool}（${call.callId}，输入 ${canonicalJson(call.input)}）`;
-        if (
-          intent?.type !== "tool_intent" ||
-          intent.callId !== call.callId ||
-          intent.tool !== call.tool ||
-          canonicalJson(intent.input) !== canonicalJson(call.input)
-        ) {
-          return diverged(intent?.seq, `记录是${describeEvent(intent)}，${what}`);
-        }
+        const { callId, tool, input } = call;
+        const verdict = compare({ kind: "tool_call", callId, tool, input }, intent);
+        if (verdict.kind === "diverged") return diverged(verdict.seq, verdict.what);
         cursor.take();
         const result = cursor.peek();
         if (result?.type === "tool_result" && result.callId === call.callId) {
@@ -98,7 +96,7 @@ export function createReplayer(events: readonly StateEvent[]): Replayer {
         }
         // An intent without a result in a finished run: the call never came back.
         if (result?.type === "run_finished") {
-          const reason = String((result as RecordedFinish).reason ?? "");
+          const reason = String(result.reason ?? "");
           if (result.code === "permission_denied") {
             // Rebuilt by the loop as "工具 <name> 被阻止：<reason>".
             const prefix = `工具 ${call.tool} 被阻止：`;
@@ -128,44 +126,29 @@ export function createReplayer(events: readonly StateEvent[]): Replayer {
       name: "replay-model",
       beforeModelCall(request) {
         const next = cursor.peek();
-        if (next?.type === "model_reply" && next.step === request.step) return undefined;
         if (next?.type === "run_finished" && STOPS_AT_A_MODEL_CALL.has(next.code)) {
-          const reason = String((next as RecordedFinish).reason ?? next.code);
+          const reason = String(next.reason ?? next.code);
           return { kind: "stop", code: next.code as StopCode, reason };
         }
-        return diverged(
-          next?.seq,
-          `记录是${describeEvent(next)}，今天的运行时要调用模型（第 ${request.step} 步）`,
-        );
+        const verdict = compare({ kind: "model_call", step: request.step }, next);
+        return verdict.kind === "same" ? undefined : diverged(verdict.seq, verdict.what);
       },
     },
     version: () => version,
     settle(result) {
       if (result.code === "replay_diverged") return result;
-      const next = cursor.peek() as RecordedFinish | undefined;
-      if (next?.type !== "run_finished") {
-        return divergedResult(
-          result,
-          divergence(
-            next?.seq,
-            `今天的运行时在这里结束（${result.status}，${result.code}），记录还有${describeEvent(next)}`,
-          ),
-        );
-      }
-      const differences = (
-        [
-          ["status", next.status, result.status],
-          ["code", next.code, result.code],
-          ["steps", next.steps, result.steps],
-          ["toolCalls", next.toolCalls, result.toolCalls],
-        ] as const
-      )
-        .filter(([, recorded, now]) => recorded !== now)
-        .map(
-          ([field, recorded, now]) => `${field} 记录为 ${String(recorded)}，重放为 ${String(now)}`,
-        );
-      if (differences.length === 0) return result;
-      return divergedResult(result, divergence(next.seq, differences.join("；")));
+      const verdict = compare(
+        {
+          kind: "end",
+          status: result.status,
+          code: result.code,
+          steps: result.steps,
+          toolCalls: result.toolCalls,
+        },
+        cursor.peek(),
+      );
+      if (verdict.kind === "same") return result;
+      return divergedResult(result, divergence(verdict.seq, verdict.what));
     },
   };
 }

@@ -12,6 +12,7 @@ import type { RunCommand } from "./args.ts";
 import type { CliIo } from "./cli.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import type { CliEnv } from "./model-provider.ts";
+import type { compareWithLog } from "./replay/divergence.ts";
 import { createReplayer } from "./replay/replayer.ts";
 import { prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
@@ -28,6 +29,8 @@ import { readStateLog, type StateEvent } from "./state/log.ts";
  * folder, not the recorded workspace. Nothing is written under `$CODING_AGENT_HOME`: a
  * replay is not a run, and `coding-agent runs` does not list it.
  *
+ * `options.compare` replaces the divergence rule (lesson 28's exercise plugs in here).
+ *
  * An unfinished run (no `run_finished`: it crashed, or is still going) is not replayed
  * (exit 2): there is no end to compare with; `coding-agent resume` finishes it first.
  */
@@ -37,6 +40,7 @@ export async function replayRun(
   io: CliIo,
   signal: AbortSignal,
   env: CliEnv,
+  options: { readonly compare?: typeof compareWithLog } = {},
 ): Promise<number> {
   const file = stateFileOf(target, env);
   const read = await readStateLog(file);
@@ -66,7 +70,7 @@ export async function replayRun(
   };
   const scratch = await mkdtemp(path.join(tmpdir(), "coding-agent-replay-"));
   try {
-    return await replay({ io, env, file, command, events, scratch, signal });
+    return await replay({ io, env, file, command, events, scratch, signal, ...options });
   } catch (error) {
     // Options that do not make a run (a log edited by hand): the log is bad input, not a crash.
     io.stderr(`无法重放：${file} 的 run_started.options 无效（${(error as Error).message}）\n`);
@@ -84,10 +88,11 @@ async function replay(options: {
   readonly events: readonly StateEvent[];
   readonly scratch: string;
   readonly signal: AbortSignal;
+  readonly compare?: typeof compareWithLog;
 }): Promise<number> {
-  const { io, env, file, command, events, scratch, signal } = options;
+  const { io, env, file, command, events, scratch, signal, compare } = options;
   const started = events[0] as Extract<StateEvent, { type: "run_started" }>;
-  const replayer = createReplayer(events);
+  const replayer = createReplayer(events, compare === undefined ? {} : { compare });
   const redact = createRedactor({ env });
   const tools = await prepareRunTools({
     // The tools never run; bound to an empty folder, a bug that ran one could not touch

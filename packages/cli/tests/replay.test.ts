@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeModelServer } from "@coding-agent/providers/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { compareWithLog } from "../src/replay/divergence.ts";
+import type { StateEvent } from "../src/state/log.ts";
 import { captureCli } from "./support/run-cli.ts";
 import { BUGGY, createSumRepo, FIXED, sha256 } from "./support/sum-repo.ts";
 
@@ -523,38 +525,111 @@ describe("coding-agent replay and cost", () => {
     return run(turns, ["--pricing", pricing, "--finish-gate", "none", ...AUTO, ...flags]);
   }
 
-  it("replays a cost stop with the recorded price, even once the pricing file is gone", HANG_GUARD, async () => {
-    const original = await pricedRun(["--max-cost-usd", "4"]);
-    expect(original.result).toMatchObject({ code: "max_cost", costUsd: 4 });
-    await rm(join(base, "pricing.json"));
-    await expectSameReplay(original);
-  });
+  it(
+    "replays a cost stop with the recorded price, even once the pricing file is gone",
+    HANG_GUARD,
+    async () => {
+      const original = await pricedRun(["--max-cost-usd", "4"]);
+      expect(original.result).toMatchObject({ code: "max_cost", costUsd: 4 });
+      await rm(join(base, "pricing.json"));
+      await expectSameReplay(original);
+    },
+  );
 
-  it("diverges where a cost budget lowered in the log stops today's runtime earlier", HANG_GUARD, async () => {
-    const original = await pricedRun([]);
-    expect(original.result).toMatchObject({ status: "completed", costUsd: 8 });
-    let seq = 0;
-    await tamper(original.result.runId, (event) => {
-      if (event.type === "run_started") {
-        return { ...event, options: { ...(event.options as object), maxCostUsd: 2 } };
-      }
-      if (event.type === "model_reply" && event.step === 2) seq = event.seq as number;
-      return event;
+  it(
+    "diverges where a cost budget lowered in the log stops today's runtime earlier",
+    HANG_GUARD,
+    async () => {
+      const original = await pricedRun([]);
+      expect(original.result).toMatchObject({ status: "completed", costUsd: 8 });
+      let seq = 0;
+      await tamper(original.result.runId, (event) => {
+        if (event.type === "run_started") {
+          return { ...event, options: { ...(event.options as object), maxCostUsd: 2 } };
+        }
+        if (event.type === "model_reply" && event.step === 2) seq = event.seq as number;
+        return event;
+      });
+      const replay = await cli(["replay", original.result.runId, "--json"]);
+      expect(replay.code).toBe(1);
+      expect(replay.result).toMatchObject({ code: "replay_diverged", steps: 1 });
+      expect(replay.result.reason).toContain(`seq ${seq} `);
+      expect(replay.result.reason).toContain("max_cost");
+    },
+  );
+
+  it(
+    "refuses recorded options that make no run (exit 2), without a crash",
+    HANG_GUARD,
+    async () => {
+      const original = await pricedRun([]);
+      await tamper(original.result.runId, (event) =>
+        event.type === "run_started" ? { ...event, options: { goal: "x" } } : event,
+      );
+      const replay = await cli(["replay", original.result.runId, "--json"]);
+      expect(replay.code).toBe(2);
+      expect(replay.stderr).toContain("run_started.options 无效");
+    },
+  );
+});
+
+describe("compareWithLog", () => {
+  const reply = (seq: number, step: number) =>
+    ({ seq, type: "model_reply", step, actions: [] }) as StateEvent;
+  const intent = (seq: number, tool: string, input: Record<string, unknown>) =>
+    ({ seq, type: "tool_intent", step: 1, callId: "call_1", tool, input, key: "k" }) as StateEvent;
+  const done = (seq: number, steps: number) =>
+    ({
+      seq,
+      type: "run_finished",
+      status: "completed",
+      code: "finished",
+      steps,
+      toolCalls: 1,
+    }) as StateEvent;
+
+  it("takes a model call only on the reply of its own step", () => {
+    expect(compareWithLog({ kind: "model_call", step: 2 }, reply(4, 2))).toEqual({ kind: "same" });
+    expect(compareWithLog({ kind: "model_call", step: 2 }, reply(4, 3))).toMatchObject({
+      kind: "diverged",
+      seq: 4,
     });
-    const replay = await cli(["replay", original.result.runId, "--json"]);
-    expect(replay.code).toBe(1);
-    expect(replay.result).toMatchObject({ code: "replay_diverged", steps: 1 });
-    expect(replay.result.reason).toContain(`seq ${seq} `);
-    expect(replay.result.reason).toContain("max_cost");
+    expect(compareWithLog({ kind: "model_call", step: 2 }, undefined)).toMatchObject({
+      kind: "diverged",
+      seq: undefined,
+    });
   });
 
-  it("refuses recorded options that make no run (exit 2), without a crash", HANG_GUARD, async () => {
-    const original = await pricedRun([]);
-    await tamper(original.result.runId, (event) =>
-      event.type === "run_started" ? { ...event, options: { goal: "x" } } : event,
-    );
-    const replay = await cli(["replay", original.result.runId, "--json"]);
-    expect(replay.code).toBe(2);
-    expect(replay.stderr).toContain("run_started.options 无效");
+  it("takes a tool call only on an intent of the same id, tool and input, key order aside", () => {
+    const move = {
+      kind: "tool_call",
+      callId: "call_1",
+      tool: "read_file",
+      input: { b: 1, a: 2 },
+    } as const;
+    expect(compareWithLog(move, intent(3, "read_file", { a: 2, b: 1 }))).toEqual({ kind: "same" });
+    expect(compareWithLog(move, intent(3, "read_file", { a: 2, b: 2 }))).toMatchObject({
+      kind: "diverged",
+      seq: 3,
+    });
+    expect(compareWithLog(move, intent(3, "list_files", { a: 2, b: 1 }))).toMatchObject({
+      kind: "diverged",
+      seq: 3,
+    });
+  });
+
+  it("takes the end only on a run_finished with the same status, code, steps and tool calls", () => {
+    const move = {
+      kind: "end",
+      status: "completed",
+      code: "finished",
+      steps: 2,
+      toolCalls: 1,
+    } as const;
+    expect(compareWithLog(move, done(9, 2))).toEqual({ kind: "same" });
+    const verdict = compareWithLog(move, done(9, 3));
+    expect(verdict).toMatchObject({ kind: "diverged", seq: 9 });
+    expect(verdict.kind === "diverged" && verdict.what).toBe("steps 记录为 3，重放为 2");
+    expect(compareWithLog(move, reply(9, 3))).toMatchObject({ kind: "diverged", seq: 9 });
   });
 });

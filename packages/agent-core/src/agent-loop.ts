@@ -90,6 +90,12 @@ export interface RunOptions {
    * call, `budget_exceeded`, code `max_cost`. Needs a `price`.
    */
   readonly maxCostUsd?: number;
+  /**
+   * What one call's tokens cost at `price`; default `costOf` (per million tokens, cached
+   * input at its own price). A provider with another scheme (a long-context surcharge, say)
+   * passes its own.
+   */
+  readonly costOf?: (usage: TokenUsage | undefined, price: ModelPrice) => number;
 }
 
 /** Finish rejections a run survives when `maxFinishRejections` is not given. */
@@ -190,6 +196,7 @@ function prepareRun(
     finishRejections: 0,
     price,
     maxCostUsd,
+    costOf: options.costOf ?? costOf,
     costUsd: 0,
   };
   return { run, callerLimits };
@@ -277,7 +284,10 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
   const { usage } = response.response;
   run.guard.recordUsage(usage);
   // Tokens are paid for whether or not the reply turns out valid.
-  const costUsd = run.price === undefined || run.price === null ? null : costOf(usage, run.price);
+  const costUsd = callCost(run, usage);
+  if (costUsd === false) {
+    return modelFailed(run, step, "extension_error", "costOf 没有给出有效的成本（有限、非负的数）");
+  }
   if (costUsd !== null) run.costUsd += costUsd;
 
   const single = response.response.actions === undefined;
@@ -330,6 +340,17 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
     if (stop !== undefined) return { kind: "stop", ...stop };
   }
   return { kind: "act", actions, names };
+}
+
+/** The cost of one call: null without a known price, false when `costOf` broke. */
+function callCost(run: Run, usage: TokenUsage | undefined): number | null | false {
+  if (run.price === undefined || run.price === null) return null;
+  try {
+    const cost = run.costOf(usage, run.price);
+    return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : false;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -175,4 +175,30 @@ describe("runAgent with a price", () => {
       run({ price: { inputPerMTok: -1, outputPerMTok: 1 } as ModelPrice }),
     ).rejects.toThrow(InvalidLimitsError);
   });
+
+  it("prices each call with options.costOf when given, and ends extension_error when it breaks", async () => {
+    const flat = () => 0.5;
+    const run = (costOf: NonNullable<Parameters<typeof runAgent>[5]>["costOf"]) =>
+      runAgent(
+        "任务",
+        createScriptedProvider([echo(1), finish]),
+        tools,
+        { maxSteps: 5 },
+        undefined,
+        {
+          price: PRICE,
+          ...(costOf === undefined ? {} : { costOf }),
+        },
+      );
+    expect(await run(flat)).toMatchObject({ status: "completed", costUsd: 1 });
+    for (const broken of [
+      () => Number.NaN,
+      () => -1,
+      () => {
+        throw new Error("boom");
+      },
+    ]) {
+      expect(await run(broken)).toMatchObject({ status: "failed", code: "extension_error" });
+    }
+  });
 });

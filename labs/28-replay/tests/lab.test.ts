@@ -141,7 +141,12 @@ const SCRIPT = [
 /** `coding-agent <argv>` in this process, with its own `$CODING_AGENT_HOME`; `compare` for a replay. */
 async function cli(argv: string[], compare?: typeof compareWithLog) {
   let stdout = "";
-  const io = { stdout: (text: string) => void (stdout += text), stderr: () => {} };
+  const io = {
+    stdout: (text: string) => {
+      stdout += text;
+    },
+    stderr: () => {},
+  };
   const env = { CODING_AGENT_HOME: home, PATH: process.env.PATH };
   const signal = new AbortController().signal;
   const code =

@@ -13,7 +13,7 @@ import type { CliIo } from "./cli.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import type { CliEnv } from "./model-provider.ts";
 import type { compareWithLog } from "./replay/divergence.ts";
-import { createReplayer } from "./replay/replayer.ts";
+import { createReplayer, type Replayer } from "./replay/replayer.ts";
 import { prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
 import { report } from "./run-session.ts";
@@ -118,7 +118,7 @@ async function replay(options: {
     version: replayer.version,
   });
   const executed: string[] = [];
-  const runTools = neverRun({ ...tools.tools, ...features.tools }, executed);
+  const runTools = neverRun({ ...tools.tools, ...features.tools }, executed, replayer);
   const { maxRepeatedActions: _counted, ...limits } = command.limits;
   io.stderr(`coding-agent：重放运行 ${started.runId}（${events.length} 条记录，离线）\n`);
   const outcome = await runAgent(command.goal, replayer.provider, runTools, limits, signal, {
@@ -147,7 +147,7 @@ function stateFileOf(target: string, env: CliEnv): string {
  * did), but an `execute` that records the call and fails, and no permission check: in a
  * replay every call is answered from the log before either could be asked.
  */
-function neverRun(tools: ToolSet, executed: string[]): ToolSet {
+function neverRun(tools: ToolSet, executed: string[], replayer: Replayer): ToolSet {
   return Object.fromEntries(
     Object.entries(tools).map(([name, tool]): [string, Tool] => {
       const { authorize: _authorize, ...rest } = tool;
@@ -156,6 +156,9 @@ function neverRun(tools: ToolSet, executed: string[]): ToolSet {
         {
           ...rest,
           execute: () => {
+            // The one call a stand-in answers: one that threw in the recorded run.
+            const recorded = replayer.recordedThrow();
+            if (recorded !== undefined) throw new Error(recorded);
             executed.push(name);
             throw new Error(`重放不执行工具（${name}）`);
           },

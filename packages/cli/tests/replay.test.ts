@@ -443,6 +443,48 @@ describe("coding-agent replay of a log that does not match", () => {
   );
 
   it(
+    "replays a run whose tool threw: the call counted, the run failed tool_error, as recorded",
+    HANG_GUARD,
+    async () => {
+      const original = await run(
+        [call("echo", { text: "一" }), call("echo", { text: "二" }), finish()],
+        ["--finish-gate", "none"],
+      );
+      // What the log of a tool that threw looks like: its intent, no result, the run's end.
+      let results = 0;
+      let n = 0;
+      const reason = "工具 echo 失败：磁盘坏了";
+      await tamper(original.result.runId, (event) => {
+        if (event.type === "tool_result") results += 1;
+        if (event.type === "tool_result" && results === 2) return null;
+        if (event.type === "model_reply" && event.step === 3) return null;
+        n += 1;
+        if (event.type === "run_finished") {
+          return {
+            ...event,
+            seq: n,
+            status: "failed",
+            code: "tool_error",
+            reason,
+            steps: 2,
+            toolCalls: 2,
+          };
+        }
+        return { ...event, seq: n };
+      });
+      const replay = await cli(["replay", original.result.runId, "--json"]);
+      expect(replay.result).toMatchObject({
+        status: "failed",
+        code: "tool_error",
+        reason,
+        steps: 2,
+        toolCalls: 2,
+      });
+      expect(replay.code).toBe(1);
+    },
+  );
+
+  it(
     "refuses a log with a removed line (a gap in seq) or a broken line, exit 2",
     HANG_GUARD,
     async () => {

@@ -40,6 +40,11 @@ export interface Replayer {
   readonly modelCheck: RunExtension;
   /** The workspace version after the latest replayed call (as recorded). */
   version(): string | undefined;
+  /**
+   * The error the call now starting threw in the recorded run (its tool's stand-in throws it),
+   * once; undefined for any other call: a stand-in asked to run one is a replay that ran a tool.
+   */
+  recordedThrow(): string | undefined;
   /** The replay's result, or `replay_diverged` where it parts from the log. */
   settle(result: RunResult): RunResult;
 }
@@ -60,6 +65,8 @@ export function createReplayer(
   const compare = options.compare ?? compareWithLog;
   const cursor = createReplayCursor(events);
   let version: string | undefined;
+  /** Set for the call being answered when it threw in the recorded run; read by its stand-in. */
+  let thrown: string | undefined;
   const diverged = (seq: number | undefined, what: string): ExtensionStop => ({
     kind: "stop",
     code: "replay_diverged",
@@ -80,6 +87,7 @@ export function createReplayer(
     answers: {
       name: "replay",
       beforeToolCall(call) {
+        thrown = undefined;
         const intent = cursor.peek();
         const { callId, tool, input } = call;
         const verdict = compare({ kind: "tool_call", callId, tool, input }, intent);
@@ -104,6 +112,13 @@ export function createReplayer(
               kind: "block",
               reason: reason.startsWith(prefix) ? reason.slice(prefix.length) : reason,
             };
+          }
+          // A tool that threw: its stand-in throws the recorded error, so the call is
+          // counted and the run ends as it did ("工具 <name> 失败：<message>").
+          const failed = `工具 ${call.tool} 失败：`;
+          if (result.code === "tool_error" && reason.startsWith(failed)) {
+            thrown = reason.slice(failed.length);
+            return undefined;
           }
           return { kind: "stop", code: result.code as StopCode, reason };
         }
@@ -135,6 +150,11 @@ export function createReplayer(
       },
     },
     version: () => version,
+    recordedThrow() {
+      const message = thrown;
+      thrown = undefined;
+      return message;
+    },
     settle(result) {
       if (result.code === "replay_diverged") return result;
       const verdict = compare(

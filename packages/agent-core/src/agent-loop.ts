@@ -1,11 +1,12 @@
 import { createAbortRace } from "./abortable.ts";
 import { type Action, parseAction } from "./action.ts";
 import { needsApproval, toolApproval } from "./approval.ts";
+import { checkCost, costOf, type ModelPrice, ModelPriceSchema } from "./cost.ts";
 import { deepFreeze } from "./deep-freeze.ts";
 import { InvalidLimitsError, InvalidTaskError } from "./errors.ts";
 import { chainExtensions, type RunExtension } from "./extension.ts";
 import { afterReply, beforeModelCall, onFinish, traceListeners } from "./extension-points.ts";
-import { formatValueIssues } from "./issues.ts";
+import { formatValueIssues, toValueIssues } from "./issues.ts";
 import {
   guardOfRun,
   type Limits,
@@ -46,6 +47,8 @@ export interface RunResult {
   /** Tools that really ran. */
   readonly toolCalls: number;
   readonly usage: TokenUsage;
+  /** What the model calls cost in USD; null when the model's price is unknown (or not given). */
+  readonly costUsd: number | null;
   /** The whole history, read-only. */
   readonly messages: readonly Message[];
 }
@@ -76,6 +79,23 @@ export interface RunOptions {
    * reaches this number ends it `failed`, code `finish_rejected`. Default 3.
    */
   readonly maxFinishRejections?: number;
+  /**
+   * The model's price (see `priceOf`): each call's cost goes into its `model_completed`
+   * event, the run's into `run_finished` and the result. null: the price is unknown (the
+   * costs are null). Default: no pricing at all (the result's `costUsd` is null).
+   */
+  readonly price?: ModelPrice | null;
+  /**
+   * USD the run may spend on model calls: once reached, the run stops before the next
+   * call, `budget_exceeded`, code `max_cost`. Needs a `price`.
+   */
+  readonly maxCostUsd?: number;
+  /**
+   * What one call's tokens cost at `price`; default `costOf` (per million tokens, cached
+   * input at its own price). A provider with another scheme (a long-context surcharge, say)
+   * passes its own.
+   */
+  readonly costOf?: (usage: TokenUsage | undefined, price: ModelPrice) => number;
 }
 
 /** Finish rejections a run survives when `maxFinishRejections` is not given. */
@@ -103,6 +123,13 @@ export async function runAgent(
   }
 }
 
+function parsePrice(price: ModelPrice): ModelPrice {
+  const parsed = ModelPriceSchema.safeParse(price);
+  if (parsed.success) return parsed.data;
+  const details = formatValueIssues(toValueIssues(parsed.error.issues), "; ");
+  throw new InvalidLimitsError(`invalid options: price: ${details}`, { cause: parsed.error });
+}
+
 /** Validates what the caller passed and builds the run's state (per-run work only). */
 function prepareRun(
   task: Task | string,
@@ -128,6 +155,22 @@ function prepareRun(
       `invalid options: maxFinishRejections must be an integer ≥ 1, got ${String(maxFinishRejections)}`,
     );
   }
+  const { maxCostUsd } = options;
+  const price =
+    options.price === undefined || options.price === null
+      ? options.price
+      : parsePrice(options.price);
+  if (maxCostUsd !== undefined) {
+    if (!Number.isFinite(maxCostUsd) || maxCostUsd < 0) {
+      throw new InvalidLimitsError(
+        `invalid options: maxCostUsd must be a finite number ≥ 0, got ${String(maxCostUsd)}`,
+      );
+    }
+    // A budget nobody can count is no budget: refuse it rather than never stop.
+    if (price === undefined || price === null) {
+      throw new InvalidLimitsError("invalid options: maxCostUsd needs the model's price");
+    }
+  }
   const runLimits = tightenLimits(callerLimits, parsedTask.task.budgets);
   const registry = isToolRegistry(tools) ? tools : createToolRegistry(tools);
   const extensions = [...(options.extensions ?? [])];
@@ -151,6 +194,10 @@ function prepareRun(
     extensions: chainExtensions(extensions),
     maxFinishRejections,
     finishRejections: 0,
+    price,
+    maxCostUsd,
+    costOf: options.costOf ?? costOf,
+    costUsd: 0,
   };
   return { run, callerLimits };
 }
@@ -203,6 +250,8 @@ function preflight(run: Run): Stop | { readonly request: ModelRequest } {
   if (run.signal?.aborted) return { code: "cancelled", reason: "运行已取消" };
   const budget = run.guard.beforeModelCall();
   if (budget.stop) return budget;
+  const cost = checkCost(run.costUsd, run.maxCostUsd);
+  if (cost.stop) return cost;
   const request = createModelRequest({
     task: run.task,
     messages: run.history.view(),
@@ -234,6 +283,12 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
   if (!response.ok) return modelFailed(run, step, "invalid_action", response.reason);
   const { usage } = response.response;
   run.guard.recordUsage(usage);
+  // Tokens are paid for whether or not the reply turns out valid.
+  const costUsd = callCost(run, usage);
+  if (costUsd === false) {
+    return modelFailed(run, step, "extension_error", "costOf 没有给出有效的成本（有限、非负的数）");
+  }
+  if (costUsd !== null) run.costUsd += costUsd;
 
   const single = response.response.actions === undefined;
   const replies = single ? [response.response.action] : (response.response.actions ?? []);
@@ -274,6 +329,7 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
       ...(single ? { actionType: first.type } : {}),
       detail: boundedText(run, single ? first : actions),
       ...(usage === undefined ? {} : { usage }),
+      ...(run.price === undefined ? {} : { costUsd }),
     });
   }
   if (verdict.stop) return { kind: "stop", code: verdict.code, reason: verdict.reason };
@@ -284,6 +340,17 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
     if (stop !== undefined) return { kind: "stop", ...stop };
   }
   return { kind: "act", actions, names };
+}
+
+/** The cost of one call: null without a known price, false when `costOf` broke. */
+function callCost(run: Run, usage: TokenUsage | undefined): number | null | false {
+  if (run.price === undefined || run.price === null) return null;
+  try {
+    const cost = run.costOf(usage, run.price);
+    return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : false;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -365,6 +432,7 @@ function finish(run: Run, stop: Stop | Finished): RunResult {
   const reason = clip(run, stop.reason);
   const counters = run.guard.counters();
   const status = statusOf(stop.code);
+  const costUsd = run.price === undefined || run.price === null ? null : run.costUsd;
   const result: RunResult = Object.freeze({
     status,
     code: stop.code,
@@ -373,6 +441,7 @@ function finish(run: Run, stop: Stop | Finished): RunResult {
     steps: counters.steps,
     toolCalls: counters.toolCalls,
     usage: counters.usage,
+    costUsd,
     messages: run.history.view(),
   });
   // Emitted on every path, cancel and failure included.
@@ -384,6 +453,7 @@ function finish(run: Run, stop: Stop | Finished): RunResult {
     steps: counters.steps,
     toolCalls: counters.toolCalls,
     usage: counters.usage,
+    costUsd,
   });
   return result;
 }

@@ -31,6 +31,18 @@ export {
   chooseCompaction,
   createContextBudget,
 } from "./context-budget.ts";
+export {
+  BUILTIN_PRICING,
+  BUILTIN_PRICING_DATE,
+  checkCost,
+  costOf,
+  formatUsd,
+  type ModelPrice,
+  ModelPriceSchema,
+  type PricingTable,
+  PricingTableSchema,
+  priceOf,
+} from "./cost.ts";
 export { deepFreeze } from "./deep-freeze.ts";
 export {
   AbortError,

@@ -52,7 +52,9 @@ export type BudgetCode =
   /** Tool calls that brought back nothing new (see `createLoopDetection`). */
   | "loop_detected"
   /** The parts of a request that are never compacted exceed the context budget. */
-  | "context_exhausted";
+  | "context_exhausted"
+  /** The run's model calls cost `maxCostUsd` or more (see `cost.ts`). */
+  | "max_cost";
 
 /** The guard's answer: go on, or stop with the budget and a readable reason. */
 export type GuardVerdict =

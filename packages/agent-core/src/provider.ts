@@ -9,6 +9,8 @@ import type { ToolDescription } from "./tools.ts";
 export const TokenUsageSchema = z.strictObject({
   inputTokens: z.int().min(0),
   outputTokens: z.int().min(0),
+  /** The part of `inputTokens` served from the provider's prompt cache (priced apart). */
+  cachedInputTokens: z.int().min(0).optional(),
 });
 
 /** Tokens one model call consumed. */

@@ -1,8 +1,9 @@
 import type { AbortRace } from "./abortable.ts";
+import type { ModelPrice } from "./cost.ts";
 import type { ExtensionChain } from "./extension.ts";
 import type { Limits, LoopGuard } from "./loop-guard.ts";
 import type { RunHistory } from "./messages.ts";
-import type { Provider } from "./provider.ts";
+import type { Provider, TokenUsage } from "./provider.ts";
 import type { Redactor } from "./redact.ts";
 import type { ModelRetryOptions } from "./retry.ts";
 import { serializeObservation, truncateMiddle } from "./serialize.ts";
@@ -35,6 +36,13 @@ export interface Run {
   /** Rejected finish proposals that end the run (`finish_rejected`) once reached. */
   readonly maxFinishRejections: number;
   finishRejections: number;
+  /** The model's price: undefined without pricing, null when its price is unknown. */
+  readonly price: ModelPrice | null | undefined;
+  readonly maxCostUsd: number | undefined;
+  /** Prices one call's usage (`RunOptions.costOf`, default `costOf`). */
+  readonly costOf: (usage: TokenUsage | undefined, price: ModelPrice) => number;
+  /** USD the run's model calls cost so far (0 without a price). */
+  costUsd: number;
 }
 
 /** Why a phase ends the run: the stop code and a readable reason (redacted at the end). */

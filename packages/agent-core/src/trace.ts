@@ -15,7 +15,9 @@ export type StopCode =
   | "permission_denied"
   | "finish_rejected"
   | "extension_error"
-  | "state_failed";
+  | "state_failed"
+  /** A replay reached a point where today's runtime decides otherwise than the log. */
+  | "replay_diverged";
 
 /** How a run ended. `blocked`: a permission was refused (see `blockRun`). */
 export type RunStatus = "completed" | "failed" | "budget_exceeded" | "cancelled" | "blocked";
@@ -34,6 +36,7 @@ export function statusOf(code: StopCode): RunStatus {
     case "repeated_action":
     case "loop_detected":
     case "context_exhausted":
+    case "max_cost":
       return "budget_exceeded";
     case "cancelled":
       return "cancelled";
@@ -44,6 +47,7 @@ export function statusOf(code: StopCode): RunStatus {
     case "finish_rejected":
     case "extension_error":
     case "state_failed":
+    case "replay_diverged":
       return "failed";
     case "permission_denied":
       return "blocked";
@@ -67,6 +71,8 @@ export type TraceEventBody =
       /** The action as bounded text, or why the call failed. */
       readonly detail: string;
       readonly usage?: TokenUsage;
+      /** What this call cost in USD; null when the model's price is unknown; absent without pricing. */
+      readonly costUsd?: number | null;
     }
   | {
       /** A model call failed `retryable`; the step's call is tried again after `delayMs`. */
@@ -127,6 +133,8 @@ export type TraceEventBody =
       readonly steps: number;
       readonly toolCalls: number;
       readonly usage: TokenUsage;
+      /** What the run's model calls cost in USD; null when the model's price is unknown. */
+      readonly costUsd: number | null;
     };
 
 /** A tool result a compacted request shows as a stub: the call and where its text is. */

@@ -3,6 +3,7 @@ import {
   DEFAULT_LOOP_WINDOW,
   DEFAULT_MAX_FINISH_REJECTIONS,
   DEFAULT_MAX_OBSERVATION_CHARS,
+  type ModelPrice,
 } from "@coding-agent/agent-core";
 import {
   APPROVAL_MODES,
@@ -46,6 +47,14 @@ export const RUN_FLAGS = {
   "max-context-tokens": {
     type: "string",
     help: "每次模型请求的上下文 token 预算：超出时最早的工具结果压缩成 artifact 引用（read_artifact 可读回）；放不下必须保留的部分时以超出预算结束（context_exhausted）",
+  },
+  pricing: {
+    type: "string",
+    help: '价格文件（JSON）：{ "<模型>": { "inputPerMTok", "outputPerMTok", "cachedInputPerMTok"? } }，美元 / 百万 token，优先于内置价格表；Fake Model 的模型名是 fake',
+  },
+  "max-cost-usd": {
+    type: "string",
+    help: "成本预算，美元：达到它的那一步之后运行以超出预算结束（max_cost）；需要知道模型的价格",
   },
   "max-tool-errors": { type: "string", help: "工具连续返回错误的次数上限（默认 5，成功一次清零）" },
   "max-observation-chars": {
@@ -102,7 +111,7 @@ export const PROVIDERS = ["fake", "openai", "anthropic"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 /** The commands the CLI knows. */
-export const COMMANDS = ["run", "resume", "runs", "trace", "help"] as const;
+export const COMMANDS = ["run", "resume", "replay", "runs", "trace", "help"] as const;
 
 /** `--finish-gate` values (design §7). */
 export const FINISH_GATES = ["auto", "tests", "none"] as const;
@@ -161,6 +170,13 @@ const RunFlagsSchema = z.strictObject({
     )
     .default(DEFAULT_MAX_OBSERVATION_CHARS),
   script: z.string().min(1, "--script 需要文件路径").optional(),
+  pricing: z.string().min(1, "--pricing 需要文件路径").optional(),
+  "max-cost-usd": z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "--max-cost-usd 需要正数（美元，例如 0.5）")
+    .transform(Number)
+    .pipe(z.number().positive("--max-cost-usd 必须大于 0").finite("--max-cost-usd 太大"))
+    .optional(),
   workspace: z.string().min(1, "--workspace 需要目录路径").default("."),
   "allow-command": z.array(z.string().min(1, "--allow-command 需要程序名")).default([]),
   approval: z
@@ -196,6 +212,8 @@ export type CliCommand =
   | { readonly kind: "runs"; readonly json: boolean }
   | { readonly kind: "resume"; readonly runId: string; readonly json: boolean }
   | TraceCommand
+  /** `replay <runId | state.jsonl>`: a run id, or the path of a state log. */
+  | { readonly kind: "replay"; readonly target: string; readonly json: boolean }
   | RunCommand;
 
 /** `coding-agent run`: everything a run needs, also what a resume reads back from its log. */
@@ -225,6 +243,15 @@ export type RunCommand = {
   /** `--max-observation-chars`: the run's cap on one tool result and the tools' page size. */
   readonly maxObservationChars: number;
   readonly scriptPath?: string;
+  /** `--pricing` (absolute): prices over the built-in table. */
+  readonly pricingPath?: string;
+  /** `--max-cost-usd`: the USD the run's model calls may cost. */
+  readonly maxCostUsd?: number;
+  /**
+   * The model's price as the run started (null: unknown), written into the state log's
+   * `run_started` options, so a resume and a replay count with the prices the run had.
+   */
+  readonly price?: ModelPrice | null;
   /** The backend; `model` and `baseUrl` only for a real one (checked when parsing). */
   readonly provider: {
     readonly name: ProviderName;
@@ -259,11 +286,13 @@ export function usage(): string {
   return [
     '用法：coding-agent run "<目标>" [选项]',
     "      coding-agent resume <runId> [--json]",
+    "      coding-agent replay <runId | state.jsonl> [--json]",
     "      coding-agent runs [--json]",
     "",
     "命令：",
     "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command、run_tests、edit_file、write_file、apply_edits（给了 --max-context-tokens 时还有 read_artifact）",
     "  resume 继续一次没有结束的运行（沿用它记录的选项和已用掉的预算；已结束的运行不能继续）",
+    "  replay 离线重放一次已结束的运行：用记录的模型回复和工具结果重新走一遍循环（不联网、不执行工具），输出同样的结果、同样退出；今天的运行时做出不同决定时以 replay_diverged 结束（退出码 1），指出第一条不一致记录的 seq",
     "  runs   列出运行记录（运行 ID、开始时间、目标、状态），最新的在前",
     "  trace  一次运行的报告：步骤、工具调用、用时、token、费用、被拒的完成、状态（报告生成即退出码 0）",
     "  help   显示帮助",
@@ -291,7 +320,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
   if (command === "help" || command === "--help" || command === "-h") {
     return { ok: true, command: { kind: "help" } };
   }
-  if (command === "runs" || command === "resume") return parseRunsArgs(command, rest);
+  if (command === "runs" || command === "resume" || command === "replay")
+    return parseRunsArgs(command, rest);
   if (command === "trace") {
     const trace = parseTraceArgs(rest);
     return trace.ok ? trace : bad(trace.message);
@@ -344,6 +374,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
       retries: f["max-retries"],
       maxObservationChars: f["max-observation-chars"],
       ...(f.script === undefined ? {} : { scriptPath: f.script }),
+      ...(f.pricing === undefined ? {} : { pricingPath: path.resolve(f.pricing) }),
+      ...(f["max-cost-usd"] === undefined ? {} : { maxCostUsd: f["max-cost-usd"] }),
       provider: {
         name: f.provider,
         ...(f.model === undefined ? {} : { model: f.model }),
@@ -366,7 +398,10 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
 }
 
 /** `runs [--json]` and `resume <runId> [--json]`. */
-function parseRunsArgs(command: "runs" | "resume", args: readonly string[]): CliArgsResult {
+function parseRunsArgs(
+  command: "runs" | "resume" | "replay",
+  args: readonly string[],
+): CliArgsResult {
   const result = parseArgsOrExplain({
     args: [...args],
     options: { json: { type: "boolean" }, help: { type: "boolean" } },
@@ -380,6 +415,14 @@ function parseRunsArgs(command: "runs" | "resume", args: readonly string[]): Cli
   if (command === "runs") {
     if (positionals.length > 0) return bad(`runs 不接受参数，收到：${positionals.join(" ")}`);
     return { ok: true, command: { kind: "runs", json } };
+  }
+  if (command === "replay") {
+    const target = positionals[0]?.trim() ?? "";
+    if (positionals.length !== 1 || target === "")
+      return bad(
+        "用法：coding-agent replay <runId | state.jsonl 的路径>（运行 ID 见 coding-agent runs）",
+      );
+    return { ok: true, command: { kind: "replay", target, json } };
   }
   if (positionals.length !== 1)
     return bad("用法：coding-agent resume <runId>（运行 ID 见 coding-agent runs）");

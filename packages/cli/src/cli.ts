@@ -2,6 +2,7 @@ import type { Approver } from "@coding-agent/tools";
 import { parseCliArgs, usage } from "./args.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import type { CliEnv } from "./model-provider.ts";
+import { replayRun } from "./replay.ts";
 import { runTraceCommand } from "./report/trace-command.ts";
 import { codingAgentHome, listRuns } from "./run-files.ts";
 import { resumeRun, startRun } from "./run-session.ts";
@@ -41,6 +42,8 @@ export async function runCli(
       return startRun(command, io, signal, env);
     case "resume":
       return resumeRun(command.runId, command.json, io, signal, env);
+    case "replay":
+      return replayRun(command.target, command.json, io, signal, env);
     case "runs":
       return listRunsCommand(command.json, io, env);
     case "trace":

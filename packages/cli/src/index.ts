@@ -20,6 +20,15 @@ export {
   type ParseArgsResult,
   parseArgsOrExplain,
 } from "./parse-args.ts";
+export { loadPricingFile, type PricingLoadResult, pricedModel } from "./pricing-file.ts";
+export {
+  compareWithLog,
+  describeEvent,
+  type ReplayMove,
+  type ReplayVerdict,
+} from "./replay/divergence.ts";
+export { createReplayer, type Replayer } from "./replay/replayer.ts";
+export { replayRun } from "./replay.ts";
 export { escapeHtml, type HtmlValue, html, SafeHtml } from "./report/html-escape.ts";
 export { renderHtmlReport } from "./report/html-report.ts";
 export { printable } from "./report/printable.ts";
@@ -80,6 +89,7 @@ export {
   planResume,
   type ResumePlan,
   type ResumePlanResult,
+  recordedResponse,
   replayingProvider,
 } from "./state/resume.ts";
 export { createWorkspaceTracker, type WorkspaceTracker } from "./state/workspace-tracker.ts";

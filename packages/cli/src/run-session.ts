@@ -4,6 +4,8 @@ import {
   createFinishGate,
   createRedactor,
   type FinishEvidence,
+  formatUsd,
+  type ModelPrice,
   type ModelRequest,
   type Provider,
   type Redactor,
@@ -18,6 +20,7 @@ import type { RunCommand } from "./args.ts";
 import type { CliIo } from "./cli.ts";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
+import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.ts";
 import { prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, createRunDir, newRunId, runDirOf } from "./run-files.ts";
 import { prepareRunTools } from "./run-tools.ts";
@@ -106,6 +109,11 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`${model.message}\n`);
     return EXIT_CODES.usage;
   }
+  const price = await priceOfRun(command);
+  if (!price.ok) {
+    io.stderr(`${price.message}\n`);
+    return EXIT_CODES.usage;
+  }
   const wholeCommandOutput = command.maxContextTokens !== undefined;
   const tools = await prepareRunTools({
     workspace: command.workspace,
@@ -145,7 +153,7 @@ async function execute(session: Session): Promise<number> {
     ...(resume === undefined ? {} : { recorded: resume.plan.versions }),
   });
   if (resume === undefined) {
-    const options = { ...command, workspace, ...scriptPathOf(command) };
+    const options = { ...command, workspace, ...scriptPathOf(command), price: price.price };
     const written = await Promise.all([
       writeFile(
         path.join(runDir, START_FILES),
@@ -226,6 +234,8 @@ async function execute(session: Session): Promise<number> {
     maxObservationChars: command.maxObservationChars,
     maxFinishRejections: command.maxFinishRejections,
     extensions,
+    price: price.price,
+    ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
     ...(command.retries === 0 ? {} : { retry: { policy: retryPolicy(command.retries) } }),
   });
   const logged = await recorder.finished(result);
@@ -237,6 +247,29 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`coding-agent：本次运行修改了 ${changed.length} 个文件\n${lines.join("\n")}\n`);
   }
   return report(io, command, result, await gate.evidence(), runId, runDir);
+}
+
+/**
+ * The price of the run's model: the one its log recorded (a resume counts with the prices
+ * the run started with), else its `--pricing` file over the built-in table. A cost budget
+ * for a model without a price is a usage error, found before any model call.
+ */
+async function priceOfRun(
+  command: RunCommand,
+): Promise<
+  | { readonly ok: true; readonly price: ModelPrice | null }
+  | { readonly ok: false; readonly message: string }
+> {
+  const model = pricedModel(command.provider);
+  const resolved =
+    command.price !== undefined
+      ? { ok: true as const, price: command.price }
+      : await resolvePrice({ model, pricingPath: command.pricingPath });
+  if (!resolved.ok) return resolved;
+  if (command.maxCostUsd !== undefined && resolved.price === null) {
+    return { ok: false, message: unknownPriceMessage(model) };
+  }
+  return resolved;
 }
 
 /** The run's folder and its state log (appended to, for a resume). */
@@ -288,11 +321,13 @@ function stateFailed(reason: string): RunResult {
     steps: 0,
     toolCalls: 0,
     usage: { inputTokens: 0, outputTokens: 0 },
+    costUsd: null,
     messages: [],
   };
 }
 
-function report(
+/** Prints a result as `run` does (JSON with `--json`) and returns the exit code of its status. */
+export function report(
   io: CliIo,
   command: RunCommand,
   result: RunResult,
@@ -404,7 +439,7 @@ function formatResult(result: RunResult): string {
   return [
     `状态：${result.status}（${STATUS_LABEL[result.status]}，${result.code}）`,
     result.status === "completed" ? `摘要：${result.summary}` : `原因：${result.reason}`,
-    `步数：${result.steps} · 工具调用：${result.toolCalls} · token：${result.usage.inputTokens} 输入 / ${result.usage.outputTokens} 输出`,
+    `步数：${result.steps} · 工具调用：${result.toolCalls} · token：${result.usage.inputTokens} 输入 / ${result.usage.outputTokens} 输出 · 成本：${result.costUsd === null ? "未知（没有这个模型的价格）" : formatUsd(result.costUsd)}`,
     "",
   ].join("\n");
 }

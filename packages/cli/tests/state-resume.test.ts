@@ -170,6 +170,29 @@ describe("decideInDoubt", () => {
 describe("coding-agent resume", HANG_GUARD, () => {
   const script = [call("run_tests", {}), fix, call("run_tests", {}), finish];
 
+  it("gives back a recorded finish that was rejected as a finish, and goes on from there", async () => {
+    // Step 1 finishes without tests (rejected); the crash comes after the rejection.
+    const { result } = await run([
+      finish,
+      call("run_tests", {}),
+      fix,
+      call("run_tests", {}),
+      finish,
+    ]);
+    expect(result.status).toBe("completed");
+    await crashAt(result.runId, (line) => line.type !== "tool_intent");
+    const log = await events(result.runId);
+    expect(log.map((event) => event.type)).toEqual([
+      "run_started",
+      "model_reply",
+      "finish_rejected",
+      "model_reply",
+    ]);
+    await writeFile(join(workspace, "src/sum.js"), BUGGY);
+    const resumed = await cli(["resume", result.runId, "--json"]);
+    expect(resumed.result).toMatchObject({ status: "completed", steps: 5 });
+  });
+
   it("refuses a finished run with exit 2, naming its status", async () => {
     const { result } = await run(script);
     const { code, stderr } = await cli(["resume", result.runId]);

@@ -66,9 +66,14 @@ export function toAnthropicTools(tools: readonly ToolDescription[]): AnthropicTo
  * object becomes `inputError`, so the call is answered `invalid_input`.
  */
 export function fromAnthropicMessage(message: AnthropicMessage): ModelResponse {
+  // The API counts cache reads and writes apart from input_tokens; the runtime counts every
+  // token the model read as input, the cache reads as its cached part (priced apart).
+  const read = message.usage.cache_read_input_tokens ?? 0;
+  const written = message.usage.cache_creation_input_tokens ?? 0;
   const usage = {
-    inputTokens: message.usage.input_tokens,
+    inputTokens: message.usage.input_tokens + read + written,
     outputTokens: message.usage.output_tokens,
+    ...(read > 0 ? { cachedInputTokens: read } : {}),
   };
   const texts: string[] = [];
   const calls: unknown[] = [];

@@ -29,7 +29,13 @@ export const AnthropicMessageSchema = z.object({
   role: z.literal("assistant"),
   content: z.array(z.union([TextBlockSchema, ToolUseBlockSchema, OtherBlockSchema])),
   stop_reason: z.string().nullish(),
-  usage: z.object({ input_tokens: z.int().min(0), output_tokens: z.int().min(0) }),
+  usage: z.object({
+    input_tokens: z.int().min(0),
+    output_tokens: z.int().min(0),
+    /** Prompt-cache reads and writes: counted apart from `input_tokens` by this API. */
+    cache_read_input_tokens: z.int().min(0).nullish(),
+    cache_creation_input_tokens: z.int().min(0).nullish(),
+  }),
 });
 
 /** A successful response of `POST /v1/messages`. */

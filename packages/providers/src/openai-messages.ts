@@ -53,6 +53,11 @@ export function toChatTools(tools: readonly ToolDescription[]): ChatTool[] {
   }));
 }
 
+/** Cached input tokens when the API reported some (the cost prices them apart). */
+function cachedOf(tokens: number | null | undefined) {
+  return typeof tokens === "number" && tokens > 0 ? { cachedInputTokens: tokens } : {};
+}
+
 /**
  * A completion as the loop's response: text and no tool call is `finish` with the
  * text as summary; tool calls become `tool_call` actions in order (after the text,
@@ -71,6 +76,7 @@ export function fromChatCompletion(completion: ChatCompletion, step: number): Mo
           usage: {
             inputTokens: completion.usage.prompt_tokens,
             outputTokens: completion.usage.completion_tokens,
+            ...cachedOf(completion.usage.prompt_tokens_details?.cached_tokens),
           },
         };
   const text = message?.content ?? "";

@@ -43,6 +43,8 @@ export const ChatCompletionSchema = z.object({
     .object({
       prompt_tokens: z.int().min(0),
       completion_tokens: z.int().min(0),
+      /** The part of `prompt_tokens` served from the prompt cache (priced apart). */
+      prompt_tokens_details: z.object({ cached_tokens: z.int().min(0).nullish() }).nullish(),
     })
     .nullish(),
 });

@@ -120,3 +120,26 @@ describe("fromAnthropicMessage", () => {
     ]);
   });
 });
+
+describe("fromAnthropicMessage usage", () => {
+  it("counts cache reads and writes as input, the reads as its cached part", () => {
+    const cached = {
+      ...reply([{ type: "text", text: "好" }]),
+      usage: {
+        input_tokens: 10,
+        output_tokens: 4,
+        cache_read_input_tokens: 70,
+        cache_creation_input_tokens: 20,
+      },
+    } as AnthropicMessage;
+    expect(fromAnthropicMessage(cached).usage).toEqual({
+      inputTokens: 100,
+      outputTokens: 4,
+      cachedInputTokens: 70,
+    });
+    expect(fromAnthropicMessage(reply([{ type: "text", text: "好" }])).usage).toEqual({
+      inputTokens: 11,
+      outputTokens: 4,
+    });
+  });
+});

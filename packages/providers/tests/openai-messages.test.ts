@@ -182,3 +182,25 @@ describe("readToolArguments", () => {
     expect(read.ok ? "" : read.message.length).toBeLessThan(400);
   });
 });
+
+describe("fromChatCompletion usage", () => {
+  it("reports the cached part of the prompt, when the API gives one", () => {
+    const cached = {
+      choices: [{ index: 0, message: { role: "assistant", content: "好" }, finish_reason: "stop" }],
+      usage: {
+        prompt_tokens: 100,
+        completion_tokens: 5,
+        prompt_tokens_details: { cached_tokens: 60 },
+      },
+    } as ChatCompletion;
+    expect(fromChatCompletion(cached, 1).usage).toEqual({
+      inputTokens: 100,
+      outputTokens: 5,
+      cachedInputTokens: 60,
+    });
+    expect(fromChatCompletion(completion({ content: "好" }), 1).usage).toEqual({
+      inputTokens: 7,
+      outputTokens: 2,
+    });
+  });
+});

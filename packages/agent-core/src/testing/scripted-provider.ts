@@ -6,6 +6,7 @@ import {
   type ModelRequest,
   type ModelResponse,
   type Provider,
+  type TokenUsage,
   TokenUsageSchema,
 } from "../provider.ts";
 
@@ -45,12 +46,12 @@ export const ScriptSchema = z.array(ScriptedTurnSchema).transform((turns) =>
 export type ScriptedTurn =
   | {
       readonly action: unknown;
-      readonly usage?: { inputTokens: number; outputTokens: number };
+      readonly usage?: TokenUsage;
       readonly delayMs?: number;
     }
   | {
       readonly actions: readonly unknown[];
-      readonly usage?: { inputTokens: number; outputTokens: number };
+      readonly usage?: TokenUsage;
       readonly delayMs?: number;
     }
   | { readonly error: unknown; readonly delayMs?: number };

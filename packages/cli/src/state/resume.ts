@@ -116,12 +116,24 @@ export function replayingProvider(plan: ResumePlan, next: Provider): Provider {
     complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
       const recorded = plan.replies[request.step - 1];
       if (recorded === undefined) return next.complete(request, signal);
-      return Promise.resolve({
-        actions: recorded.actions,
-        ...(recorded.usage === undefined ? {} : { usage: recorded.usage }),
-      } as ModelResponse);
+      return Promise.resolve(recordedResponse(recorded));
     },
   };
+}
+
+/**
+ * A logged reply as the provider gave it. The log keeps every reply as a list; a reply of
+ * one action was given as `action` (a finish can only come that way, and its tool call's id
+ * is `call_<step>`, where a list's first is `call_<step>_1`), so it is given back as one.
+ */
+export function recordedResponse(reply: EventOf<"model_reply">): ModelResponse {
+  const [first, ...rest] = reply.actions;
+  const usage = reply.usage === undefined ? {} : { usage: reply.usage };
+  const listed = first?.type === "tool_call" && first.callId !== `call_${reply.step}`;
+  if (first !== undefined && rest.length === 0 && !listed) {
+    return { action: first, ...usage } as ModelResponse;
+  }
+  return { actions: reply.actions, ...usage } as ModelResponse;
 }
 
 /** Tools whose in-doubt call is run again: they change nothing (or only re-run the tests). */

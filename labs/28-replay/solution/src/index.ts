@@ -1,0 +1,1 @@
+export { compareWithLog } from "./compare-with-log.ts";

@@ -1,0 +1,1 @@
+export { costOf } from "./cost-of.ts";

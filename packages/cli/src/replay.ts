@@ -1,0 +1,174 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import {
+  createRedactor,
+  type RunResult,
+  runAgent,
+  type Tool,
+  type ToolSet,
+} from "@coding-agent/agent-core";
+import type { RunCommand } from "./args.ts";
+import type { CliIo } from "./cli.ts";
+import { EXIT_CODES } from "./exit-codes.ts";
+import type { CliEnv } from "./model-provider.ts";
+import type { compareWithLog } from "./replay/divergence.ts";
+import { createReplayer, type Replayer } from "./replay/replayer.ts";
+import { prepareRunFeatures } from "./run-extensions.ts";
+import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
+import { report } from "./run-session.ts";
+import { prepareRunTools } from "./run-tools.ts";
+import { readStateLog, type StateEvent } from "./state/log.ts";
+
+/**
+ * `coding-agent replay <runId | state.jsonl>` (design §7, lesson 28): runs a finished run
+ * again offline on its recorded model replies and tool results, and prints the result the
+ * way `run` does, exiting as the original did. No model is asked (no backend is even built,
+ * so no key or network is needed) and no tool runs: each tool is replaced by one that
+ * fails the replay if it is ever called, and the tools are bound to an empty temporary
+ * folder, not the recorded workspace. Nothing is written under `$CODING_AGENT_HOME`: a
+ * replay is not a run, and `coding-agent runs` does not list it.
+ *
+ * `options.compare` replaces the divergence rule (lesson 28's exercise plugs in here).
+ *
+ * An unfinished run (no `run_finished`: it crashed, or is still going) is not replayed
+ * (exit 2): there is no end to compare with; `coding-agent resume` finishes it first.
+ */
+export async function replayRun(
+  target: string,
+  json: boolean,
+  io: CliIo,
+  signal: AbortSignal,
+  env: CliEnv,
+  options: { readonly compare?: typeof compareWithLog } = {},
+): Promise<number> {
+  const file = stateFileOf(target, env);
+  const read = await readStateLog(file);
+  if (!read.ok) {
+    io.stderr(`无法重放：${read.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  if (read.warning !== undefined) io.stderr(`警告：${read.warning}\n`);
+  const { events } = read;
+  const started = events[0];
+  const last = events.at(-1);
+  if (started?.type !== "run_started") return EXIT_CODES.usage;
+  const finishedAt = events.findIndex((event) => event.type === "run_finished");
+  if (finishedAt === -1) {
+    io.stderr(
+      `无法重放运行 ${started.runId}：它没有结束（状态日志里没有 run_finished），没有可以对照的结果。先用 coding-agent resume ${started.runId} 让它结束，再重放\n`,
+    );
+    return EXIT_CODES.usage;
+  }
+  if (last?.type !== "run_finished") {
+    io.stderr(`无法重放：${file} 在 run_finished 之后还有记录（seq ${last?.seq}），日志被改过\n`);
+    return EXIT_CODES.usage;
+  }
+  const command = {
+    ...(started.options as unknown as RunCommand),
+    json,
+  };
+  const scratch = await mkdtemp(path.join(tmpdir(), "coding-agent-replay-"));
+  try {
+    return await replay({ io, env, file, command, events, scratch, signal, ...options });
+  } catch (error) {
+    // Options that do not make a run (a log edited by hand): the log is bad input, not a crash.
+    io.stderr(`无法重放：${file} 的 run_started.options 无效（${(error as Error).message}）\n`);
+    return EXIT_CODES.usage;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function replay(options: {
+  readonly io: CliIo;
+  readonly env: CliEnv;
+  readonly file: string;
+  readonly command: RunCommand;
+  readonly events: readonly StateEvent[];
+  readonly scratch: string;
+  readonly signal: AbortSignal;
+  readonly compare?: typeof compareWithLog;
+}): Promise<number> {
+  const { io, env, file, command, events, scratch, signal, compare } = options;
+  const started = events[0] as Extract<StateEvent, { type: "run_started" }>;
+  const replayer = createReplayer(events, compare === undefined ? {} : { compare });
+  const redact = createRedactor({ env });
+  const tools = await prepareRunTools({
+    // The tools never run; bound to an empty folder, a bug that ran one could not touch
+    // the recorded workspace either.
+    workspace: scratch,
+    allowCommands: command.allowCommands ?? [],
+    approval: command.approval,
+    sandbox: "none",
+    ...(command.testCommand === undefined ? {} : { testCommand: command.testCommand }),
+    allowPaths: command.allowPaths ?? [],
+    maxObservationChars: command.maxObservationChars,
+    redact,
+    wholeCommandOutput: command.maxContextTokens !== undefined,
+  });
+  if (!tools.ok) {
+    io.stderr(`无法重放：${tools.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  const features = await prepareRunFeatures({
+    command,
+    redact,
+    artifactsDir: path.join(scratch, ".artifacts"),
+    version: replayer.version,
+  });
+  const executed: string[] = [];
+  const runTools = neverRun({ ...tools.tools, ...features.tools }, executed, replayer);
+  const { maxRepeatedActions: _counted, ...limits } = command.limits;
+  io.stderr(`coding-agent：重放运行 ${started.runId}（${events.length} 条记录，离线）\n`);
+  const outcome = await runAgent(command.goal, replayer.provider, runTools, limits, signal, {
+    redact,
+    maxObservationChars: command.maxObservationChars,
+    maxFinishRejections: command.maxFinishRejections,
+    extensions: [replayer.answers, ...features.extensions, replayer.modelCheck],
+    price: command.price ?? null,
+    ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
+  });
+  const result = executed.length === 0 ? replayer.settle(outcome) : ranATool(outcome, executed);
+  const runDir = path.dirname(file);
+  return report(io, command, result, undefined, started.runId, runDir);
+}
+
+/** A run id names `$CODING_AGENT_HOME/runs/<id>/state.jsonl`; anything else is a path. */
+function stateFileOf(target: string, env: CliEnv): string {
+  if (RUN_ID_PATTERN.test(target) && !target.endsWith(".jsonl")) {
+    return path.join(runDirOf(codingAgentHome(env), target), "state.jsonl");
+  }
+  return path.resolve(target);
+}
+
+/**
+ * The tools with their names, schemas and descriptions (the loop validates inputs as it
+ * did), but an `execute` that records the call and fails, and no permission check: in a
+ * replay every call is answered from the log before either could be asked.
+ */
+function neverRun(tools: ToolSet, executed: string[], replayer: Replayer): ToolSet {
+  return Object.fromEntries(
+    Object.entries(tools).map(([name, tool]): [string, Tool] => {
+      const { authorize: _authorize, ...rest } = tool;
+      return [
+        name,
+        {
+          ...rest,
+          execute: () => {
+            // The one call a stand-in answers: one that threw in the recorded run.
+            const recorded = replayer.recordedThrow();
+            if (recorded !== undefined) throw new Error(recorded);
+            executed.push(name);
+            throw new Error(`重放不执行工具（${name}）`);
+          },
+        },
+      ];
+    }),
+  );
+}
+
+function ranATool(result: RunResult, executed: readonly string[]): RunResult {
+  const reason = `重放时运行时要真的执行工具 ${executed.join("、")}：记录里没有它的结果`;
+  return { ...result, status: "failed", code: "replay_diverged", reason, summary: reason };
+}

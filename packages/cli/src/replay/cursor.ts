@@ -1,0 +1,33 @@
+import type { StateEvent } from "../state/log.ts";
+
+/**
+ * A replay's place in a state log: the recorded transitions in order, each taken once as
+ * today's runtime reaches it. `resumed` lines mark a restart, not a decision: they are
+ * passed over. What is not taken when the run ends is where the replay and the log part.
+ */
+export interface ReplayCursor {
+  /** The next recorded transition, or undefined past the end. */
+  peek(): StateEvent | undefined;
+  /** Takes the next transition (after `peek` said it is the expected one). */
+  take(): StateEvent | undefined;
+}
+
+export function createReplayCursor(events: readonly StateEvent[]): ReplayCursor {
+  // The first line is run_started: the replay starts from it, it is not a step.
+  let index = 1;
+  const skipMarks = () => {
+    while (events[index]?.type === "resumed") index += 1;
+  };
+  return {
+    peek() {
+      skipMarks();
+      return events[index];
+    },
+    take() {
+      skipMarks();
+      const event = events[index];
+      if (event !== undefined) index += 1;
+      return event;
+    },
+  };
+}

@@ -196,8 +196,11 @@ export {
   type TypedToolDefinition,
 } from "./tools.ts";
 export {
+  boundTraceEvent,
   type CompactedResult,
   createTracer,
+  MAX_TRACE_FIELD_CHARS,
+  MAX_TRACE_LIST_ITEMS,
   type RunStatus,
   type StopCode,
   statusOf,

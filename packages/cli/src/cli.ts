@@ -4,6 +4,7 @@ import { EXIT_CODES } from "./exit-codes.ts";
 import type { CliEnv } from "./model-provider.ts";
 import { codingAgentHome, listRuns } from "./run-files.ts";
 import { resumeRun, startRun } from "./run-session.ts";
+import type { TraceWriter } from "./trace/jsonl-sink.ts";
 
 /** Where the CLI writes; a test passes buffers, `main.ts` passes the process streams. */
 export interface CliIo {
@@ -11,6 +12,8 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** Asks the user for a permission (`--approval ask`); absent without a terminal, which refuses. */
   readonly approver?: Approver;
+  /** How a run's `trace.jsonl` lines are written; tests inject one that fails. */
+  readonly traceWriter?: (file: string) => TraceWriter;
 }
 
 /**

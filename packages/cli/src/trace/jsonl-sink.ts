@@ -1,4 +1,4 @@
-import { appendFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, writeSync } from "node:fs";
 import { readFile, stat, truncate } from "node:fs/promises";
 import {
   boundTraceEvent,
@@ -16,18 +16,35 @@ import {
  */
 export interface TraceWriter {
   append(line: string): void;
+  /** Releases the file; nothing is appended after it. */
+  close?(): void;
 }
 
 /**
- * Appends to `file`, opening it for each line (created private to the user). Opening per
- * line is what makes a removed or replaced run folder a failed write instead of lines
- * going on into a file nobody can see; it costs a few microseconds a line (see
- * `bench/trace-sink.bench.ts`).
+ * Appends to `file` (created private to the user, opened at the first line, so a folder
+ * that cannot hold it is a failed write). After each line the file must still have a
+ * name: a run folder removed or a file replaced mid-run would otherwise swallow every
+ * later line without an error, so that is a failed write too (`ENOENT`).
  */
 export function fileTraceWriter(file: string): TraceWriter {
+  let fd: number | undefined;
   return {
     append(line) {
-      appendFileSync(file, line, { mode: 0o600 });
+      fd ??= openSync(file, "a", 0o600);
+      const bytes = Buffer.from(line, "utf8");
+      let written = 0;
+      while (written < bytes.length) {
+        written += writeSync(fd, bytes, written, bytes.length - written);
+      }
+      if (fstatSync(fd).nlink === 0) {
+        throw Object.assign(new Error(`ENOENT: ${file} 已被删除，轨迹无法继续写入`), {
+          code: "ENOENT",
+        });
+      }
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
     },
   };
 }
@@ -66,7 +83,7 @@ export async function continueTraceFile(file: string): Promise<TraceContinuation
   for (const line of lines) {
     const parsed = parseTraceLine(line);
     if (parsed === undefined || parsed.seq !== lastSeq + 1) {
-      warning = `trace.jsonl 在第 ${lastSeq + 1} 行之后无法读取，已从那里截断后续写`;
+      warning = `trace.jsonl 第 ${lastSeq + 1} 行无法读取（缺号或不是轨迹事件），已从这一行起截断再续写`;
       break;
     }
     lastSeq = parsed.seq;
@@ -96,6 +113,8 @@ export interface JsonlTraceSink {
   readonly sink: TraceSink;
   /** Writes `resumed` before a resumed run's own events (throws like `sink`). */
   resumed(steps: number): void;
+  /** Closes the file once the run has ended. */
+  close(): void;
 }
 
 /**
@@ -132,6 +151,9 @@ export function createJsonlTraceSink(options: {
     },
     resumed(steps) {
       write({ type: "resumed", fromSeq: seqBase, steps }, 0);
+    },
+    close() {
+      writer.close?.();
     },
   };
 }

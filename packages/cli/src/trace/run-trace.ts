@@ -23,7 +23,7 @@ export interface RunTrace {
   readonly requiredTrace: TraceSink;
   /** `RunOptions.trace`, when an OTLP endpoint is set. */
   readonly trace: TraceSink | undefined;
-  /** Flushes the export (bounded); never rejects. */
+  /** Closes the file and flushes the export (bounded); never rejects. */
   end(): Promise<void>;
 }
 
@@ -66,6 +66,7 @@ export async function openRunTrace(options: {
       jsonl.resumed(options.resume.steps);
     }
   } catch (error) {
+    writer.close?.();
     return { ok: false, message: `轨迹写入失败：${options.redact((error as Error).message)}` };
   }
   let otel: OtelExport | undefined;
@@ -92,6 +93,11 @@ export async function openRunTrace(options: {
       requiredTrace: jsonl.sink,
       trace: otel?.sink,
       end: async () => {
+        try {
+          jsonl.close();
+        } catch {
+          // Every line was written or reported when written; a close cannot lose one.
+        }
         await otel?.end();
       },
     },

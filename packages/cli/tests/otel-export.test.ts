@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -233,6 +235,28 @@ describe("the OpenTelemetry SDK", HANG_GUARD, () => {
     // The hook sees the SDK when it is loaded: its silence above means something.
     expect(withEndpoint.stderr).toContain("OTEL-LOADED @opentelemetry/sdk-trace");
     expect(collector.spans.length).toBeGreaterThan(0);
+  });
+});
+
+describe("a collector that accepts and never answers", HANG_GUARD, () => {
+  it("costs one warning and a bounded wait at the end, never the result", async () => {
+    const silent = createServer(() => {
+      // Never answers: the export must give up on its own.
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const { code, stderr, result } = await run({
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      });
+      expect(code).toBe(0);
+      expect(result).toMatchObject({ status: "completed", code: "finished", toolCalls: 2 });
+      const warnings = stderr.split("\n").filter((line) => line.includes("OpenTelemetry"));
+      expect(warnings).toHaveLength(1);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 });
 

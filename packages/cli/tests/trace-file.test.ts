@@ -277,3 +277,31 @@ describe("trace.jsonl of a resumed run", HANG_GUARD, () => {
     expect(err.join("")).toContain("轨迹文件");
   });
 });
+
+describe("trace.jsonl beyond the basic round", HANG_GUARD, () => {
+  it("records rejected finishes and compacted requests as the loop traces them", async () => {
+    for (const n of [1, 2, 3, 4]) {
+      await writeFile(join(workspace, `f${n}.txt`), `file ${n}\n${"some words here\n".repeat(80)}`);
+    }
+    const read = (n: number) => call("read_file", { path: `f${n}.txt` });
+    const { result } = await run([read(1), read(2), read(3), read(4), finish, finish, finish], {
+      flags: [
+        "--max-context-tokens",
+        "4000",
+        "--finish-gate",
+        "tests",
+        "--test-command",
+        "node -v",
+      ],
+    });
+    expect(result, result.reason).toMatchObject({ status: "failed", code: "finish_rejected" });
+    const { events } = await traceLines(result.runDir);
+    const rejected = events.filter((event) => event.type === "finish_rejected");
+    expect(rejected).toHaveLength(3);
+    expect(rejected[0].reasons).toEqual(["no_test_evidence"]);
+    const compacted = events.filter((event) => event.type === "compacted");
+    expect(compacted.length).toBeGreaterThan(0);
+    expect(compacted[0].results[0]).toMatchObject({ callId: "call_1", tool: "read_file" });
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+  });
+});

@@ -264,9 +264,12 @@ type Reply =
 async function model(run: Run, request: ModelRequest): Promise<Reply> {
   const step = request.step;
   run.tracer.emit({ type: "model_started", step });
-  // A trace that cannot record this call does not pay for it.
+  // A trace that cannot record this call does not pay for it (the optional sinks still
+  // see the call end, so their events stay paired).
   const untraced = traceStop(run);
-  if (untraced !== undefined) return { kind: "stop", ...untraced };
+  if (untraced !== undefined) {
+    return modelFailed(run, step, untraced.code, `未调用模型：${untraced.reason}`);
+  }
   const answer = answerOf(run, step, await callModel(run, step, request));
   if (answer.kind === "stop") return answer;
   const response = parseModelResponse(answer.value);

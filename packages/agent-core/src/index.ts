@@ -209,3 +209,4 @@ export {
   type Tracer,
   type TraceSink,
 } from "./trace.ts";
+export { checkTrace, type TraceCheck, type TraceProblem } from "./trace-check.ts";

@@ -212,7 +212,8 @@ async function execute(
     // A required trace that could not record the start: the tool does not start.
     const failure = run.tracer.failure;
     if (failure !== undefined) {
-      toolFailed(call, { code: "not_run", message: `未执行：${failure}` }, false);
+      // Traced as completed: the optional sinks saw it start.
+      toolFailed(call, { code: "not_run", message: `未执行：${failure}` }, true);
       return { code: "trace_failed", reason: failure };
     }
   }

@@ -62,6 +62,34 @@ describe("createJsonlTraceSink", () => {
   });
 });
 
+describe("createJsonlTraceSink's order: mask, then cut", () => {
+  it("leaves no piece of a secret that a cut would have split in two", async () => {
+    const file = join(dir, "trace.jsonl");
+    const secret = "Pl4nted-Secret-Value-That-Straddles-The-Cut";
+    const sink = createJsonlTraceSink({
+      runId: "r",
+      writer: fileTraceWriter(file),
+      redact: createRedactor({ secrets: [secret] }),
+    });
+    // The head the bound keeps ends inside the secret (about 1,975 of 4,000 characters).
+    const detail = `${"a".repeat(1_960)}${secret}${"b".repeat(10_000)}`;
+    sink.sink({
+      type: "tool_completed",
+      step: 1,
+      callId: "c",
+      tool: "t",
+      ok: true,
+      detail,
+      seq: 1,
+      atMs: 0,
+    });
+    sink.close();
+    const line = await readFile(file, "utf8");
+    expect(JSON.parse(line).truncated).toBe(true);
+    expect(line).not.toContain(secret.slice(0, 10));
+  });
+});
+
 describe("continueTraceFile", () => {
   it("reads the last seq and cuts a torn last line", async () => {
     const file = join(dir, "trace.jsonl");

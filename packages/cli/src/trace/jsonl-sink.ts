@@ -119,10 +119,10 @@ export interface JsonlTraceSink {
 
 /**
  * The sink of `trace.jsonl` (design §7): each event as one line `{ seq, atMs, runId,
- * type, … }`, bounded (`boundTraceEvent`: no text field over 4,000 characters, however
- * large the observation) and redacted once more on the way out (the loop builds events
- * from redacted texts; this is the last line of defence for a key that reached a field
- * some other way). A resumed run's lines go on from `continuation`: seq after its last
+ * type, … }`, redacted once more on the way out (the loop builds events from redacted
+ * texts; this is the last line of defence for a key that reached a field some other way),
+ * then bounded (`boundTraceEvent`: no text field over 4,000 characters, however large the
+ * observation). In that order: a secret cut in two before masking would leave its head. A resumed run's lines go on from `continuation`: seq after its last
  * line, times from the run's start (`elapsedBeforeMs`), never before its last line.
  */
 export function createJsonlTraceSink(options: {
@@ -140,8 +140,9 @@ export function createJsonlTraceSink(options: {
   let written = 0;
   const write = (body: TraceEventBody, atMs: number) => {
     const seq = seqBase + written + 1;
-    const event = boundTraceEvent({ seq, atMs: Math.round(atBase + atMs), runId, ...body });
-    writer.append(`${JSON.stringify(redactJson(redact, event))}\n`);
+    // Masked before it is cut: a cut through a secret would leave a piece no pattern knows.
+    const event = redactJson(redact, { seq, atMs: Math.round(atBase + atMs), runId, ...body });
+    writer.append(`${JSON.stringify(boundTraceEvent(event as object))}\n`);
     written += 1;
   };
   return {

@@ -1,6 +1,7 @@
 import {
   boundTraceEvent,
   type Redactor,
+  redactJson,
   type TraceEvent,
   type TraceSink,
 } from "@coding-agent/agent-core";
@@ -124,7 +125,8 @@ export async function startOtelExport(options: {
   };
 
   const onEvent = (raw: TraceEvent) => {
-    const event = boundTraceEvent(raw);
+    // Masked, then cut (as the trace file): a cut through a secret would leave its head.
+    const event = boundTraceEvent(redactJson(options.redact, raw) as TraceEvent);
     switch (event.type) {
       case "run_started": {
         root = tracer.startSpan("invoke_agent", {

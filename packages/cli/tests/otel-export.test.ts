@@ -260,6 +260,24 @@ describe("a collector that accepts and never answers", HANG_GUARD, () => {
   });
 });
 
+describe("coding-agent --help", () => {
+  it("names the variables that turn the export and its content on, in Chinese", async () => {
+    const out: string[] = [];
+    const code = await runCli(
+      ["--help"],
+      { stdout: (t) => out.push(t), stderr: () => {} },
+      new AbortController().signal,
+      {},
+    );
+    expect(code).toBe(0);
+    expect(out.join("")).toMatch(/设置 OTEL_EXPORTER_OTLP_ENDPOINT.*OpenTelemetry GenAI span/);
+    expect(out.join("")).toContain(
+      "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true 才带消息内容",
+    );
+    expect(out.join("")).toContain("trace.jsonl");
+  });
+});
+
 describe("otlpTracesUrl", () => {
   it.each([
     [{}, undefined],

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -18,8 +18,7 @@ beforeEach(async () => {
   base = await mkdtemp(join(tmpdir(), "trace-file-"));
   workspace = join(base, "ws");
   home = join(base, "home");
-  await rm(workspace, { recursive: true, force: true });
-  await import("node:fs/promises").then((fs) => fs.mkdir(workspace, { recursive: true }));
+  await mkdir(workspace, { recursive: true });
   await writeFile(join(workspace, "notes.txt"), "line one\nline two\n");
 });
 afterEach(async () => {
@@ -152,7 +151,6 @@ describe("trace.jsonl", HANG_GUARD, () => {
 describe("a trace write that fails", HANG_GUARD, () => {
   it("ends the run failed / trace_failed, exit 1, with a Chinese message and no stack", async () => {
     let lines = 0;
-    let ran = 0;
     const failing = (file: string): TraceWriter => {
       const real = fileTraceWriter(file);
       return {
@@ -171,7 +169,7 @@ describe("a trace write that fails", HANG_GUARD, () => {
       [call("write_file", { path: "count.txt", content: "ran" }), finish],
       { traceWriter: failing, flags: ["--approval", "auto"] },
     );
-    ran = (await readFile(join(workspace, "count.txt"), "utf8")).length;
+    const ran = (await readFile(join(workspace, "count.txt"), "utf8")).length;
     expect(code).toBe(1);
     expect(result).toMatchObject({ status: "failed", code: "trace_failed", toolCalls: 0 });
     expect(result.reason).toContain("ENOSPC");
@@ -263,7 +261,7 @@ describe("trace.jsonl of a resumed run", HANG_GUARD, () => {
     await writeFile(join(runDir, "state.jsonl"), `${state.slice(0, 4).join("\n")}\n`);
     await rm(join(runDir, "trace.jsonl"));
     // A folder where the file was: neither readable as a trace nor appendable.
-    await import("node:fs/promises").then((fs) => fs.mkdir(join(runDir, "trace.jsonl")));
+    await mkdir(join(runDir, "trace.jsonl"));
     const out: string[] = [];
     const err: string[] = [];
     const code = await runCli(

@@ -57,6 +57,13 @@ export interface RunResult {
 export interface RunOptions {
   /** Receives trace events; never changes the result. */
   readonly trace?: TraceSink;
+  /**
+   * Receives the same events, and the run cannot go on without it (a trace file): its
+   * first throw or rejection ends the run `failed`, code `trace_failed`, at the next phase
+   * boundary (before a model call, before acting on a reply, before each tool call), or
+   * at the end when the failing write was the last one. It gets no event after a failure.
+   */
+  readonly requiredTrace?: TraceSink;
   /** Milliseconds clock for the duration budget and trace times. */
   readonly clock?: () => number;
   /** Cap on the characters of one observation or error text. Default 8,000. */
@@ -117,7 +124,10 @@ export async function runAgent(
 ): Promise<RunResult> {
   const run = prepareRun(task, provider, tools, limits, signal, options);
   try {
-    return await loop(run.run, run.callerLimits);
+    const result = await loop(run.run, run.callerLimits);
+    // A write still under way when the run ended can fail too: its failure is the run's.
+    await run.run.tracer.settled();
+    return traceFailedAtEnd(run.run, result);
   } finally {
     run.run.race.dispose();
   }
@@ -128,6 +138,30 @@ function parsePrice(price: ModelPrice): ModelPrice {
   if (parsed.success) return parsed.data;
   const details = formatValueIssues(toValueIssues(parsed.error.issues), "; ");
   throw new InvalidLimitsError(`invalid options: price: ${details}`, { cause: parsed.error });
+}
+
+/**
+ * A result whose required trace failed on the way to it (its last events did not reach
+ * the sink): `failed`, `trace_failed`, what the run did kept. A run already stopped for
+ * its trace keeps its result.
+ */
+function traceFailedAtEnd(run: Run, result: RunResult): RunResult {
+  const failure = run.tracer.failure;
+  if (failure === undefined || result.code === "trace_failed") return result;
+  const reason = clip(run, failure);
+  return Object.freeze({
+    ...result,
+    status: statusOf("trace_failed"),
+    code: "trace_failed",
+    reason,
+    summary: reason,
+  });
+}
+
+/** The stop a failed required trace asks for at a phase boundary. */
+function traceStop(run: Run): Stop | undefined {
+  const failure = run.tracer.failure;
+  return failure === undefined ? undefined : { code: "trace_failed", reason: failure };
 }
 
 /** Validates what the caller passed and builds the run's state (per-run work only). */
@@ -183,7 +217,7 @@ function prepareRun(
     guard: guardOfRun(runLimits, clock),
     limits: runLimits,
     history: createRunHistory(),
-    tracer: createTracer(traceListeners(extensions, options.trace), clock),
+    tracer: createTracer(traceListeners(extensions, options.trace), clock, options.requiredTrace),
     redact,
     maxChars: options.maxObservationChars ?? DEFAULT_MAX_OBSERVATION_CHARS,
     signal,
@@ -248,6 +282,8 @@ async function loop(run: Run, limits: Limits): Promise<RunResult> {
 function preflight(run: Run): Stop | { readonly request: ModelRequest } {
   // A cancelled run makes no further model call (and so no further cost).
   if (run.signal?.aborted) return { code: "cancelled", reason: "运行已取消" };
+  const traced = traceStop(run);
+  if (traced !== undefined) return traced;
   const budget = run.guard.beforeModelCall();
   if (budget.stop) return budget;
   const cost = checkCost(run.costUsd, run.maxCostUsd);
@@ -277,6 +313,12 @@ type Reply =
 async function model(run: Run, request: ModelRequest): Promise<Reply> {
   const step = request.step;
   run.tracer.emit({ type: "model_started", step });
+  // A trace that cannot record this call does not pay for it (the optional sinks still
+  // see the call end, so their events stay paired).
+  const untraced = traceStop(run);
+  if (untraced !== undefined) {
+    return modelFailed(run, step, untraced.code, `未调用模型：${untraced.reason}`);
+  }
   const answer = answerOf(run, step, await callModel(run, step, request));
   if (answer.kind === "stop") return answer;
   const response = parseModelResponse(answer.value);
@@ -333,6 +375,8 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
     });
   }
   if (verdict.stop) return { kind: "stop", code: verdict.code, reason: verdict.reason };
+  const traced = traceStop(run);
+  if (traced !== undefined) return { kind: "stop", ...traced };
   if (run.extensions.afterReply.length > 0) {
     const messages = run.history.view();
     const info = { step, actions, messages, ...(usage === undefined ? {} : { usage }) };
@@ -387,10 +431,12 @@ async function act(run: Run, reply: Extract<Reply, { kind: "act" }>): Promise<St
     }
   }
   for (let index = 0; index < calls.length; index += 1) {
-    const stop = await runToolCall(run, calls[index] as PendingCall);
+    // No tool runs once the trace cannot record it; it gets a `not_run` result below.
+    const traced = traceStop(run);
+    const stop = traced ?? (await runToolCall(run, calls[index] as PendingCall));
     if (stop === undefined) continue;
     const step = run.guard.steps;
-    for (const rest of calls.slice(index + 1)) {
+    for (const rest of calls.slice(traced === undefined ? index + 1 : index)) {
       const { callId, tool } = rest.action;
       const ref = { run, step, callId, tool };
       toolFailed(ref, { code: "not_run", message: `未执行：${stop.reason}` }, false);

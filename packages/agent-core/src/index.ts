@@ -208,8 +208,11 @@ export {
   type TypedToolDefinition,
 } from "./tools.ts";
 export {
+  boundTraceEvent,
   type CompactedResult,
   createTracer,
+  MAX_TRACE_FIELD_CHARS,
+  MAX_TRACE_LIST_ITEMS,
   type RunStatus,
   type StopCode,
   statusOf,
@@ -218,3 +221,4 @@ export {
   type Tracer,
   type TraceSink,
 } from "./trace.ts";
+export { checkTrace, type TraceCheck, type TraceProblem } from "./trace-check.ts";

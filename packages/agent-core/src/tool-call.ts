@@ -201,7 +201,6 @@ async function execute(
   const { run, tool: toolName } = call;
   const cancelled = cancelledBefore(call);
   if (cancelled?.kind === "stop") return cancelled.stop;
-  run.guard.recordToolCall();
   if (run.tracer.enabled) {
     run.tracer.emit({
       type: "tool_started",
@@ -210,7 +209,15 @@ async function execute(
       tool: toolName,
       input: boundedText(run, info.input),
     });
+    // A required trace that could not record the start: the tool does not start.
+    const failure = run.tracer.failure;
+    if (failure !== undefined) {
+      // Traced as completed: the optional sinks saw it start.
+      toolFailed(call, { code: "not_run", message: `未执行：${failure}` }, true);
+      return { code: "trace_failed", reason: failure };
+    }
   }
+  run.guard.recordToolCall();
   const settled =
     answer !== undefined
       ? ({ kind: "value", value: answer.value } as const)

@@ -1,12 +1,12 @@
 import { createAbortRace } from "./abortable.ts";
 import { type Action, parseAction } from "./action.ts";
 import { needsApproval, toolApproval } from "./approval.ts";
-import { checkCost, costOf, type ModelPrice, ModelPriceSchema } from "./cost.ts";
+import { checkCost, costOf } from "./cost.ts";
 import { deepFreeze } from "./deep-freeze.ts";
-import { InvalidLimitsError, InvalidTaskError } from "./errors.ts";
-import { chainExtensions, type RunExtension } from "./extension.ts";
+import { InvalidTaskError } from "./errors.ts";
+import { chainExtensions } from "./extension.ts";
 import { afterReply, beforeModelCall, onFinish, traceListeners } from "./extension-points.ts";
-import { formatValueIssues, toValueIssues } from "./issues.ts";
+import { formatValueIssues } from "./issues.ts";
 import {
   guardOfRun,
   type Limits,
@@ -23,15 +23,19 @@ import {
   parseModelResponse,
   type TokenUsage,
 } from "./provider.ts";
-import { type Redactor, redactorForEnvironment } from "./redact.ts";
+import { redactorForEnvironment } from "./redact.ts";
 import { redactAction, redactTask } from "./redact-action.ts";
-import { checkPolicy, type ModelRetryOptions } from "./retry.ts";
-import { boundedText, clip, type Run, type Stop } from "./run-state.ts";
+import { checkPolicy } from "./retry.ts";
+import { checkRunOptions, type RunOptions } from "./run-options.ts";
+
+export type { RunOptions } from "./run-options.ts";
+
+import { boundedText, callCost, clip, type Run, type Stop, traceStop } from "./run-state.ts";
 import { DEFAULT_MAX_OBSERVATION_CHARS } from "./serialize.ts";
 import { parseTask, renderTask, type Task } from "./task.ts";
 import { type PendingCall, type RecordedToolCall, runToolCall, toolFailed } from "./tool-call.ts";
 import { createToolRegistry, isToolRegistry, type ToolRegistry, type ToolSet } from "./tools.ts";
-import { createTracer, type RunStatus, type StopCode, statusOf, type TraceSink } from "./trace.ts";
+import { createTracer, type RunStatus, type StopCode, statusOf } from "./trace.ts";
 
 /** The structured end of a run. `runAgent` resolves to it on every path. */
 export interface RunResult {
@@ -52,61 +56,6 @@ export interface RunResult {
   /** The whole history, read-only. */
   readonly messages: readonly Message[];
 }
-
-/** Optional collaborators of a run. */
-export interface RunOptions {
-  /** Receives trace events; never changes the result. */
-  readonly trace?: TraceSink;
-  /**
-   * Receives the same events, and the run cannot go on without it (a trace file): its
-   * first throw or rejection ends the run `failed`, code `trace_failed`, at the next phase
-   * boundary (before a model call, before acting on a reply, before each tool call), or
-   * at the end when the failing write was the last one. It gets no event after a failure.
-   */
-  readonly requiredTrace?: TraceSink;
-  /** Milliseconds clock for the duration budget and trace times. */
-  readonly clock?: () => number;
-  /** Cap on the characters of one observation or error text. Default 8,000. */
-  readonly maxObservationChars?: number;
-  /**
-   * Masks secrets in every text that enters the history, the result or the trace.
-   * Default: the built-in patterns plus the values of secret-looking environment
-   * variables, read when the run starts.
-   */
-  readonly redact?: Redactor;
-  /**
-   * Retries a model call that failed `retryable` (no answer, HTTP 408/429/5xx, its own
-   * `modelTimeoutMs`), with backoff; see `ModelRetryOptions`. Default: no retry.
-   */
-  readonly retry?: ModelRetryOptions;
-  /** Features plugged into the loop's steps, asked in this order (see `RunExtension`). */
-  readonly extensions?: readonly RunExtension[];
-  /**
-   * Rejected finish proposals (`RunExtension.onFinish`) a run survives: the one that
-   * reaches this number ends it `failed`, code `finish_rejected`. Default 3.
-   */
-  readonly maxFinishRejections?: number;
-  /**
-   * The model's price (see `priceOf`): each call's cost goes into its `model_completed`
-   * event, the run's into `run_finished` and the result. null: the price is unknown (the
-   * costs are null). Default: no pricing at all (the result's `costUsd` is null).
-   */
-  readonly price?: ModelPrice | null;
-  /**
-   * USD the run may spend on model calls: once reached, the run stops before the next
-   * call, `budget_exceeded`, code `max_cost`. Needs a `price`.
-   */
-  readonly maxCostUsd?: number;
-  /**
-   * What one call's tokens cost at `price`; default `costOf` (per million tokens, cached
-   * input at its own price). A provider with another scheme (a long-context surcharge, say)
-   * passes its own.
-   */
-  readonly costOf?: (usage: TokenUsage | undefined, price: ModelPrice) => number;
-}
-
-/** Finish rejections a run survives when `maxFinishRejections` is not given. */
-export const DEFAULT_MAX_FINISH_REJECTIONS = 3;
 
 /**
  * Runs the agent loop: observe, ask the model, act, write the observation back,
@@ -133,13 +82,6 @@ export async function runAgent(
   }
 }
 
-function parsePrice(price: ModelPrice): ModelPrice {
-  const parsed = ModelPriceSchema.safeParse(price);
-  if (parsed.success) return parsed.data;
-  const details = formatValueIssues(toValueIssues(parsed.error.issues), "; ");
-  throw new InvalidLimitsError(`invalid options: price: ${details}`, { cause: parsed.error });
-}
-
 /**
  * A result whose required trace failed on the way to it (its last events did not reach
  * the sink): `failed`, `trace_failed`, what the run did kept. A run already stopped for
@@ -156,12 +98,6 @@ function traceFailedAtEnd(run: Run, result: RunResult): RunResult {
     reason,
     summary: reason,
   });
-}
-
-/** The stop a failed required trace asks for at a phase boundary. */
-function traceStop(run: Run): Stop | undefined {
-  const failure = run.tracer.failure;
-  return failure === undefined ? undefined : { code: "trace_failed", reason: failure };
 }
 
 /** Validates what the caller passed and builds the run's state (per-run work only). */
@@ -183,28 +119,7 @@ function prepareRun(
   const redact = options.redact ?? redactorForEnvironment();
   const callerLimits = parseLimits(limits);
   if (options.retry !== undefined) checkPolicy(options.retry.policy);
-  const maxFinishRejections = options.maxFinishRejections ?? DEFAULT_MAX_FINISH_REJECTIONS;
-  if (!Number.isSafeInteger(maxFinishRejections) || maxFinishRejections < 1) {
-    throw new InvalidLimitsError(
-      `invalid options: maxFinishRejections must be an integer ≥ 1, got ${String(maxFinishRejections)}`,
-    );
-  }
-  const { maxCostUsd } = options;
-  const price =
-    options.price === undefined || options.price === null
-      ? options.price
-      : parsePrice(options.price);
-  if (maxCostUsd !== undefined) {
-    if (!Number.isFinite(maxCostUsd) || maxCostUsd < 0) {
-      throw new InvalidLimitsError(
-        `invalid options: maxCostUsd must be a finite number ≥ 0, got ${String(maxCostUsd)}`,
-      );
-    }
-    // A budget nobody can count is no budget: refuse it rather than never stop.
-    if (price === undefined || price === null) {
-      throw new InvalidLimitsError("invalid options: maxCostUsd needs the model's price");
-    }
-  }
+  const { maxFinishRejections, price, maxCostUsd } = checkRunOptions(options);
   const runLimits = tightenLimits(callerLimits, parsedTask.task.budgets);
   const registry = isToolRegistry(tools) ? tools : createToolRegistry(tools);
   const extensions = [...(options.extensions ?? [])];
@@ -384,17 +299,6 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
     if (stop !== undefined) return { kind: "stop", ...stop };
   }
   return { kind: "act", actions, names };
-}
-
-/** The cost of one call: null without a known price, false when `costOf` broke. */
-function callCost(run: Run, usage: TokenUsage | undefined): number | null | false {
-  if (run.price === undefined || run.price === null) return null;
-  try {
-    const cost = run.costOf(usage, run.price);
-    return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : false;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -17,12 +17,7 @@ export {
   type ToolCallAction,
   ToolCallActionSchema,
 } from "./action.ts";
-export {
-  DEFAULT_MAX_FINISH_REJECTIONS,
-  type RunOptions,
-  type RunResult,
-  runAgent,
-} from "./agent-loop.ts";
+export { type RunResult, runAgent } from "./agent-loop.ts";
 export { type ArtifactStore, artifactMainField, artifactText } from "./artifacts.ts";
 export {
   type CompactionChoice,
@@ -162,6 +157,7 @@ export {
   type WithRetryResult,
   withRetry,
 } from "./retry.ts";
+export { DEFAULT_MAX_FINISH_REJECTIONS, type RunOptions } from "./run-options.ts";
 export {
   DEFAULT_MAX_OBSERVATION_CHARS,
   MIN_MARKED_CHARS,

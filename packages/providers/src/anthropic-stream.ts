@@ -23,7 +23,11 @@ const UsageSchema = z.object({
 const StreamEventSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("message_start"),
-    message: z.object({ id: z.string().nullish(), model: z.string().nullish(), usage: UsageSchema }),
+    message: z.object({
+      id: z.string().nullish(),
+      model: z.string().nullish(),
+      usage: UsageSchema,
+    }),
   }),
   z.object({
     type: z.literal("content_block_start"),
@@ -118,7 +122,12 @@ export function createMessageStreamAssembler(options: {
         case "content_block_delta": {
           const block = blocks.get(data.index);
           if (block === undefined) {
-            throw malformedEvent(vendor, redact, event, `内容块 ${data.index} 没有 content_block_start`);
+            throw malformedEvent(
+              vendor,
+              redact,
+              event,
+              `内容块 ${data.index} 没有 content_block_start`,
+            );
           }
           const { delta } = data;
           if (delta.type === "text_delta" && typeof delta.text === "string") {

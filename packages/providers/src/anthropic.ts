@@ -4,12 +4,12 @@ import {
   toAnthropicMessages,
   toAnthropicTools,
 } from "./anthropic-messages.ts";
+import { createMessageStreamAssembler } from "./anthropic-stream.ts";
 import {
   ANTHROPIC_VERSION,
   AnthropicMessageSchema,
   type AnthropicRequest,
 } from "./anthropic-wire.ts";
-import { createMessageStreamAssembler } from "./anthropic-stream.ts";
 import { checkShape, postJson } from "./http.ts";
 import { checkOptions, type ProviderOptions, redactorFor, systemPromptFor } from "./options.ts";
 import { postStream } from "./sse.ts";

@@ -1,8 +1,8 @@
 import type { Provider } from "@coding-agent/agent-core";
 import { checkShape, postJson } from "./http.ts";
 import { fromChatCompletion, toChatMessages, toChatTools } from "./openai-messages.ts";
-import { type ChatCompletionRequest, ChatCompletionSchema } from "./openai-wire.ts";
 import { createChatStreamAssembler } from "./openai-stream.ts";
+import { type ChatCompletionRequest, ChatCompletionSchema } from "./openai-wire.ts";
 import { checkOptions, type ProviderOptions, redactorFor, systemPromptFor } from "./options.ts";
 import { postStream } from "./sse.ts";
 

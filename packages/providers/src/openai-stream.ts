@@ -1,8 +1,8 @@
 import type { Redactor } from "@coding-agent/agent-core";
 import type { EventSourceMessage } from "eventsource-parser";
 import { z } from "zod";
-import { eventJson, malformedEvent } from "./sse.ts";
 import type { ChatCompletion } from "./openai-wire.ts";
+import { eventJson, malformedEvent } from "./sse.ts";
 
 /**
  * One `chat.completion.chunk` of a streamed Chat Completion, as documented, loosely (servers

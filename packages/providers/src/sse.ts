@@ -112,7 +112,8 @@ export function eventJson(vendor: string, redact: Redactor, event: EventSourceMe
 }
 
 function reasonOf(error: unknown): string {
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  const cause =
+    error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
   if (typeof cause?.code === "string") return cause.code;
   return error instanceof Error ? error.message : String(error);
 }

@@ -198,7 +198,9 @@ export function renderAnthropicStream(options: FakeReply): string[] {
   ];
   reply.content.forEach((block, index) => {
     if (block.type === "text") {
-      events.push(event("content_block_start", { index, content_block: { type: "text", text: "" } }));
+      events.push(
+        event("content_block_start", { index, content_block: { type: "text", text: "" } }),
+      );
       for (const text of pieces(block.text)) {
         events.push(event("content_block_delta", { index, delta: { type: "text_delta", text } }));
       }
@@ -206,7 +208,10 @@ export function renderAnthropicStream(options: FakeReply): string[] {
       events.push(event("content_block_start", { index, content_block: { ...block, input: {} } }));
       for (const partial_json of pieces(JSON.stringify(block.input), 6)) {
         events.push(
-          event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } }),
+          event("content_block_delta", {
+            index,
+            delta: { type: "input_json_delta", partial_json },
+          }),
         );
       }
     }

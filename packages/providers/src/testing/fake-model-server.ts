@@ -121,10 +121,7 @@ export async function startFakeModelServer(
     );
   });
 
-  function handle(
-    request: IncomingMessage,
-    text: string,
-  ): { record: FakeRequest; reply: Reply } {
+  function handle(request: IncomingMessage, text: string): { record: FakeRequest; reply: Reply } {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     const api: FakeApi | "unknown" =
       path === "/v1/chat/completions"
@@ -180,7 +177,10 @@ export async function startFakeModelServer(
     if ("hang" in turn) return { record, reply: "hang" };
     if ("raw" in turn) return { record, reply: { status: turn.status ?? 200, body: turn.raw } };
     if ("status" in turn) {
-      return { record, reply: { status: turn.status, body: turn.body, headers: retryAfterOf(turn) } };
+      return {
+        record,
+        reply: { status: turn.status, body: turn.body, headers: retryAfterOf(turn) },
+      };
     }
     const reply = {
       sequence: served,
@@ -295,7 +295,8 @@ async function streamEvents(response: ServerResponse, reply: SseReply): Promise<
     events.splice(knobs.malformed.afterEvents, 0, `data: ${knobs.malformed.data}\n\n`);
   }
   const cut = knobs.cutAfter;
-  const sent = cut === undefined ? events : events.slice(0, Math.min(cut.events, events.length - 1));
+  const sent =
+    cut === undefined ? events : events.slice(0, Math.min(cut.events, events.length - 1));
   response.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",

@@ -34,18 +34,11 @@ function clockedRun(provider: Provider, options: { maxDurationMs?: number } = {}
     waits.push(ms);
     now += ms;
   };
-  const done = runAgent(
-    "任务",
-    provider,
-    {},
-    { maxSteps: 5, ...options },
-    undefined,
-    {
-      clock: () => now,
-      trace: (event) => void events.push(event),
-      retry: { policy, sleep, random: () => 0 },
-    },
-  );
+  const done = runAgent("任务", provider, {}, { maxSteps: 5, ...options }, undefined, {
+    clock: () => now,
+    trace: (event) => void events.push(event),
+    retry: { policy, sleep, random: () => 0 },
+  });
   return { done, waits, events, now: () => now };
 }
 
@@ -107,16 +100,23 @@ describe("fallback model", () => {
   function fallbackRun(primary: Provider, fallback: Provider, maxAttempts = 3) {
     const events: TraceEvent[] = [];
     const replies: ModelReplyInfo[] = [];
-    const done = runAgent("任务", primary, { echo: { execute: () => "ok" } }, { maxSteps: 5 }, undefined, {
-      trace: (event) => void events.push(event),
-      extensions: [{ name: "replies", afterReply: (reply) => void replies.push(reply) }],
-      retry: {
-        policy: { ...policy, maxAttempts },
-        sleep: async () => {},
-        random: () => 0,
-        fallback: { provider: fallback, model: "backup-model" },
+    const done = runAgent(
+      "任务",
+      primary,
+      { echo: { execute: () => "ok" } },
+      { maxSteps: 5 },
+      undefined,
+      {
+        trace: (event) => void events.push(event),
+        extensions: [{ name: "replies", afterReply: (reply) => void replies.push(reply) }],
+        retry: {
+          policy: { ...policy, maxAttempts },
+          sleep: async () => {},
+          random: () => 0,
+          fallback: { provider: fallback, model: "backup-model" },
+        },
       },
-    });
+    );
     return { done, events, replies };
   }
 

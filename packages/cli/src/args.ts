@@ -67,6 +67,10 @@ export const RUN_FLAGS = {
     type: "string",
     help: "API 地址，否则读 OPENAI_BASE_URL / ANTHROPIC_BASE_URL，再否则用官方地址",
   },
+  "fallback-model": {
+    type: "string",
+    help: "备用模型名（只用于 openai、anthropic，同一后端）：主模型在 --max-retries + 1 次尝试都以可重试的失败结束后改问它，此后本次运行一直用它；结果和轨迹记下回答的模型",
+  },
   script: { type: "string", help: "Fake Model 脚本文件（JSON 数组），不给则用内置脚本" },
   workspace: { type: "string", help: "工具只能读写的目录（默认当前目录）" },
   "allow-command": {
@@ -134,6 +138,7 @@ const RunFlagsSchema = z.strictObject({
     .default("fake"),
   model: z.string().trim().min(1, "--model 需要模型名").optional(),
   "base-url": z.string().trim().min(1, "--base-url 需要地址").optional(),
+  "fallback-model": z.string().trim().min(1, "--fallback-model 需要模型名").optional(),
   "max-steps": count("max-steps").default(20),
   "max-tool-calls": count("max-tool-calls").optional(),
   "max-tokens": count("max-tokens").optional(),
@@ -257,6 +262,8 @@ export type RunCommand = {
     readonly name: ProviderName;
     readonly model?: string;
     readonly baseUrl?: string;
+    /** `--fallback-model`: asked once the model's attempts failed retryably (same backend). */
+    readonly fallbackModel?: string;
   };
   readonly json: boolean;
   readonly workspace: string;
@@ -381,6 +388,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         name: f.provider,
         ...(f.model === undefined ? {} : { model: f.model }),
         ...(f["base-url"] === undefined ? {} : { baseUrl: f["base-url"] }),
+        ...(f["fallback-model"] === undefined ? {} : { fallbackModel: f["fallback-model"] }),
       },
       json: f.json,
       workspace: f.workspace,
@@ -453,6 +461,7 @@ function providerMismatch(
   flags: {
     readonly model?: string;
     readonly "base-url"?: string;
+    readonly "fallback-model"?: string;
     readonly script?: string;
     readonly "system-prompt-file"?: string;
   },
@@ -460,6 +469,8 @@ function providerMismatch(
   if (provider === "fake") {
     if (flags.model !== undefined) return "--model 只用于 --provider openai 或 anthropic";
     if (flags["base-url"] !== undefined) return "--base-url 只用于 --provider openai 或 anthropic";
+    if (flags["fallback-model"] !== undefined)
+      return "--fallback-model 只用于 --provider openai 或 anthropic";
     if (flags["system-prompt-file"] !== undefined)
       return "--system-prompt-file 只用于 --provider openai 或 anthropic（Fake Model 不读系统提示）";
     return undefined;

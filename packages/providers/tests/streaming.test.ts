@@ -4,6 +4,7 @@
  * its end event, a malformed event, and `Retry-After` become the errors the run's retry
  * acts on. Against the loopback fake server, which breaks streams on purpose.
  */
+import { readFileSync } from "node:fs";
 import { classifyFailure, type ModelRequest, type Provider } from "@coding-agent/agent-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseRetryAfter } from "../src/http.ts";
@@ -257,4 +258,64 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter("Tue, 01 Dec 2026 10:00:05 GMT", null, () => now)).toBe(5_000);
     expect(parseRetryAfter(null)).toBeUndefined();
   });
+});
+
+describe("streams shaped as the APIs' documentation shows them", () => {
+  const fixture = (name: string) =>
+    readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8");
+
+  it.each([undefined, 2])(
+    "OpenAI: text, two tool calls in pieces by index, usage in the last chunk (chunks of %s bytes)",
+    async (chunkBytes) => {
+      const rawSse = fixture("openai-chat-stream-tool-calls.sse");
+      const server = await serve([{ rawSse, ...(chunkBytes === undefined ? {} : { chunkBytes }) }]);
+      const texts: string[] = [];
+      const reply = await ask(adapter("openai", server, { onText: (text) => texts.push(text) }));
+      expect(texts).toEqual(["我来", "查一下", "两个城市。"]);
+      expect(reply).toEqual({
+        actions: [
+          { type: "message", content: "我来查一下两个城市。" },
+          {
+            type: "tool_call",
+            tool: "get_weather",
+            callId: "call_Wx81kQ2mZr",
+            input: { city: "北京", unit: "c" },
+          },
+          {
+            type: "tool_call",
+            tool: "get_weather",
+            callId: "call_Pq53nHs0Lb",
+            input: { city: "Paris, France" },
+          },
+        ],
+        usage: { inputTokens: 96, outputTokens: 51, cachedInputTokens: 64 },
+        model: "gpt-test",
+      });
+    },
+  );
+
+  it.each([undefined, 2])(
+    "Anthropic: a thinking block passed over, text, input_json_delta pieces, usage from start and delta (chunks of %s bytes)",
+    async (chunkBytes) => {
+      const rawSse = fixture("anthropic-messages-stream-tool-use.sse");
+      const server = await serve([{ rawSse, ...(chunkBytes === undefined ? {} : { chunkBytes }) }]);
+      const texts: string[] = [];
+      const reply = await ask(adapter("anthropic", server, { onText: (text) => texts.push(text) }));
+      expect(texts).toEqual(["好的，", "我查一下北京", "的天气。"]);
+      expect(reply).toEqual({
+        actions: [
+          { type: "message", content: "好的，我查一下北京的天气。" },
+          {
+            type: "tool_call",
+            tool: "get_weather",
+            callId: "toolu_01Rec0rdedT00lUse9",
+            input: { city: "北京", unit: "celsius" },
+          },
+        ],
+        // input 512 + cache reads 128 (counted apart by this API), output from message_delta.
+        usage: { inputTokens: 640, outputTokens: 87, cachedInputTokens: 128 },
+        model: "claude-test",
+      });
+    },
+  );
 });

@@ -175,6 +175,10 @@ export async function startFakeModelServer(
     served += 1;
     const record = base;
     if ("hang" in turn) return { record, reply: "hang" };
+    if ("rawSse" in turn) {
+      const knobs = turn.chunkBytes === undefined ? {} : { chunkBytes: turn.chunkBytes };
+      return { record, reply: { sse: [turn.rawSse], knobs } };
+    }
     if ("raw" in turn) return { record, reply: { status: turn.status ?? 200, body: turn.raw } };
     if ("status" in turn) {
       return {

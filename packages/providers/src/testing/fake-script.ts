@@ -66,6 +66,11 @@ export type FakeTurn =
     }
   /** The server answers a body that is not JSON. */
   | { readonly raw: string; readonly status?: number }
+  /**
+   * The server answers this event stream as it is (`text/event-stream`), say one recorded
+   * from the real API, optionally in `chunkBytes` pieces.
+   */
+  | { readonly rawSse: string; readonly chunkBytes?: number }
   /** The server never answers (until the client gives up). */
   | { readonly hang: true };
 

@@ -1,8 +1,14 @@
 import { isAbortError, type Redactor } from "@coding-agent/agent-core";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { createParser, type EventSourceMessage, ParseError } from "eventsource-parser";
 import type { z } from "zod";
 import { ProviderError } from "./errors.ts";
 import { excerptOf, failedResponse, type JsonPost, parseBody, readText, sendPost } from "./http.ts";
+
+/**
+ * Longest event the parser holds (in characters): a server that never ends an event
+ * cannot fill the memory; past it the stream is a malformed answer, not retried.
+ */
+export const MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
 /** One streamed POST: the request, and what reads its events. */
 export interface StreamPost<Schema extends z.ZodType> extends JsonPost<Schema> {
@@ -43,6 +49,11 @@ export async function postStream<Schema extends z.ZodType>(
   let ended = false;
   let failure: unknown;
   const parser = createParser({
+    maxBufferSize: MAX_EVENT_CHARS,
+    onError(error) {
+      // Unknown fields and bad `retry:` lines are ignored, as the SSE rules say.
+      if (error.type === "max-buffer-size-exceeded") failure ??= oversized(post, error);
+    },
     onEvent(event) {
       if (ended || failure !== undefined) return;
       try {
@@ -63,7 +74,12 @@ export async function postStream<Schema extends z.ZodType>(
         throw brokenStream(post, `连接中断（${reasonOf(error)}）`, error);
       }
       if (chunk.done) break;
-      parser.feed(chunk.value);
+      try {
+        parser.feed(chunk.value);
+      } catch (error) {
+        // A parser stopped by an oversized event throws on the next feed: that event decides.
+        failure ??= error instanceof ParseError ? oversized(post, error) : error;
+      }
     }
     // A last event without its blank line is not an event (the SSE rules): it does not count.
     if (failure !== undefined) throw failure;
@@ -73,6 +89,14 @@ export async function postStream<Schema extends z.ZodType>(
     // Whatever follows the end event (or a failure) is not read; the connection is released.
     reader.cancel().catch(() => {});
   }
+}
+
+/** An event past `MAX_EVENT_CHARS`: a malformed answer (status 200), not retried. */
+function oversized(post: StreamPost<z.ZodType>, cause: ParseError): ProviderError {
+  return new ProviderError(
+    `${post.vendor} 的流事件超过 ${MAX_EVENT_CHARS} 个字符仍未结束，已停止读取`,
+    { status: 200, excerpt: "", cause },
+  );
 }
 
 /** A stream that stopped before its end event: retryable, as a reply that never came. */

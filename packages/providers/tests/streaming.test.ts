@@ -14,6 +14,7 @@ import {
   ProviderError,
   type ProviderOptions,
 } from "../src/index.ts";
+import { MAX_EVENT_CHARS } from "../src/sse.ts";
 import {
   type FakeApi,
   type FakeModelServer,
@@ -180,6 +181,14 @@ describe.each(["openai", "anthropic"] as const)("%s streaming", (api) => {
     expect(error.message).not.toContain(KEY);
     expect(error.excerpt).not.toContain(KEY);
     expect(error.excerpt.length).toBeLessThan(700);
+  });
+
+  it("an event that never ends is cut off at MAX_EVENT_CHARS, not buffered forever", async () => {
+    const flood = `data: ${"x".repeat(MAX_EVENT_CHARS + 1_000)}`;
+    const server = await serve([{ rawSse: flood, chunkBytes: 256 * 1024 }]);
+    const error = await failure(adapter(api, server));
+    expect(error.status).toBe(200);
+    expect(error.message).toContain(String(MAX_EVENT_CHARS));
   });
 
   it.each([

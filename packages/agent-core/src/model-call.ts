@@ -154,8 +154,14 @@ async function retryModelCall(
       failureOf: (error) => (error as FailedModelCall).failure,
       fingerprintOf: (error) => (error as FailedModelCall).fingerprint,
       decide: (input, policy, random) => {
-        let decision = decideRetry(input, policy, random);
         const asked = lastFailure?.retryAfterMs;
+        // A server that says when to come back says waiting changes the answer: the same
+        // failure twice is not a reason to give up then, only the attempts and the budget are.
+        let decision = decideRetry(
+          asked === undefined ? input : { ...input, previousFingerprint: undefined },
+          policy,
+          random,
+        );
         if (decision.retry && asked !== undefined) {
           // The server said how long: at least that, and never a wait the budget cannot hold.
           const delayMs = Math.max(decision.delayMs, asked);

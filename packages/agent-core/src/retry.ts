@@ -177,7 +177,8 @@ function defaultFingerprint(error: unknown): string {
 
 /**
  * How a run retries a failed model call. Only a `retryable` failure is retried, never
- * twice in a row with the same fingerprint (class, HTTP status, message), never past
+ * twice in a row with the same fingerprint (class, HTTP status, message) unless the
+ * failure named its own wait (`Retry-After`: waiting is what changes it), never past
  * `maxAttempts` per step and never past the run's time budget. A failure that names how
  * long to wait (an HTTP `Retry-After`, `retryAfterMs` on the error) waits at least that
  * long; a wait that would end past the time budget is not waited: the run stops at once

@@ -52,6 +52,26 @@ describe("Retry-After", () => {
     expect(model.calls()).toBe(2);
   });
 
+  it("retries the same 429 again when it says Retry-After (waiting is what changes it)", async () => {
+    const model = sequence(new RateLimited(429, 1_000), new RateLimited(429, 1_000), finish);
+    const { done, waits } = clockedRun(model.provider, { maxDurationMs: 10_000 });
+    expect(await done).toMatchObject({ status: "completed" });
+    expect(waits).toEqual([1_000, 1_000]);
+    expect(model.calls()).toBe(3);
+  });
+
+  it("still stops after maxAttempts of the same 429 with Retry-After", async () => {
+    const model = sequence(
+      new RateLimited(429, 10),
+      new RateLimited(429, 10),
+      new RateLimited(429, 10),
+      finish,
+    );
+    const { done } = clockedRun(model.provider);
+    expect(await done).toMatchObject({ status: "failed", code: "provider_error" });
+    expect(model.calls()).toBe(3);
+  });
+
   it("keeps the backoff when it is longer than Retry-After: 0", async () => {
     const model = sequence(new RateLimited(503, 0), finish);
     const { done, waits } = clockedRun(model.provider);

@@ -1,9 +1,11 @@
 import {
+  formatValueIssues,
   type Hooks,
   type HookVeto,
   type Redactor,
   redactJson,
   type ToolInput,
+  toValueIssues,
 } from "@coding-agent/agent-core";
 import { z } from "zod";
 import { runHookCommand } from "./run-hook.ts";
@@ -120,8 +122,8 @@ export function createCommandHooks(options: {
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      const fields = parsed.error.issues.map((issue) => issue.path.join(".") || "(root)");
-      return failed(`stdout 的 JSON 不是这个事件能用的形状（${fields.join("、")}）`, ran.stderr);
+      const details = formatValueIssues(toValueIssues(parsed.error.issues), "；");
+      return failed(`stdout 的 JSON 不是这个事件能用的形状：${details}`, ran.stderr);
     }
     return { ok: true, output: parsed.data };
   }

@@ -130,7 +130,7 @@ export async function loadHookSettings(options: {
 export async function isTrusted(workspace: string, home: string): Promise<boolean | string> {
   const file = path.join(home, "trusted.json");
   const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) =>
-    error.code === "ENOENT" ? undefined : error,
+    absent(error) ? undefined : error,
   );
   if (text === undefined) return false;
   if (text instanceof Error) return `信任列表 ${file} 读不了：${text.message}`;
@@ -153,7 +153,7 @@ async function readSettings(
   source: HookEntry["source"],
 ): Promise<{ ok: true; hooks: HookEntry[] } | { ok: false; message: string }> {
   const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) =>
-    error.code === "ENOENT" ? undefined : error,
+    absent(error) ? undefined : error,
   );
   if (text === undefined) return { ok: true, hooks: [] };
   if (text instanceof Error)
@@ -202,4 +202,9 @@ async function exists(file: string): Promise<boolean> {
 function isInside(root: string, file: string): boolean {
   const relative = path.relative(root, file);
   return relative !== "" && relative.split(path.sep)[0] !== ".." && !path.isAbsolute(relative);
+}
+
+/** No such file (nor a folder to hold one: a home that is a file has no settings either). */
+function absent(error: NodeJS.ErrnoException): boolean {
+  return error.code === "ENOENT" || error.code === "ENOTDIR";
 }

@@ -22,6 +22,7 @@ const HookEntrySchema = z.strictObject({
   matcher: z
     .string()
     .check((ctx) => {
+      if (ctx.value === "" || ctx.value === "*") return;
       try {
         new RegExp(ctx.value);
       } catch (error) {
@@ -172,7 +173,7 @@ async function readSettings(
     entries.forEach((entry, index) => {
       hooks.push({
         event,
-        matcher: entry.matcher === undefined ? undefined : new RegExp(`^(?:${entry.matcher})$`),
+        matcher: matcherOf(entry.matcher),
         command: entry.command,
         timeoutMs: entry.timeoutMs,
         label: `${file} hooks.${event}[${index}]`,
@@ -207,4 +208,13 @@ function isInside(root: string, file: string): boolean {
 /** No such file (nor a folder to hold one: a home that is a file has no settings either). */
 function absent(error: NodeJS.ErrnoException): boolean {
   return error.code === "ENOENT" || error.code === "ENOTDIR";
+}
+
+/**
+ * A matcher as an anchored regex on the whole tool name; undefined (every tool) when absent,
+ * and, as in Claude Code, for `""` and `"*"` (which is no regex at all).
+ */
+function matcherOf(matcher: string | undefined): RegExp | undefined {
+  if (matcher === undefined || matcher === "" || matcher === "*") return undefined;
+  return new RegExp(`^(?:${matcher})$`);
 }

@@ -10,6 +10,7 @@ import {
 import { z } from "zod";
 import { runHookCommand } from "./run-hook.ts";
 import type { HookEntry, HookEvent } from "./settings.ts";
+import { hookVerdict } from "./verdict.ts";
 
 /** Characters of a hook's stderr that reach the model, the trace or the state log. */
 export const MAX_HOOK_MESSAGE_CHARS = 2_000;
@@ -30,9 +31,13 @@ export interface HookDecision {
   readonly input?: ToolInput;
 }
 
-const PreToolUseOutput = z.strictObject({ input: z.record(z.string(), z.json()).optional() });
-const PostToolUseOutput = z.strictObject({ result: z.json().optional() });
-const StopOutput = z.strictObject({});
+/** What each event's stdout may hold, and its keys (for the verdict). */
+const PreToolUseOutput = [
+  z.strictObject({ input: z.record(z.string(), z.json()).optional() }),
+  ["input"],
+] as const;
+const PostToolUseOutput = [z.strictObject({ result: z.json().optional() }), ["result"]] as const;
+const StopOutput = [z.strictObject({}), []] as const;
 
 /**
  * The command hooks of a run as agent-core hooks (lesson 36): `tools` (PreToolUse and
@@ -54,8 +59,11 @@ export function createCommandHooks(options: {
   readonly warn: (line: string) => void;
   /** Writes a decision to the state log before it takes effect. */
   readonly record: (decision: HookDecision) => Promise<void>;
+  /** Replaces how a command's end is judged (lesson 36's exercise plugs in here). */
+  readonly verdict?: typeof hookVerdict;
 }): { readonly tools: Hooks | undefined; readonly stop: Hooks | undefined } {
   const { entries, runId, workspace, redact, env, warn, record } = options;
+  const judge = options.verdict ?? hookVerdict;
   const of = (event: HookEvent, tool?: string) =>
     entries.filter(
       (entry) =>
@@ -73,7 +81,7 @@ export function createCommandHooks(options: {
   async function ask<T>(
     entry: HookEntry,
     event: Record<string, unknown>,
-    schema: z.ZodType<T>,
+    [schema, fields]: readonly [z.ZodType<T>, readonly string[]],
     signal: AbortSignal,
   ): Promise<{ readonly ok: true; readonly output: T | undefined } | HookVeto> {
     const ran = await runHookCommand({
@@ -90,40 +98,21 @@ export function createCommandHooks(options: {
       const message = `hook ${entry.label} 失败（${why}），按拒绝处理${excerpt === "" ? "" : `：${excerpt}`}`;
       return { kind: "veto" as const, message: clipText(message) };
     };
-    switch (ran.kind) {
-      case "spawn_failed":
-        return failed(`无法启动：${ran.message}`);
-      case "timeout":
-        return failed(`超过 ${entry.timeoutMs} ms 未结束，已终止整个进程组`, ran.stderr);
-      case "cancelled":
-        return failed("运行被取消", ran.stderr);
-      case "signaled":
-        return failed(`被信号 ${ran.signal} 终止`, ran.stderr);
-      case "exited":
-        break;
-      default: {
-        const unreachable: never = ran;
-        throw new TypeError(`unhandled hook run ${JSON.stringify(unreachable)}`);
-      }
-    }
-    if (ran.exitCode === 2) {
-      const message = clipText(ran.stderr);
+    const verdict = judge(ran, { fields, timeoutMs: entry.timeoutMs });
+    if (verdict.kind === "failed") return failed(verdict.why, verdict.stderr);
+    if (verdict.kind === "veto") {
+      const message = clipText(verdict.message);
       return { kind: "veto", message: message === "" ? `hook ${entry.label} 拒绝了` : message };
     }
-    if (ran.exitCode !== 0) return failed(`退出码 ${ran.exitCode}`, ran.stderr);
-    if (ran.stdoutTruncated) return failed("stdout 超出上限，无法解析", ran.stderr);
-    const text = ran.stdout.trim();
-    if (text === "") return { ok: true, output: undefined };
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return failed("stdout 不是 JSON", ran.stderr);
-    }
-    const parsed = schema.safeParse(json);
+    if (verdict.output === undefined) return { ok: true, output: undefined };
+    // The verdict checked the keys; the values must be of the event's kind too.
+    const parsed = schema.safeParse(verdict.output);
     if (!parsed.success) {
       const details = formatValueIssues(toValueIssues(parsed.error.issues), "；");
-      return failed(`stdout 的 JSON 不是这个事件能用的形状：${details}`, ran.stderr);
+      return failed(
+        `stdout 的 JSON 不是这个事件能用的形状：${details}`,
+        "stderr" in ran ? ran.stderr : "",
+      );
     }
     return { ok: true, output: parsed.data };
   }

@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { captureCli } from "./support/run-cli.ts";
 
 let base: string;
@@ -46,7 +47,7 @@ function pwnSettings(name: string) {
 async function workspaceSettings(dir: string, settings: unknown) {
   await mkdir(join(dir, ".coding-agent"), { recursive: true });
   const text = typeof settings === "string" ? settings : JSON.stringify(settings);
-  await writeFile(join(dir, ".coding-agent", "settings.json"), text);
+  await writeFile(join(dir, WORKSPACE_SETTINGS), text);
 }
 
 async function run(workspace: string, flags: string[] = []) {
@@ -187,10 +188,10 @@ describe("a trusted workspace", () => {
     const outside = join(base, "outside-settings.json");
     await writeFile(outside, JSON.stringify(pwnSettings("outside")));
     await mkdir(join(ws, ".coding-agent"));
-    await symlink(outside, join(ws, ".coding-agent", "settings.json"));
+    await symlink(outside, join(ws, WORKSPACE_SETTINGS));
     const trusted = await run(ws, ["--trust-workspace"]);
     expect(trusted.code).toBe(2);
-    expect(trusted.stderr).toContain(join(ws, ".coding-agent", "settings.json"));
+    expect(trusted.stderr).toContain(join(ws, WORKSPACE_SETTINGS));
     expect(trusted.stderr).toContain("工作区之外");
     expect(ran("outside")).toEqual([]);
     expect(existsSync(join(home, "runs"))).toBe(false);
@@ -241,7 +242,7 @@ describe("bad settings and trust files are a clear error naming the file and the
     const { code, stderr, stdout } = await run(ws, ["--trust-workspace"]);
     expect(code).toBe(2);
     expect(stdout).toBe("");
-    expect(stderr).toContain(join(ws, ".coding-agent", "settings.json"));
+    expect(stderr).toContain(join(ws, WORKSPACE_SETTINGS));
     expect(stderr).toContain(field);
     expect(stderr).toContain("无效");
     expect(existsSync(join(home, "runs"))).toBe(false);

@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { captureCli } from "./support/run-cli.ts";
 
 interface ToolMessage {
@@ -53,7 +54,7 @@ type HookConfig = Partial<Record<"PreToolUse" | "PostToolUse" | "Stop", Entry[]>
 
 async function workspaceHooks(hooks: HookConfig, dir = ws) {
   await mkdir(join(dir, ".coding-agent"), { recursive: true });
-  await writeFile(join(dir, ".coding-agent", "settings.json"), JSON.stringify({ hooks }));
+  await writeFile(join(dir, WORKSPACE_SETTINGS), JSON.stringify({ hooks }));
 }
 
 const cli = (argv: string[], env: Record<string, string> = {}) =>

@@ -314,7 +314,8 @@ export function usage(): string {
     }),
     "",
     "密钥只从环境变量读取：OPENAI_API_KEY、ANTHROPIC_API_KEY（没有命令行选项）",
-    "运行记录写在 $CODING_AGENT_HOME/runs/<runId>/（默认 ~/.coding-agent），不写进工作区",
+    "运行记录（state.jsonl、trace.jsonl、artifacts/）写在 $CODING_AGENT_HOME/runs/<runId>/（默认 ~/.coding-agent），不写进工作区",
+    "设置 OTEL_EXPORTER_OTLP_ENDPOINT（或 OTEL_EXPORTER_OTLP_TRACES_ENDPOINT）时，轨迹同时以 OpenTelemetry GenAI span 经 OTLP/HTTP 导出；OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true 才带消息内容（脱敏）",
     "退出码：0 完成 · 1 失败 · 2 用法错误 · 3 超出预算 · 4 被阻止 · 130 已取消",
   ].join("\n");
 }

@@ -146,6 +146,19 @@ describe("PreToolUse", HANG_GUARD, () => {
     expect(log.filter((event) => event.type === "hook_decision")).toMatchObject([
       { event: "PreToolUse", decision: "veto", callId: "call_1", message: "不许写文件" },
     ]);
+    // The trace shows the veto as the call's completion, never as a started call.
+    const trace = (await readFile(join(home, "runs", result.runId, "trace.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const vetoed = trace.find(
+      (event) => event.type === "tool_completed" && event.callId === "call_1",
+    );
+    expect(vetoed).toMatchObject({ ok: false });
+    expect(vetoed.detail).toContain("hook_denied");
+    expect(trace.some((event) => event.type === "tool_started" && event.callId === "call_1")).toBe(
+      false,
+    );
     // A vetoed call has no intent: a resume would not take it for a call in doubt.
     expect(log.some((event) => event.type === "tool_intent" && event.callId === "call_1")).toBe(
       false,
@@ -337,6 +350,9 @@ describe("PostToolUse", HANG_GUARD, () => {
     const state = await readFile(join(home, "runs", result.runId, "state.jsonl"), "utf8");
     expect(state).not.toContain(secret);
     expect(state).toContain("token");
+    const trace = await readFile(join(home, "runs", result.runId, "trace.jsonl"), "utf8");
+    expect(trace).toContain("token");
+    expect(trace).not.toContain(secret);
   });
 
   it("exit 2 replaces the result by hook_denied; the call did run", async () => {

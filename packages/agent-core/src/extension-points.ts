@@ -14,6 +14,7 @@ import { isHistoryView, type Message } from "./messages.ts";
 import { createModelRequest, isImmutableRequest, type ModelRequest } from "./provider.ts";
 import type { Run, Stop } from "./run-state.ts";
 import { type CallOutcome, timedCall } from "./timed-call.ts";
+import { asToolError } from "./tool-error.ts";
 import type { ToolInput, ToolInputCheck } from "./tools.ts";
 import {
   type CompactedResult,
@@ -125,7 +126,10 @@ export async function afterToolCall(
     if ("stop" in answer) return answer;
     const { value } = answer.decision as { value?: unknown };
     replaced = { value };
-    current = { ok: true, value };
+    // A replacement that is an error (`toolError(...)`, a hook's veto) is an error to the
+    // next extension too: the state log records it as one, as the model will see it.
+    const error = asToolError(value);
+    current = error === undefined ? { ok: true, value } : { ok: false, error };
   }
   return replaced;
 }

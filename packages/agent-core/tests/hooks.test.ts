@@ -162,6 +162,21 @@ describe("postToolUse", () => {
     ]);
   });
 
+  it("a veto is an error to every later extension (a state log records it as one)", async () => {
+    const seen: unknown[] = [];
+    const later: RunExtension = {
+      name: "log",
+      afterToolCall: (_call, result) => void seen.push(result),
+    };
+    await run(
+      { name: "deny", postToolUse: () => ({ kind: "veto", message: "不给看" }) },
+      echoTools([]),
+      [call("echo", { text: "a" }), finish],
+      [later],
+    );
+    expect(seen).toEqual([{ ok: false, error: { code: HOOK_DENIED, message: "不给看" } }]);
+  });
+
   it("is asked only about calls that ran and succeeded, with the value", async () => {
     const asked: unknown[] = [];
     const answering: RunExtension = {

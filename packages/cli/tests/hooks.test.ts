@@ -439,6 +439,22 @@ describe("replay and resume of a run with hooks never run a hook", HANG_GUARD, (
     expect(await readFile(count, "utf8")).toBe(ranBefore);
   });
 
+  it("a run whose PostToolUse hook vetoed a result records it as an error and replays the same", async () => {
+    await workspaceHooks({ PostToolUse: [{ command: "echo 'withheld' >&2; exit 2" }] });
+    const original = await run([echo("a"), finish()]);
+    expect(toolResults(original.result)).toMatchObject([
+      { ok: false, error: { code: "hook_denied", message: "withheld" } },
+    ]);
+    const log = await stateOf(original.result.runId);
+    expect(log.find((event) => event.type === "tool_result")).toMatchObject({
+      ok: false,
+      error: { code: "hook_denied", message: "withheld" },
+    });
+    const replayed = await cli(["replay", original.result.runId, "--json"]);
+    expect(replayed.stderr).not.toContain("replay_diverged");
+    expect(replayed.result.messages).toEqual(original.result.messages);
+  });
+
   it("a run whose PreToolUse hook rewrote a call replays to the same result", async () => {
     await workspaceHooks({ PreToolUse: [{ command: `echo '{"input":{"text":"changed"}}'` }] });
     const original = await run([echo("a"), finish()]);

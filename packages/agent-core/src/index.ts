@@ -83,6 +83,13 @@ export {
   type TestEvidence,
 } from "./finish-gate.ts";
 export {
+  createHookExtension,
+  HOOK_DENIED,
+  type HookAllow,
+  type Hooks,
+  type HookVeto,
+} from "./hooks.ts";
+export {
   formatIssuePath,
   formatValueIssues,
   type RootLabel,

@@ -6,8 +6,7 @@ import { boundedText, type Run, type Stop } from "./run-state.ts";
 import { timedCall } from "./timed-call.ts";
 import type { ToolError } from "./tool-error.ts";
 import { type CallRef, record, toolErrored, toolFailed } from "./tool-record.ts";
-
-import { isBlockedOutcome, type ToolInputCheck } from "./tools.ts";
+import { isBlockedOutcome, type ToolInput, type ToolInputCheck } from "./tools.ts";
 
 export { toolFailed } from "./tool-record.ts";
 
@@ -101,20 +100,32 @@ function prepare(call: CallRef, name: string): Prepared | Promise<Prepared> {
     definition: tool,
   };
   if (run.extensions.beforeToolCall.length === 0) return { kind: "ready", info };
-  return askExtensions(call, info);
+  return askExtensions(call, info, name);
 }
 
 /** The extensions' (and `authorize`'s) say on a call that is otherwise ready to run. */
-async function askExtensions(call: CallRef, info: ToolCallInfo): Promise<Prepared> {
+async function askExtensions(call: CallRef, info: ToolCallInfo, name: string): Promise<Prepared> {
   const { run, tool: toolName } = call;
   // Waiting for an answer spends the run's time: its deadline applies, not toolTimeoutMs
   // (how long to wait for a person is the extension's own limit).
-  const decision = await beforeToolCall(run, info);
+  // A rewritten input is checked by the same schema as the model's (it may throw likewise).
+  const validate = (input: ToolInput) => {
+    try {
+      return run.tools.validate(name, input);
+    } catch (error) {
+      const message = `工具 ${toolName} 的输入校验出错：${errorText(error)}`;
+      return { ok: false as const, error: { code: "tool_error", message } };
+    }
+  };
+  const asked = await beforeToolCall(run, info, validate);
+  const { decision } = asked;
+  // From here on the call is the one the extensions let through (rewritten or not).
+  const ready = asked.call;
   switch (decision.kind) {
     case "run":
-      return { kind: "ready", info };
+      return { kind: "ready", info: ready };
     case "answer":
-      return { kind: "ready", info, answer: { value: decision.value } };
+      return { kind: "ready", info: ready, answer: { value: decision.value } };
     case "veto":
       return { kind: "error", error: decision.error };
     case "stop": {

@@ -19,6 +19,7 @@ import { createPathAllowance, type WorkspaceState } from "@coding-agent/tools";
 import type { RunCommand } from "./args.ts";
 import type { CliIo } from "./cli.ts";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
+import { hookExtensions, loadHookSettings } from "./hooks/index.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
 import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.ts";
 import { prepareRunFeatures } from "./run-extensions.ts";
@@ -144,6 +145,17 @@ async function execute(session: Session): Promise<number> {
   if (tools.warning !== undefined) io.stderr(`${tools.warning}\n`);
 
   const workspace = tools.workspaceRoot;
+  // Hooks of the user, and of the workspace only when it is trusted (design §7, lesson 36).
+  const settings = await loadHookSettings({
+    workspace,
+    home: codingAgentHome(env),
+    trustWorkspace: command.trustWorkspace === true,
+  });
+  if (!settings.ok) {
+    io.stderr(`${settings.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  if (settings.warning !== undefined) io.stderr(`${settings.warning}\n`);
   const runId = resume?.runId ?? newRunId();
   const files = await openRunFiles(session, runId, model.redact).catch((error: Error) => error);
   if (files instanceof Error) {
@@ -241,12 +253,25 @@ async function execute(session: Session): Promise<number> {
     version: () => tracker.current,
     ...(model.system === undefined ? {} : { system: model.system }),
   });
-  // The resume answers first (what is already recorded), the log writes next, the gate
-  // judges; loop detection and the context budget see the results as the log has them.
+  const hooks = hookExtensions({
+    entries: settings.hooks,
+    runId,
+    workspace,
+    redact: model.redact,
+    env: { ...env },
+    warn: (line) => io.stderr(line),
+    log,
+  });
+  // The resume answers first (what is already recorded), the tool hooks next (the log
+  // records what they let through), the log writes, the gate judges, the Stop hooks see a
+  // finish the gate accepted; loop detection and the context budget see the results as
+  // the log has them.
   const extensions: RunExtension[] = [
     ...(resume === undefined ? [] : [createResumeExtension(resume.plan, workspace)]),
+    ...hooks.tools,
     recorder,
     gate,
+    ...hooks.stop,
     ...features.extensions,
   ];
   // The loop detection counts repeats by observation (`--max-repeated-actions`), not the guard.

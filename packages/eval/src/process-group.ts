@@ -13,9 +13,17 @@ export type ProcessOutcome =
   | { readonly kind: "spawn_error"; readonly message: string };
 
 /**
+ * How long a stopped child may take to cancel itself (SIGINT) before its group is killed.
+ * `coding-agent` cancels its run on SIGINT, and its tools kill the commands they started in
+ * their own sessions, which a signal to this group would not reach.
+ */
+export const STOP_GRACE_MS = 3000;
+
+/**
  * Runs `command` in its own process group and never rejects. At `timeoutMs` or on `signal`
- * the whole group gets SIGKILL: whatever the agent started (a test run, a `run_command`)
- * dies with it, so a timeout or a Ctrl-C stops real work instead of abandoning it.
+ * the group gets SIGINT (the CLI cancels its run and its tools stop what they started),
+ * then SIGKILL after `STOP_GRACE_MS`: a timeout or a Ctrl-C stops real work instead of
+ * abandoning it, and the promise settles only once the child is gone.
  */
 export function runProcessGroup(options: {
   readonly command: string;
@@ -45,19 +53,28 @@ export function runProcessGroup(options: {
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
-    const killGroup = (why: "timeout" | "cancelled") => {
-      ended ??= why;
+    const signalGroup = (name: NodeJS.Signals) => {
       try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        if (child.pid !== undefined) process.kill(-child.pid, name);
       } catch {
         // The group is already gone.
       }
+    };
+    let grace: NodeJS.Timeout | undefined;
+    const killGroup = (why: "timeout" | "cancelled") => {
+      if (ended !== undefined) return;
+      ended = why;
+      signalGroup("SIGINT");
+      grace = setTimeout(() => signalGroup("SIGKILL"), STOP_GRACE_MS);
     };
     const timer = setTimeout(() => killGroup("timeout"), options.timeoutMs);
     const onAbort = () => killGroup("cancelled");
     options.signal.addEventListener("abort", onAbort, { once: true });
     const finish = (outcome: ProcessOutcome) => {
       clearTimeout(timer);
+      clearTimeout(grace);
+      // Whatever the child left in its group (a grandchild that ignored SIGINT) goes too.
+      signalGroup("SIGKILL");
       options.signal.removeEventListener("abort", onAbort);
       resolve(outcome);
     };

@@ -155,11 +155,13 @@ export async function runQueueWorker(options: {
   readonly signal: AbortSignal;
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+  readonly onTaskStarted?: (taskId: string) => void;
   readonly onTaskFinished?: (result: TaskResult) => void;
   readonly onReady?: () => void;
 }): Promise<void> {
   const connection = { host: options.address.host, port: options.address.port };
   const processor = async (job: Job<EvalJobData, TaskResult>): Promise<TaskResult> => {
+    options.onTaskStarted?.(job.data.task.id);
     const result = await runTask(job.data.task, {
       runner: options.runner,
       signal: options.signal,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import net from "node:net";
 import { type Job, Queue, QueueEvents, Worker } from "bullmq";
+import { Redis } from "ioredis";
 import { GRADER_NAMES, type Grades } from "./graders.ts";
 import type { HarnessOutcome, OnTaskFinished } from "./harness.ts";
 import { type AgentRunner, HARNESS_ERROR_STATUS, runTask, type TaskResult } from "./run-task.ts";
@@ -62,6 +63,17 @@ export function parseQueueUrl(
   return { ok: true, address: { host: parsed.hostname.replace(/^\[|\]$/g, ""), port } };
 }
 
+/**
+ * A Redis client for BullMQ. BullMQ loads ioredis itself only from CommonJS; as an ES module
+ * it needs a client built here. `maxRetriesPerRequest: null` is what BullMQ asks of the
+ * connections it blocks on; errors are left to the commands that meet them.
+ */
+function connect(address: RedisAddress): Redis {
+  const client = new Redis({ host: address.host, port: address.port, maxRetriesPerRequest: null });
+  client.on("error", () => {});
+  return client;
+}
+
 /** Whether Redis answers a TCP connection within `timeoutMs`: a dead port is one message, not a hang. */
 export function canReach(address: RedisAddress, timeoutMs = 3000): Promise<boolean> {
   return new Promise((resolve) => {
@@ -91,9 +103,9 @@ export async function runTasksOnQueue(
     readonly onTaskFinished?: OnTaskFinished;
   },
 ): Promise<HarnessOutcome> {
-  const connection = { host: options.address.host, port: options.address.port };
-  const queue = new Queue<EvalJobData, TaskResult>(QUEUE_NAME, { connection });
-  const events = new QueueEvents(QUEUE_NAME, { connection });
+  const clients = [connect(options.address), connect(options.address)] as const;
+  const queue = new Queue<EvalJobData, TaskResult>(QUEUE_NAME, { connection: clients[0] });
+  const events = new QueueEvents(QUEUE_NAME, { connection: clients[1] });
   queue.on("error", () => {});
   events.on("error", () => {});
   const runKey = randomUUID();
@@ -139,6 +151,7 @@ export async function runTasksOnQueue(
     return { kind: "done", results: tasks.map((task) => results.get(task.id) as TaskResult) };
   } finally {
     await Promise.allSettled([events.close(), queue.close()]);
+    for (const client of clients) client.disconnect();
   }
 }
 
@@ -159,7 +172,7 @@ export async function runQueueWorker(options: {
   readonly onTaskFinished?: (result: TaskResult) => void;
   readonly onReady?: () => void;
 }): Promise<void> {
-  const connection = { host: options.address.host, port: options.address.port };
+  const client = connect(options.address);
   const processor = async (job: Job<EvalJobData, TaskResult>): Promise<TaskResult> => {
     options.onTaskStarted?.(job.data.task.id);
     const result = await runTask(job.data.task, {
@@ -175,7 +188,7 @@ export async function runQueueWorker(options: {
     return result;
   };
   const worker = new Worker<EvalJobData, TaskResult>(QUEUE_NAME, processor, {
-    connection,
+    connection: client,
     concurrency: options.concurrency,
     lockDuration: options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
     stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
@@ -192,6 +205,7 @@ export async function runQueueWorker(options: {
   });
   await worker.close(true);
   await running.catch(() => undefined);
+  client.disconnect();
 }
 
 function crashResult(task: EvalTask, message: string): TaskResult {

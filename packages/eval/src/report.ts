@@ -71,7 +71,8 @@ export function hasHarnessError(report: EvalReport): boolean {
 /** The terminal table: one row per task, then the pass rate, the stops and any regression. */
 export function formatTerminalReport(report: EvalReport): string {
   const idWidth = Math.max(4, ...report.tasks.map((task) => task.id.length));
-  const header = `   ${"任务".padEnd(idWidth - 2)}  ${"状态".padEnd(24)}  ${"用时".padStart(7)}  未通过的评分`;
+  // Each CJK character is two columns wide: a header word of two characters pads two less.
+  const header = `   ${"任务".padEnd(idWidth - 2)}  ${"状态".padEnd(22)}  ${"用时".padStart(5)}  未通过的评分`;
   const rows = report.tasks.map((task) => {
     const failing = GRADER_NAMES.filter((name) => !task.graders[name].pass);
     const seconds = `${(task.durationMs / 1000).toFixed(1)}s`;

@@ -58,6 +58,7 @@ export {
 } from "./report.ts";
 export {
   type AgentRunner,
+  crashedTask,
   DEFAULT_TASK_TIMEOUT_MS,
   HARNESS_ERROR_STATUS,
   runTask,

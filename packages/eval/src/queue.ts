@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import net from "node:net";
 import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { GRADER_NAMES, type Grades } from "./graders.ts";
 import type { HarnessOutcome, OnTaskFinished } from "./harness.ts";
-import { type AgentRunner, HARNESS_ERROR_STATUS, runTask, type TaskResult } from "./run-task.ts";
+import { type AgentRunner, crashedTask, runTask, type TaskResult } from "./run-task.ts";
 import type { EvalTask } from "./task-file.ts";
 
 /** The BullMQ queue every producer and worker of `coding-agent eval` shares. */
@@ -134,7 +133,7 @@ export async function runTasksOnQueue(
         const result = await job.waitUntilFinished(events).then(
           (value: TaskResult) => value,
           (error: unknown) =>
-            crashResult(task, error instanceof Error ? error.message : String(error)),
+            crashedTask(task.id, error instanceof Error ? error.message : String(error), 0),
         );
         // One result per task id, whatever the events say.
         if (results.has(task.id) || options.signal.aborted) return;
@@ -206,18 +205,4 @@ export async function runQueueWorker(options: {
   await worker.close(true);
   await running.catch(() => undefined);
   client.disconnect();
-}
-
-function crashResult(task: EvalTask, message: string): TaskResult {
-  const failed = { pass: false, detail: `没有结果：${message}` };
-  const graders = Object.fromEntries(GRADER_NAMES.map((name) => [name, failed])) as Grades;
-  return {
-    id: task.id,
-    passed: false,
-    status: HARNESS_ERROR_STATUS,
-    code: "crash",
-    graders,
-    durationMs: 0,
-    error: message,
-  };
 }

@@ -107,9 +107,33 @@ export async function runTask(
       ...(run.runId === undefined ? {} : { runId: run.runId }),
       ...(run.error === undefined ? {} : { error: run.error }),
     };
+  } catch (error) {
+    // The workspace could not be made or read (the agent removed it, the disk is full):
+    // this task is a crash, the suite goes on.
+    const message = error instanceof Error ? error.message : String(error);
+    return crashedTask(task.id, message, Math.round(performance.now() - started));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The result of a task the harness could not run or grade: every grader fails, saying why. */
+export function crashedTask(id: string, message: string, durationMs: number): TaskResult {
+  const failed = { pass: false, detail: `没有结果：${message}` };
+  return {
+    id,
+    passed: false,
+    status: HARNESS_ERROR_STATUS,
+    code: "crash",
+    graders: {
+      tests_pass: failed,
+      diff_in_scope: failed,
+      forbidden_untouched: failed,
+      status: failed,
+    },
+    durationMs,
+    error: message,
+  };
 }
 
 function runOutcome(

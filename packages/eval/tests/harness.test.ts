@@ -152,3 +152,21 @@ describe("progressLine", () => {
     expect(progressLine(result, 3, 12)).toBe("[3/12] ✓ fix-slugify 4.2s");
   });
 });
+
+describe("runTask when the workspace disappears", () => {
+  it("grades what is left (nothing) instead of throwing, and the suite goes on", async () => {
+    const outcome = await runTasks([task({ id: "gone", goal: "rmws" }), task({ id: "fine" })], {
+      runner: fakeRunner(),
+      concurrency: 1,
+      signal: never,
+    });
+    expect(outcome.kind).toBe("done");
+    if (outcome.kind !== "done") return;
+    expect(outcome.results.map((result) => [result.id, result.passed])).toEqual([
+      ["gone", false],
+      ["fine", true],
+    ]);
+    expect(outcome.results[0]?.graders.tests_pass.pass).toBe(false);
+    expect(outcome.results[0]?.graders.forbidden_untouched.pass).toBe(true);
+  });
+});

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -57,6 +57,21 @@ function startWorker(url: string, tmp: string): Worker {
       }),
     exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
   };
+}
+
+/** `redis-cli -p <port> …`'s stdout. */
+function redisCli(port: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("redis-cli", ["-p", port, ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk;
+    });
+    child.once("error", reject);
+    child.once("close", () => resolve(out));
+  });
 }
 
 /** A report's tasks without what differs from run to run (durations, run ids). */
@@ -126,6 +141,31 @@ describe("coding-agent eval --queue redis://… with eval worker", () => {
 
     second.child.kill("SIGINT");
     expect(await second.exited).toBe(130);
+  });
+
+  it("on Ctrl-C takes back the tasks no worker has taken and exits 130", async () => {
+    const port = new URL(redis.url).port;
+    const marker = path.join(tmp, "queued");
+    // No worker runs: every task waits. SIGINT once they are on the queue.
+    const poll = setInterval(async () => {
+      const keys = await redisCli(port, [
+        "--scan",
+        "--pattern",
+        "bull:coding-agent-eval:*.fix-sum",
+      ]);
+      if (keys.trim() !== "") {
+        clearInterval(poll);
+        await writeFile(marker, "");
+      }
+    }, 100);
+    const ran = await spawnBin(["eval", suite, "--queue", redis.url], {
+      env: { PATH: process.env.PATH },
+      interruptWhenExists: marker,
+    });
+    clearInterval(poll);
+    expect(ran.code).toBe(130);
+    expect(await redisCli(port, ["--scan", "--pattern", "bull:coding-agent-eval:*.*"])).toBe("");
+    expect(await redisCli(port, ["LLEN", "bull:coding-agent-eval:wait"])).toBe("0\n");
   });
 
   it("says once that Redis cannot be reached, and exits 1", async () => {

@@ -82,7 +82,9 @@ function comparable(report: { tasks: Record<string, unknown>[] }) {
   };
 }
 
-describe("coding-agent eval --queue redis://… with eval worker", () => {
+// Several CLI processes and stalled-job recovery per test, on a loaded machine: a generous
+// timeout that only turns a hang into a failure.
+describe("coding-agent eval --queue redis://… with eval worker", { timeout: 300_000 }, () => {
   let redis: Awaited<ReturnType<typeof startRedis>>;
   let suite = "";
   let tmp = "";
@@ -141,6 +143,37 @@ describe("coding-agent eval --queue redis://… with eval worker", () => {
 
     second.child.kill("SIGINT");
     expect(await second.exited).toBe(130);
+  });
+
+  it("refuses the result of a paused worker that comes back after its task went to another", async () => {
+    const producer = spawnBin(["eval", suite, "--queue", redis.url, "--json"], {
+      env: { PATH: process.env.PATH },
+    });
+    const first = startWorker(redis.url, tmp);
+    await first.waitFor("开始 a-slow");
+    // Frozen, not dead: its lock lapses while it holds the task.
+    first.child.kill("SIGSTOP");
+    const second = startWorker(redis.url, tmp);
+    await second.waitFor("开始 a-slow");
+    first.child.kill("SIGCONT");
+    const queued = await producer;
+    expect(queued.code, queued.stderr).toBe(0);
+    // The first worker finished its copy of the task too, and BullMQ refused its completion.
+    await first.waitFor("✓ a-slow");
+    await first.waitFor("eval worker：");
+    expect(first.stderr()).toMatch(/eval worker：.*(lock|Lock)/);
+    const progress = queued.stderr.split("\n").filter((line) => /^\[\d\/5\] /.test(line));
+    expect(progress.map((line) => line.split(" ")[2]).sort()).toEqual([
+      "a-slow",
+      "false-completed",
+      "fix-slugify",
+      "fix-sum",
+      "forbidden-write",
+    ]);
+    expect(JSON.parse(queued.stdout).tasks.map((task: { id: string }) => task.id)).toHaveLength(5);
+    first.child.kill("SIGINT");
+    second.child.kill("SIGINT");
+    expect([await first.exited, await second.exited]).toEqual([130, 130]);
   });
 
   it("on Ctrl-C takes back the tasks no worker has taken and exits 130", async () => {

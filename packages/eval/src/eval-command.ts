@@ -167,6 +167,7 @@ async function runWorker(
         `eval worker 已连接 ${command.queue.host}:${command.queue.port}，并发 ${command.concurrency}（Ctrl-C 退出）\n`,
       ),
     onTaskStarted: (id) => io.stderr(`开始 ${id}\n`),
+    onError: (message) => io.stderr(`eval worker：${message}\n`),
     onTaskFinished: (result) =>
       io.stderr(
         `${result.passed ? "✓" : "✗"} ${result.id} ${(result.durationMs / 1000).toFixed(1)}s\n`,

@@ -170,6 +170,8 @@ export async function runQueueWorker(options: {
   readonly onTaskStarted?: (taskId: string) => void;
   readonly onTaskFinished?: (result: TaskResult) => void;
   readonly onReady?: () => void;
+  /** A BullMQ error (Redis gone, a completion refused because the lock was lost). */
+  readonly onError?: (message: string) => void;
 }): Promise<void> {
   const client = connect(options.address);
   const processor = async (job: Job<EvalJobData, TaskResult>): Promise<TaskResult> => {
@@ -194,7 +196,7 @@ export async function runQueueWorker(options: {
     maxStalledCount: MAX_STALLED_COUNT,
     autorun: false,
   });
-  worker.on("error", () => {});
+  worker.on("error", (error) => options.onError?.(error.message));
   await worker.waitUntilReady();
   const running = worker.run();
   options.onReady?.();

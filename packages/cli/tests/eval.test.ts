@@ -61,7 +61,9 @@ describe("coding-agent eval <suite>", () => {
     // One progress line per finished task.
     const progress = ran.stderr.split("\n").filter((line) => /^\[\d\/4\] [✓✗] /.test(line));
     expect(progress).toHaveLength(4);
+    for (const line of progress) expect(line).toMatch(/^\[\d\/4\] [✓✗] [\w.-]+ \d+\.\ds$/);
     expect(progress.some((line) => /^\[\d\/4\] ✓ fix-sum \d+\.\ds$/.test(line))).toBe(true);
+    expect(progress.some((line) => /^\[\d\/4\] ✗ false-completed \d+\.\ds$/.test(line))).toBe(true);
     // The fixtures are copied per run, never changed; no workspace is left behind.
     expect(await readFixture(BUNDLED_SUITE)).toEqual(before);
     expect(ran.leftovers).toEqual([]);

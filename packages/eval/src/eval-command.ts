@@ -6,7 +6,7 @@ import { renderHtmlReport } from "./html-report.ts";
 import { renderJunit } from "./junit.ts";
 import { canReach, runQueueWorker, runTasksOnQueue } from "./queue.ts";
 import { buildReport, formatTerminalReport, hasHarnessError } from "./report.ts";
-import type { AgentRunner } from "./run-task.ts";
+import { type AgentRunner, HARNESS_ERROR_STATUS } from "./run-task.ts";
 import { loadSuite, type RunArgsValidator } from "./task-file.ts";
 
 /** Exit codes of `coding-agent eval` (design §7). */
@@ -135,7 +135,7 @@ async function runSuite(
   }
   if (hasHarnessError(report)) {
     const broken = report.tasks
-      .filter((task) => task.status === "error")
+      .filter((task) => task.status === HARNESS_ERROR_STATUS)
       .map((task) => `${task.id}（${task.code}）`);
     io.stderr(`评测框架错误：${broken.join(", ")}\n`);
     return EVAL_EXIT_CODES.regressionOrHarnessError;

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, readlink, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { glob } from "tinyglobby";
 
 /** One file of a task's fixture repository, carried as data (base64) so any machine can rebuild it. */
 export interface FixtureFile {
@@ -11,15 +10,21 @@ export interface FixtureFile {
   readonly executable: boolean;
 }
 
-/** What a workspace holds: each file's path and the SHA-256 of its bytes. */
+/**
+ * What a workspace holds: each entry's path and a fingerprint — the SHA-256 of a file's
+ * bytes, a symbolic link's target (never followed), or the kind of anything else (a FIFO is
+ * never opened, so an agent cannot hang the grader with one).
+ */
 export type WorkspaceSnapshot = ReadonlyMap<string, string>;
 
 /** `.git/` is the repository's bookkeeping, not its content; a fixture never carries it. */
-const IGNORED = [".git/**", "**/.git/**"];
+const IGNORED_DIR = ".git";
 
-/** Reads every file under `dir` (dot files included, symbolic links not followed). */
+/** Reads every regular file under `dir` (dot files included; links and special files left out). */
 export async function readFixture(dir: string): Promise<FixtureFile[]> {
-  const files = await listFiles(dir);
+  const files = (await listEntries(dir))
+    .filter((entry) => entry.kind === "file")
+    .map((entry) => entry.path);
   return Promise.all(
     files.map(async (relative) => {
       const absolute = path.join(dir, relative);
@@ -49,13 +54,18 @@ export function snapshotFixture(files: readonly FixtureFile[]): WorkspaceSnapsho
   return new Map(files.map((file) => [file.path, sha256(Buffer.from(file.base64, "base64"))]));
 }
 
-/** The snapshot of a workspace on disk. */
+/** The snapshot of a workspace on disk; a missing folder is an empty workspace. */
 export async function snapshotWorkspace(dir: string): Promise<WorkspaceSnapshot> {
-  const files = await listFiles(dir);
-  const hashes = await Promise.all(
-    files.map(async (relative) => sha256(await readFile(path.join(dir, relative)))),
+  const entries = await listEntries(dir);
+  const prints = await Promise.all(
+    entries.map(async (entry) => {
+      const absolute = path.join(dir, entry.path);
+      if (entry.kind === "file") return sha256(await readFile(absolute));
+      if (entry.kind === "symlink") return `symlink:${await readlink(absolute)}`;
+      return entry.kind;
+    }),
   );
-  return new Map(files.map((relative, index) => [relative, hashes[index] ?? ""]));
+  return new Map(entries.map((entry, index) => [entry.path, prints[index] ?? ""]));
 }
 
 /** Paths added, changed or removed between two snapshots, sorted. */
@@ -64,15 +74,32 @@ export function changedPaths(before: WorkspaceSnapshot, after: WorkspaceSnapshot
   return [...paths].filter((file) => before.get(file) !== after.get(file)).sort();
 }
 
-async function listFiles(dir: string): Promise<string[]> {
-  const files = await glob("**", {
-    cwd: dir,
-    dot: true,
-    onlyFiles: true,
-    followSymbolicLinks: false,
-    ignore: IGNORED,
-  });
-  return files.sort();
+interface Entry {
+  readonly path: string;
+  readonly kind: "file" | "symlink" | "special";
+}
+
+/** Every entry under `dir` but folders and `.git/`, sorted; links are listed, not followed. */
+async function listEntries(dir: string): Promise<Entry[]> {
+  let dirents: import("node:fs").Dirent[];
+  try {
+    dirents = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  return dirents
+    .filter((dirent) => !dirent.isDirectory())
+    .map((dirent) => ({
+      path: path.relative(dir, path.join(dirent.parentPath, dirent.name)).split(path.sep).join("/"),
+      kind: dirent.isFile()
+        ? ("file" as const)
+        : dirent.isSymbolicLink()
+          ? ("symlink" as const)
+          : ("special" as const),
+    }))
+    .filter((entry) => !entry.path.split("/").includes(IGNORED_DIR))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 function sha256(bytes: Buffer): string {

@@ -137,3 +137,24 @@ describe("status", () => {
     );
   });
 });
+
+describe("snapshotWorkspace", () => {
+  it("sees a symbolic link planted in a forbidden folder without following it, and never opens a FIFO", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { symlink } = await import("node:fs/promises");
+    const ws = await workspace();
+    await symlink("/etc/hostname", path.join(ws.dir, "config", "link.json"));
+    execFileSync("mkfifo", [path.join(ws.dir, "pipe")]);
+    const changed = await ws.changed();
+    expect(changed).toEqual(["config/link.json", "pipe"]);
+    expect(gradeForbiddenUntouched({ forbiddenPaths: ["config"] }, changed).pass).toBe(false);
+  });
+
+  it("leaves .git/ out and lists dot files", async () => {
+    const ws = await workspace();
+    await mkdir(path.join(ws.dir, ".git"));
+    await writeFile(path.join(ws.dir, ".git", "HEAD"), "ref\n");
+    await writeFile(path.join(ws.dir, ".env"), "x\n");
+    expect(await ws.changed()).toEqual([".env"]);
+  });
+});

@@ -1,12 +1,12 @@
 import { createAbortRace } from "./abortable.ts";
 import { type Action, parseAction } from "./action.ts";
 import { needsApproval, toolApproval } from "./approval.ts";
-import { checkCost, costOf, type ModelPrice, ModelPriceSchema } from "./cost.ts";
+import { checkCost, costOf } from "./cost.ts";
 import { deepFreeze } from "./deep-freeze.ts";
-import { InvalidLimitsError, InvalidTaskError } from "./errors.ts";
-import { chainExtensions, type RunExtension } from "./extension.ts";
+import { InvalidTaskError } from "./errors.ts";
+import { chainExtensions } from "./extension.ts";
 import { afterReply, beforeModelCall, onFinish, traceListeners } from "./extension-points.ts";
-import { formatValueIssues, toValueIssues } from "./issues.ts";
+import { formatValueIssues } from "./issues.ts";
 import {
   guardOfRun,
   type Limits,
@@ -23,15 +23,19 @@ import {
   parseModelResponse,
   type TokenUsage,
 } from "./provider.ts";
-import { type Redactor, redactorForEnvironment } from "./redact.ts";
+import { redactorForEnvironment } from "./redact.ts";
 import { redactAction, redactTask } from "./redact-action.ts";
-import { checkPolicy, type ModelRetryOptions } from "./retry.ts";
-import { boundedText, clip, type Run, type Stop } from "./run-state.ts";
+import { checkPolicy } from "./retry.ts";
+import { checkRunOptions, type RunOptions } from "./run-options.ts";
+
+export type { RunOptions } from "./run-options.ts";
+
+import { boundedText, callCost, clip, type Run, type Stop, traceStop } from "./run-state.ts";
 import { DEFAULT_MAX_OBSERVATION_CHARS } from "./serialize.ts";
 import { parseTask, renderTask, type Task } from "./task.ts";
 import { type PendingCall, type RecordedToolCall, runToolCall, toolFailed } from "./tool-call.ts";
 import { createToolRegistry, isToolRegistry, type ToolRegistry, type ToolSet } from "./tools.ts";
-import { createTracer, type RunStatus, type StopCode, statusOf, type TraceSink } from "./trace.ts";
+import { createTracer, type RunStatus, type StopCode, statusOf } from "./trace.ts";
 
 /** The structured end of a run. `runAgent` resolves to it on every path. */
 export interface RunResult {
@@ -53,54 +57,6 @@ export interface RunResult {
   readonly messages: readonly Message[];
 }
 
-/** Optional collaborators of a run. */
-export interface RunOptions {
-  /** Receives trace events; never changes the result. */
-  readonly trace?: TraceSink;
-  /** Milliseconds clock for the duration budget and trace times. */
-  readonly clock?: () => number;
-  /** Cap on the characters of one observation or error text. Default 8,000. */
-  readonly maxObservationChars?: number;
-  /**
-   * Masks secrets in every text that enters the history, the result or the trace.
-   * Default: the built-in patterns plus the values of secret-looking environment
-   * variables, read when the run starts.
-   */
-  readonly redact?: Redactor;
-  /**
-   * Retries a model call that failed `retryable` (no answer, HTTP 408/429/5xx, its own
-   * `modelTimeoutMs`), with backoff; see `ModelRetryOptions`. Default: no retry.
-   */
-  readonly retry?: ModelRetryOptions;
-  /** Features plugged into the loop's steps, asked in this order (see `RunExtension`). */
-  readonly extensions?: readonly RunExtension[];
-  /**
-   * Rejected finish proposals (`RunExtension.onFinish`) a run survives: the one that
-   * reaches this number ends it `failed`, code `finish_rejected`. Default 3.
-   */
-  readonly maxFinishRejections?: number;
-  /**
-   * The model's price (see `priceOf`): each call's cost goes into its `model_completed`
-   * event, the run's into `run_finished` and the result. null: the price is unknown (the
-   * costs are null). Default: no pricing at all (the result's `costUsd` is null).
-   */
-  readonly price?: ModelPrice | null;
-  /**
-   * USD the run may spend on model calls: once reached, the run stops before the next
-   * call, `budget_exceeded`, code `max_cost`. Needs a `price`.
-   */
-  readonly maxCostUsd?: number;
-  /**
-   * What one call's tokens cost at `price`; default `costOf` (per million tokens, cached
-   * input at its own price). A provider with another scheme (a long-context surcharge, say)
-   * passes its own.
-   */
-  readonly costOf?: (usage: TokenUsage | undefined, price: ModelPrice) => number;
-}
-
-/** Finish rejections a run survives when `maxFinishRejections` is not given. */
-export const DEFAULT_MAX_FINISH_REJECTIONS = 3;
-
 /**
  * Runs the agent loop: observe, ask the model, act, write the observation back,
  * until the model finishes or the runtime stops the run. Never rejects for a
@@ -117,17 +73,31 @@ export async function runAgent(
 ): Promise<RunResult> {
   const run = prepareRun(task, provider, tools, limits, signal, options);
   try {
-    return await loop(run.run, run.callerLimits);
+    const result = await loop(run.run, run.callerLimits);
+    // A write still under way when the run ended can fail too: its failure is the run's.
+    await run.run.tracer.settled();
+    return traceFailedAtEnd(run.run, result);
   } finally {
     run.run.race.dispose();
   }
 }
 
-function parsePrice(price: ModelPrice): ModelPrice {
-  const parsed = ModelPriceSchema.safeParse(price);
-  if (parsed.success) return parsed.data;
-  const details = formatValueIssues(toValueIssues(parsed.error.issues), "; ");
-  throw new InvalidLimitsError(`invalid options: price: ${details}`, { cause: parsed.error });
+/**
+ * A result whose required trace failed on the way to it (its last events did not reach
+ * the sink): `failed`, `trace_failed`, what the run did kept. A run already stopped for
+ * its trace keeps its result.
+ */
+function traceFailedAtEnd(run: Run, result: RunResult): RunResult {
+  const failure = run.tracer.failure;
+  if (failure === undefined || result.code === "trace_failed") return result;
+  const reason = clip(run, failure);
+  return Object.freeze({
+    ...result,
+    status: statusOf("trace_failed"),
+    code: "trace_failed",
+    reason,
+    summary: reason,
+  });
 }
 
 /** Validates what the caller passed and builds the run's state (per-run work only). */
@@ -149,28 +119,7 @@ function prepareRun(
   const redact = options.redact ?? redactorForEnvironment();
   const callerLimits = parseLimits(limits);
   if (options.retry !== undefined) checkPolicy(options.retry.policy);
-  const maxFinishRejections = options.maxFinishRejections ?? DEFAULT_MAX_FINISH_REJECTIONS;
-  if (!Number.isSafeInteger(maxFinishRejections) || maxFinishRejections < 1) {
-    throw new InvalidLimitsError(
-      `invalid options: maxFinishRejections must be an integer ≥ 1, got ${String(maxFinishRejections)}`,
-    );
-  }
-  const { maxCostUsd } = options;
-  const price =
-    options.price === undefined || options.price === null
-      ? options.price
-      : parsePrice(options.price);
-  if (maxCostUsd !== undefined) {
-    if (!Number.isFinite(maxCostUsd) || maxCostUsd < 0) {
-      throw new InvalidLimitsError(
-        `invalid options: maxCostUsd must be a finite number ≥ 0, got ${String(maxCostUsd)}`,
-      );
-    }
-    // A budget nobody can count is no budget: refuse it rather than never stop.
-    if (price === undefined || price === null) {
-      throw new InvalidLimitsError("invalid options: maxCostUsd needs the model's price");
-    }
-  }
+  const { maxFinishRejections, price, maxCostUsd } = checkRunOptions(options);
   const runLimits = tightenLimits(callerLimits, parsedTask.task.budgets);
   const registry = isToolRegistry(tools) ? tools : createToolRegistry(tools);
   const extensions = [...(options.extensions ?? [])];
@@ -183,7 +132,7 @@ function prepareRun(
     guard: guardOfRun(runLimits, clock),
     limits: runLimits,
     history: createRunHistory(),
-    tracer: createTracer(traceListeners(extensions, options.trace), clock),
+    tracer: createTracer(traceListeners(extensions, options.trace), clock, options.requiredTrace),
     redact,
     maxChars: options.maxObservationChars ?? DEFAULT_MAX_OBSERVATION_CHARS,
     signal,
@@ -248,6 +197,8 @@ async function loop(run: Run, limits: Limits): Promise<RunResult> {
 function preflight(run: Run): Stop | { readonly request: ModelRequest } {
   // A cancelled run makes no further model call (and so no further cost).
   if (run.signal?.aborted) return { code: "cancelled", reason: "运行已取消" };
+  const traced = traceStop(run);
+  if (traced !== undefined) return traced;
   const budget = run.guard.beforeModelCall();
   if (budget.stop) return budget;
   const cost = checkCost(run.costUsd, run.maxCostUsd);
@@ -277,6 +228,12 @@ type Reply =
 async function model(run: Run, request: ModelRequest): Promise<Reply> {
   const step = request.step;
   run.tracer.emit({ type: "model_started", step });
+  // A trace that cannot record this call does not pay for it (the optional sinks still
+  // see the call end, so their events stay paired).
+  const untraced = traceStop(run);
+  if (untraced !== undefined) {
+    return modelFailed(run, step, untraced.code, `未调用模型：${untraced.reason}`);
+  }
   const answer = answerOf(run, step, await callModel(run, step, request));
   if (answer.kind === "stop") return answer;
   const response = parseModelResponse(answer.value);
@@ -333,6 +290,8 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
     });
   }
   if (verdict.stop) return { kind: "stop", code: verdict.code, reason: verdict.reason };
+  const traced = traceStop(run);
+  if (traced !== undefined) return { kind: "stop", ...traced };
   if (run.extensions.afterReply.length > 0) {
     const messages = run.history.view();
     const info = { step, actions, messages, ...(usage === undefined ? {} : { usage }) };
@@ -340,17 +299,6 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
     if (stop !== undefined) return { kind: "stop", ...stop };
   }
   return { kind: "act", actions, names };
-}
-
-/** The cost of one call: null without a known price, false when `costOf` broke. */
-function callCost(run: Run, usage: TokenUsage | undefined): number | null | false {
-  if (run.price === undefined || run.price === null) return null;
-  try {
-    const cost = run.costOf(usage, run.price);
-    return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : false;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -387,10 +335,12 @@ async function act(run: Run, reply: Extract<Reply, { kind: "act" }>): Promise<St
     }
   }
   for (let index = 0; index < calls.length; index += 1) {
-    const stop = await runToolCall(run, calls[index] as PendingCall);
+    // No tool runs once the trace cannot record it; it gets a `not_run` result below.
+    const traced = traceStop(run);
+    const stop = traced ?? (await runToolCall(run, calls[index] as PendingCall));
     if (stop === undefined) continue;
     const step = run.guard.steps;
-    for (const rest of calls.slice(index + 1)) {
+    for (const rest of calls.slice(traced === undefined ? index + 1 : index)) {
       const { callId, tool } = rest.action;
       const ref = { run, step, callId, tool };
       toolFailed(ref, { code: "not_run", message: `未执行：${stop.reason}` }, false);

@@ -14,6 +14,8 @@ import { isHistoryView, type Message } from "./messages.ts";
 import { createModelRequest, isImmutableRequest, type ModelRequest } from "./provider.ts";
 import type { Run, Stop } from "./run-state.ts";
 import { type CallOutcome, timedCall } from "./timed-call.ts";
+import { asToolError } from "./tool-error.ts";
+import type { ToolInput, ToolInputCheck } from "./tools.ts";
 import {
   type CompactedResult,
   type StopCode,
@@ -71,25 +73,42 @@ export async function afterReply(run: Run, reply: ModelReplyInfo): Promise<Stop 
 }
 
 /**
- * Before a tool call: the first decision other than "run", or how asking failed (the
- * caller words it, since the call's own result must say it was not run).
+ * Before a tool call: the first decision other than "run" (or "rewrite"), or how asking
+ * failed (the caller words it, since the call's own result must say it was not run), with
+ * the call as the later extensions and the tool see it. A rewrite is validated by
+ * `validate` (the tool's schema) and passed on: each later extension sees the new input.
  */
 export async function beforeToolCall(
   run: Run,
   call: ToolCallInfo,
-): Promise<ToolCallDecision | Exclude<CallOutcome<never>, { kind: "value" }>> {
+  validate: (input: ToolInput) => ToolInputCheck,
+): Promise<{
+  readonly decision:
+    | Exclude<ToolCallDecision, { kind: "rewrite" }>
+    | Exclude<CallOutcome<never>, { kind: "value" }>;
+  readonly call: ToolCallInfo;
+}> {
+  let current = call;
   for (const extension of run.extensions.beforeToolCall) {
-    const outcome = await ask(run, (signal) => extension.beforeToolCall?.(call, signal));
-    if (outcome.kind !== "value") return outcome;
+    const outcome = await ask(run, (signal) => extension.beforeToolCall?.(current, signal));
+    if (outcome.kind !== "value") return { decision: outcome, call: current };
     const decision = outcome.value;
     if (decision === undefined || decision === null || decision.kind === "run") continue;
     if (!isToolCallDecision(decision)) {
       const error = new TypeError(`扩展 ${extension.name} 的 beforeToolCall 返回了无效的决定`);
-      return { kind: "error", error };
+      return { decision: { kind: "error", error }, call: current };
     }
-    return decision;
+    if (decision.kind !== "rewrite") return { decision, call: current };
+    const checked = validate(decision.input);
+    if (!checked.ok) {
+      const message = `扩展 ${extension.name} 改写后的输入无效：${checked.error.message}`;
+      const error = { ...checked.error, message };
+      return { decision: { kind: "veto", error }, call: current };
+    }
+    // Frozen like the model's input: the hook keeps no handle on what the tool gets.
+    current = { ...current, input: deepFreeze(checked.input) };
   }
-  return { kind: "run" };
+  return { decision: { kind: "run" }, call: current };
 }
 
 /** After a tool call: the value the model sees instead (if any), or a stop. */
@@ -107,7 +126,10 @@ export async function afterToolCall(
     if ("stop" in answer) return answer;
     const { value } = answer.decision as { value?: unknown };
     replaced = { value };
-    current = { ok: true, value };
+    // A replacement that is an error (`toolError(...)`, a hook's veto) is an error to the
+    // next extension too: the state log records it as one, as the model will see it.
+    const error = asToolError(value);
+    current = error === undefined ? { ok: true, value } : { ok: false, error };
   }
   return replaced;
 }
@@ -226,6 +248,10 @@ function isToolCallDecision(decision: { readonly kind?: unknown }): decision is 
       return typeof (decision as { reason?: unknown }).reason === "string";
     case "answer":
       return "value" in decision;
+    case "rewrite": {
+      const { input } = decision as { input?: unknown };
+      return typeof input === "object" && input !== null && !Array.isArray(input);
+    }
     case "stop": {
       const { code, reason } = decision as { code?: unknown; reason?: unknown };
       return isStopCode(code) && typeof reason === "string";

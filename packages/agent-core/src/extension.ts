@@ -15,8 +15,8 @@ import type { CompactedResult, StopCode, TraceEvent } from "./trace.ts";
  * Order: the extensions of `RunOptions.extensions` in array order, then the runtime's own
  * (the tool's `authorize` for a tool call; `RunOptions.trace` for trace events). At a
  * point that decides, the first answer other than "go on" wins and the rest are not
- * asked; a rewrite (a request, a tool result) is passed on, so each later extension sees
- * the rewritten value. Every extension sees every trace event.
+ * asked; a rewrite (a request, a tool input, a tool result) is passed on, so each later
+ * extension sees the rewritten value. Every extension sees every trace event.
  *
  * A point that throws fails closed: before a tool call, the call is not run and the run
  * ends `failed` with `tool_error` (as a throwing permission check); anywhere else the run
@@ -99,6 +99,14 @@ export interface ToolCallInfo {
 export type ToolCallDecision =
   /** Run it (the same as answering `undefined`). */
   | { readonly kind: "run" }
+  /**
+   * Run it with this input instead (a hook that rewrites a call). The new input is
+   * validated by the tool's schema again (invalid: the model gets `invalid_input`, the
+   * call does not run) and is what every later extension — the state log, the tool's own
+   * permission check — and the tool see: a rewrite cannot skip the approval gate or the
+   * sandbox policy. Passed on like a request rewrite: the later extensions are still asked.
+   */
+  | { readonly kind: "rewrite"; readonly input: ToolInput }
   /** Do not run it; the model gets this error as the call's result, and the run goes on. */
   | { readonly kind: "veto"; readonly error: ToolError }
   /** Do not run it; the run ends `blocked` (`permission_denied`), naming the call. */

@@ -17,12 +17,7 @@ export {
   type ToolCallAction,
   ToolCallActionSchema,
 } from "./action.ts";
-export {
-  DEFAULT_MAX_FINISH_REJECTIONS,
-  type RunOptions,
-  type RunResult,
-  runAgent,
-} from "./agent-loop.ts";
+export { type RunResult, runAgent } from "./agent-loop.ts";
 export { type ArtifactStore, artifactMainField, artifactText } from "./artifacts.ts";
 export {
   type CompactionChoice,
@@ -87,6 +82,13 @@ export {
   judgeFinish,
   type TestEvidence,
 } from "./finish-gate.ts";
+export {
+  createHookExtension,
+  HOOK_DENIED,
+  type HookAllow,
+  type Hooks,
+  type HookVeto,
+} from "./hooks.ts";
 export {
   formatIssuePath,
   formatValueIssues,
@@ -162,6 +164,7 @@ export {
   type WithRetryResult,
   withRetry,
 } from "./retry.ts";
+export { DEFAULT_MAX_FINISH_REJECTIONS, type RunOptions } from "./run-options.ts";
 export {
   DEFAULT_MAX_OBSERVATION_CHARS,
   MIN_MARKED_CHARS,
@@ -208,8 +211,11 @@ export {
   type TypedToolDefinition,
 } from "./tools.ts";
 export {
+  boundTraceEvent,
   type CompactedResult,
   createTracer,
+  MAX_TRACE_FIELD_CHARS,
+  MAX_TRACE_LIST_ITEMS,
   type RunStatus,
   type StopCode,
   statusOf,
@@ -218,3 +224,4 @@ export {
   type Tracer,
   type TraceSink,
 } from "./trace.ts";
+export { checkTrace, type TraceCheck, type TraceProblem } from "./trace-check.ts";

@@ -66,3 +66,20 @@ export function boundedText(run: Run, value: unknown): string {
     maxChars: Math.min(MAX_TRACE_DETAIL_CHARS, run.maxChars),
   }).text;
 }
+
+/** The cost of one call: null without a known price, false when `costOf` broke. */
+export function callCost(run: Run, usage: TokenUsage | undefined): number | null | false {
+  if (run.price === undefined || run.price === null) return null;
+  try {
+    const cost = run.costOf(usage, run.price);
+    return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : false;
+  } catch {
+    return false;
+  }
+}
+
+/** The stop a failed required trace asks for at a phase boundary. */
+export function traceStop(run: Run): Stop | undefined {
+  const failure = run.tracer.failure;
+  return failure === undefined ? undefined : { code: "trace_failed", reason: failure };
+}

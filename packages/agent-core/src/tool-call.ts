@@ -1,12 +1,14 @@
 import type { ToolCallAction } from "./action.ts";
 import { errorText, isAbortError } from "./errors.ts";
 import type { ToolCallInfo } from "./extension.ts";
-import { afterToolCall, beforeToolCall } from "./extension-points.ts";
-import { boundedText, clip, type Run, type Stop } from "./run-state.ts";
-import { serializeObservation } from "./serialize.ts";
+import { beforeToolCall } from "./extension-points.ts";
+import { boundedText, type Run, type Stop } from "./run-state.ts";
 import { timedCall } from "./timed-call.ts";
-import { asToolError, type ToolError } from "./tool-error.ts";
-import { isBlockedOutcome, type ToolInputCheck } from "./tools.ts";
+import type { ToolError } from "./tool-error.ts";
+import { type CallRef, record, toolErrored, toolFailed } from "./tool-record.ts";
+import { isBlockedOutcome, type ToolInput, type ToolInputCheck } from "./tools.ts";
+
+export { toolFailed } from "./tool-record.ts";
 
 /** A redacted tool call as recorded: its `callId` is always set and unique in the run. */
 export type RecordedToolCall = ToolCallAction & { readonly callId: string };
@@ -21,7 +23,7 @@ export interface PendingCall {
 /**
  * Runs one recorded tool call in three phases and writes its result back as a tool
  * message, in the order of the calls: prepare (find the tool, validate the input, check
- * the budgets, ask the extensions and the tool's permission) · execute · record. An
+ * the budgets, ask the extensions and the tool's permission) · execute · record (`tool-record.ts`). An
  * expected error (invalid input, a veto, a tool returning `toolError(...)`) is written
  * back like a value and the run goes on; returns a stop when the run must end (an
  * unknown tool, a throwing tool, a budget, a refusal, a cancel).
@@ -43,16 +45,6 @@ function proceed(call: CallRef, prepared: Prepared): Stop | undefined | Promise<
   if (prepared.kind === "stop") return prepared.stop;
   if (prepared.kind === "error") return toolErrored(call, prepared.error);
   return execute(call, prepared.info, prepared.answer);
-}
-
-/** What a run needs to write one call's result. */
-interface CallRef {
-  readonly run: Run;
-  readonly step: number;
-  readonly callId: string;
-  readonly tool: string;
-  readonly input: RecordedToolCall["input"];
-  readonly inputError?: string;
 }
 
 type Prepared =
@@ -108,20 +100,32 @@ function prepare(call: CallRef, name: string): Prepared | Promise<Prepared> {
     definition: tool,
   };
   if (run.extensions.beforeToolCall.length === 0) return { kind: "ready", info };
-  return askExtensions(call, info);
+  return askExtensions(call, info, name);
 }
 
 /** The extensions' (and `authorize`'s) say on a call that is otherwise ready to run. */
-async function askExtensions(call: CallRef, info: ToolCallInfo): Promise<Prepared> {
+async function askExtensions(call: CallRef, info: ToolCallInfo, name: string): Promise<Prepared> {
   const { run, tool: toolName } = call;
   // Waiting for an answer spends the run's time: its deadline applies, not toolTimeoutMs
   // (how long to wait for a person is the extension's own limit).
-  const decision = await beforeToolCall(run, info);
+  // A rewritten input is checked by the same schema as the model's (it may throw likewise).
+  const validate = (input: ToolInput) => {
+    try {
+      return run.tools.validate(name, input);
+    } catch (error) {
+      const message = `工具 ${toolName} 的输入校验出错：${errorText(error)}`;
+      return { ok: false as const, error: { code: "tool_error", message } };
+    }
+  };
+  const asked = await beforeToolCall(run, info, validate);
+  const { decision } = asked;
+  // From here on the call is the one the extensions let through (rewritten or not).
+  const ready = asked.call;
   switch (decision.kind) {
     case "run":
-      return { kind: "ready", info };
+      return { kind: "ready", info: ready };
     case "answer":
-      return { kind: "ready", info, answer: { value: decision.value } };
+      return { kind: "ready", info: ready, answer: { value: decision.value } };
     case "veto":
       return { kind: "error", error: decision.error };
     case "stop": {
@@ -201,7 +205,6 @@ async function execute(
   const { run, tool: toolName } = call;
   const cancelled = cancelledBefore(call);
   if (cancelled?.kind === "stop") return cancelled.stop;
-  run.guard.recordToolCall();
   if (run.tracer.enabled) {
     run.tracer.emit({
       type: "tool_started",
@@ -210,7 +213,15 @@ async function execute(
       tool: toolName,
       input: boundedText(run, info.input),
     });
+    // A required trace that could not record the start: the tool does not start.
+    const failure = run.tracer.failure;
+    if (failure !== undefined) {
+      // Traced as completed: the optional sinks saw it start.
+      toolFailed(call, { code: "not_run", message: `未执行：${failure}` }, true);
+      return { code: "trace_failed", reason: failure };
+    }
   }
+  run.guard.recordToolCall();
   const settled =
     answer !== undefined
       ? ({ kind: "value", value: answer.value } as const)
@@ -250,107 +261,4 @@ async function execute(
     return { code: "permission_denied", reason };
   }
   return record(call, info, settled.value);
-}
-
-/** Writes a value or an expected error back, after the extensions (if any) had their say. */
-function record(
-  call: CallRef,
-  info: ToolCallInfo,
-  raw: unknown,
-): Stop | undefined | Promise<Stop | undefined> {
-  if (call.run.extensions.afterToolCall.length === 0) return write(call, raw);
-  const returned = asToolError(raw);
-  const result =
-    returned === undefined
-      ? { ok: true as const, value: raw }
-      : { ok: false as const, error: returned };
-  return afterToolCall(call.run, info, result).then((replaced) => {
-    if (replaced === undefined) return write(call, raw);
-    if ("value" in replaced) return write(call, replaced.value);
-    const { stop } = replaced;
-    toolFailed(call, { code: stop.code, message: `结果未写回：${stop.reason}` }, true);
-    return stop;
-  });
-}
-
-/** The value or expected error, redacted and bounded, into the history and the trace. */
-function write(call: CallRef, value: unknown): Stop | undefined {
-  const { run } = call;
-  const returnedError = asToolError(value);
-  if (returnedError !== undefined) return toolErrored(call, returnedError);
-
-  // Redaction stays here, after every extension: nothing an extension returns reaches
-  // the history, the model or the trace unmasked.
-  const observation = serializeObservation(value, {
-    redact: run.redact,
-    maxChars: run.maxChars,
-    // The loop's cap is a last resort (tools page within it): the cut says how to get the rest.
-    omittedHint: `${call.tool} 的结果超出 maxObservationChars：缩小输入再调用一次（read_file 用 startLine/endLine，search/list_files 用 offset）`,
-  });
-  run.history.appendFlat({
-    role: "tool",
-    callId: call.callId,
-    tool: call.tool,
-    ok: true,
-    content: observation.text,
-    truncated: observation.truncated,
-    originalLength: observation.originalLength,
-  });
-  run.tracer.emit({
-    type: "tool_completed",
-    step: call.step,
-    callId: call.callId,
-    tool: call.tool,
-    ok: true,
-    detail: observation.text,
-  });
-  run.guard.recordToolResult(true);
-  return afterTool(run, call.tool);
-}
-
-/**
- * Writes an expected error back as the call's result, so the model can correct
- * itself, and counts it: too many in a row stop the run (`max_tool_errors`).
- */
-function toolErrored(call: CallRef, error: ToolError): Stop | undefined {
-  toolFailed(call, error, true);
-  const budget = call.run.guard.recordToolResult(false);
-  if (budget.stop) return budget;
-  return afterTool(call.run, call.tool);
-}
-
-/** Checked after every tool: a cancel that landed as the tool ended stops the run here. */
-function afterTool(run: Run, tool: string): Stop | undefined {
-  if (run.signal?.aborted) return { code: "cancelled", reason: `工具 ${tool} 完成后运行被取消` };
-  return undefined;
-}
-
-/**
- * Records a tool call that did not produce a value, so every tool call in the
- * history has its result: the error (redacted and bounded) and the text the model
- * sees. Traces the completion when the tool had started or the error is expected.
- */
-export function toolFailed(call: Omit<CallRef, "input">, raw: ToolError, traced: boolean): void {
-  const { run, step, callId, tool } = call;
-  const error = cleanToolError(run, raw);
-  const content = serializeObservation({ ok: false, error }, { maxChars: run.maxChars }).text;
-  run.history.append({ role: "tool", callId, tool, ok: false, error, content });
-  if (traced)
-    run.tracer.emit({ type: "tool_completed", step, callId, tool, ok: false, detail: content });
-}
-
-/** Issues kept per error: enough to correct an input, never a flood. */
-const MAX_ISSUES = 20;
-
-/** A tool error with every text redacted and bounded (a tool may put anything in it). */
-function cleanToolError(run: Run, error: ToolError): ToolError {
-  const text = (value: string) => clip(run, value);
-  const cleaned = { code: text(error.code), message: text(error.message) };
-  if (error.issues === undefined) return cleaned;
-  return {
-    ...cleaned,
-    issues: error.issues
-      .slice(0, MAX_ISSUES)
-      .map((issue) => ({ path: text(issue.path), message: text(issue.message) })),
-  };
 }

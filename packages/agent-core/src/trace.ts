@@ -1,7 +1,9 @@
 import type { ActionType } from "./action.ts";
+import { errorText } from "./errors.ts";
 import type { FailureClass } from "./failure.ts";
 import type { BudgetCode, Limits } from "./loop-guard.ts";
 import type { TokenUsage } from "./provider.ts";
+import { truncateMiddle } from "./serialize.ts";
 
 /** Why a run stopped (the status is derived from it). */
 export type StopCode =
@@ -17,7 +19,8 @@ export type StopCode =
   | "extension_error"
   | "state_failed"
   /** A replay reached a point where today's runtime decides otherwise than the log. */
-  | "replay_diverged";
+  | "replay_diverged"
+  | "trace_failed";
 
 /** How a run ended. `blocked`: a permission was refused (see `blockRun`). */
 export type RunStatus = "completed" | "failed" | "budget_exceeded" | "cancelled" | "blocked";
@@ -48,6 +51,7 @@ export function statusOf(code: StopCode): RunStatus {
     case "extension_error":
     case "state_failed":
     case "replay_diverged":
+    case "trace_failed":
       return "failed";
     case "permission_denied":
       return "blocked";
@@ -126,6 +130,16 @@ export type TraceEventBody =
       readonly totalCompacted: number;
     }
   | {
+      /**
+       * A resumed run goes on here (`coding-agent resume`): the events before it are the
+       * run's earlier part, `fromSeq` the last of them.
+       */
+      readonly type: "resumed";
+      readonly fromSeq: number;
+      /** Model replies the earlier part already recorded. */
+      readonly steps: number;
+    }
+  | {
       readonly type: "run_finished";
       readonly status: RunStatus;
       readonly code: StopCode;
@@ -154,35 +168,129 @@ export type TraceEvent = TraceEventBody & {
 /** Receives trace events. A sink that throws (or rejects) never changes the run. */
 export type TraceSink = (event: TraceEvent) => void | Promise<void>;
 
-/** Emits numbered events to an optional sink. */
+/** Emits numbered events to optional sinks and to a required one. */
 export interface Tracer {
   /** False without a sink: callers skip building event details nobody will read. */
   readonly enabled: boolean;
   emit(body: TraceEventBody): void;
+  /**
+   * Why the required sink failed (its first throw or rejection), once it has; the loop
+   * then ends the run `trace_failed` at its next phase boundary.
+   */
+  readonly failure: string | undefined;
+  /** Resolves once every write the required sink has started has settled. */
+  settled(): Promise<void>;
 }
 
 /**
- * Creates a tracer. Without a sink it does nothing. A sink failure is swallowed:
- * the trace is for people and evaluation, and must not decide a run's outcome.
+ * Creates a tracer. Without sinks it does nothing. `sink` is optional in spirit: its
+ * failure is swallowed, since a trace for people and evaluation must not decide a run's
+ * outcome. `required` is a sink the run cannot go on without (a trace file the user was
+ * promised): its first throw or rejection is kept as `failure`, it gets no event after
+ * that (a trace with a gap is worse than one that stops), and the loop ends the run
+ * `trace_failed`. Both get the same numbered, frozen events; the tracer does no I/O.
  */
-export function createTracer(sink: TraceSink | undefined, clock: () => number): Tracer {
-  if (sink === undefined) return { enabled: false, emit() {} };
+export function createTracer(
+  sink: TraceSink | undefined,
+  clock: () => number,
+  required?: TraceSink,
+): Tracer {
+  if (sink === undefined && required === undefined) {
+    return {
+      enabled: false,
+      emit() {},
+      failure: undefined,
+      settled: () => Promise.resolve(),
+    };
+  }
   const startedAt = clock();
   let seq = 0;
+  let failure: string | undefined;
+  const pending = new Set<Promise<void>>();
+  const fail = (error: unknown) => {
+    failure ??= `轨迹写入失败：${errorText(error)}`;
+  };
+  const toRequired = (event: TraceEvent) => {
+    if (required === undefined || failure !== undefined) return;
+    try {
+      const written = required(event);
+      if (written !== undefined && typeof written.then === "function") {
+        const tracked: Promise<void> = Promise.resolve(written).then(
+          () => {
+            pending.delete(tracked);
+          },
+          (error: unknown) => {
+            pending.delete(tracked);
+            fail(error);
+          },
+        );
+        pending.add(tracked);
+      }
+    } catch (error) {
+      fail(error);
+    }
+  };
   return {
     enabled: true,
+    get failure() {
+      return failure;
+    },
+    async settled() {
+      while (pending.size > 0) await Promise.all([...pending]);
+    },
     emit(body) {
       seq += 1;
       const event = Object.freeze({ ...body, seq, atMs: clock() - startedAt });
+      toRequired(event);
+      if (sink === undefined) return;
       try {
-        const pending = sink(event);
+        const delivered = sink(event);
         // An async sink's rejection is handled, never left unhandled.
-        if (pending !== undefined && typeof pending.then === "function") {
-          pending.then(undefined, () => {});
+        if (delivered !== undefined && typeof delivered.then === "function") {
+          delivered.then(undefined, () => {});
         }
       } catch {
         // Deliberately ignored: see the function's comment.
       }
     },
   };
+}
+
+/** Longest text a bounded trace event keeps in one field (its head and tail, marked). */
+export const MAX_TRACE_FIELD_CHARS = 4_000;
+
+/** Most entries a bounded trace event keeps in one list (the first ones). */
+export const MAX_TRACE_LIST_ITEMS = 64;
+
+/**
+ * The event as a trace file or an exporter keeps it: every text longer than `maxChars`
+ * cut in the middle (head and tail kept around a marker naming what was cut), every list
+ * longer than `MAX_TRACE_LIST_ITEMS` cut to its first entries, and `truncated: true` when
+ * anything was cut. Whatever a run puts in an event (a goal of a megabyte, an observation
+ * under a large `maxObservationChars`), a line stays bounded. Numbers and names are kept.
+ */
+export function boundTraceEvent<E extends object>(
+  event: E,
+  maxChars: number = MAX_TRACE_FIELD_CHARS,
+): E & { readonly truncated?: true } {
+  let cut = false;
+  const bound = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      if (value.length <= maxChars) return value;
+      cut = true;
+      return truncateMiddle(value, maxChars).text;
+    }
+    if (Array.isArray(value)) {
+      if (value.length > MAX_TRACE_LIST_ITEMS) cut = true;
+      return value.slice(0, MAX_TRACE_LIST_ITEMS).map(bound);
+    }
+    if (typeof value === "object" && value !== null) {
+      const out: Record<string, unknown> = {};
+      for (const [key, entry] of Object.entries(value)) out[key] = bound(entry);
+      return out;
+    }
+    return value;
+  };
+  const bounded = bound(event) as E;
+  return cut ? { ...bounded, truncated: true } : bounded;
 }

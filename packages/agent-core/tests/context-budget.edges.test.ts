@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
-  type ArtifactStore,
   type CompactionQuestion,
   type ContextBudgetOptions,
   chooseCompaction,
@@ -15,25 +14,9 @@ import {
   type TraceEvent,
 } from "../src/index.ts";
 import { createScriptedProvider, type ScriptedTurn } from "../src/testing/index.ts";
+import { memoryStore } from "./support/memory-artifacts.ts";
 
 /** Edges of the context budget the main test file leaves out: each names what it guards. */
-
-function memoryStore(idOf = (callId: string, n: number) => `${callId}-${n}`) {
-  const texts = new Map<string, string>();
-  const metas: Array<{ callId: string; tool: string }> = [];
-  const store: ArtifactStore = {
-    async put(text, meta) {
-      const id = idOf(meta.callId, texts.size + 1);
-      texts.set(id, text);
-      metas.push({ ...meta });
-      return id;
-    },
-    async read(id) {
-      return texts.get(id);
-    },
-  };
-  return { store, texts, metas };
-}
 
 const estimateChars = (request: ModelRequest) => JSON.stringify(request.messages).length;
 const read = (path: string): ScriptedTurn => ({

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
-  type ArtifactStore,
   artifactMainField,
   artifactText,
   type CompactionQuestion,
@@ -17,21 +16,7 @@ import {
   type TraceEvent,
 } from "../src/index.ts";
 import { createScriptedProvider, type ScriptedTurn } from "../src/testing/index.ts";
-
-function memoryStore() {
-  const texts = new Map<string, string>();
-  const store: ArtifactStore = {
-    async put(text, meta) {
-      const id = `${meta.callId}-${texts.size + 1}`;
-      texts.set(id, text);
-      return id;
-    },
-    async read(id) {
-      return texts.get(id);
-    },
-  };
-  return { store, texts };
-}
+import { memoryStore } from "./support/memory-artifacts.ts";
 
 /** Characters of the messages' JSON: a stand-in tokenizer, exact and easy to reason about. */
 const estimate = (request: ModelRequest) => JSON.stringify(request.messages).length;

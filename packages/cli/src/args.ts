@@ -100,6 +100,10 @@ export const RUN_FLAGS = {
     type: "string",
     help: "用这个文件的内容替换内置的系统提示（只用于 openai、anthropic；工作区的 AGENTS.md 仍会附在后面）",
   },
+  "trust-workspace": {
+    type: "boolean",
+    help: "信任这个工作区：运行它 .coding-agent/settings.json 里的 hooks（不加时只有 $CODING_AGENT_HOME/trusted.json 列出的工作区才运行）",
+  },
   json: { type: "boolean", help: "以 JSON 输出运行结果" },
   help: { type: "boolean", help: "显示帮助" },
 } as const;
@@ -202,6 +206,7 @@ const RunFlagsSchema = z.strictObject({
     .pipe(z.int().min(1, "--max-finish-rejections 至少为 1"))
     .default(DEFAULT_MAX_FINISH_REJECTIONS),
   "system-prompt-file": z.string().min(1, "--system-prompt-file 需要文件路径").optional(),
+  "trust-workspace": z.boolean().default(false),
   json: z.boolean().default(false),
   help: z.boolean().default(false),
 });
@@ -272,6 +277,8 @@ export type RunCommand = {
   readonly maxFinishRejections: number;
   /** `--system-prompt-file` (absolute): replaces the built-in system prompt of a real model. */
   readonly systemPromptFile?: string;
+  /** `--trust-workspace`: the workspace's own settings (hooks) may run (absent in older logs: false). */
+  readonly trustWorkspace?: boolean;
 };
 
 /** The outcome of `parseCliArgs`: a command, or a Chinese usage message (exit 2). */
@@ -310,7 +317,8 @@ export function usage(): string {
     }),
     "",
     "密钥只从环境变量读取：OPENAI_API_KEY、ANTHROPIC_API_KEY（没有命令行选项）",
-    "运行记录写在 $CODING_AGENT_HOME/runs/<runId>/（默认 ~/.coding-agent），不写进工作区",
+    "运行记录（state.jsonl、trace.jsonl、artifacts/）写在 $CODING_AGENT_HOME/runs/<runId>/（默认 ~/.coding-agent），不写进工作区",
+    "设置 OTEL_EXPORTER_OTLP_ENDPOINT（或 OTEL_EXPORTER_OTLP_TRACES_ENDPOINT）时，轨迹同时以 OpenTelemetry GenAI span 经 OTLP/HTTP 导出；OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true 才带消息内容（脱敏）",
     "退出码：0 完成 · 1 失败 · 2 用法错误 · 3 超出预算 · 4 被阻止 · 130 已取消",
   ].join("\n");
 }
@@ -397,6 +405,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
       ...(f["system-prompt-file"] === undefined
         ? {}
         : { systemPromptFile: path.resolve(f["system-prompt-file"]) }),
+      ...(f["trust-workspace"] ? { trustWorkspace: true } : {}),
     },
   };
 }

@@ -7,6 +7,7 @@ import { replayRun } from "./replay.ts";
 import { runTraceCommand } from "./report/trace-command.ts";
 import { codingAgentHome, listRuns } from "./run-files.ts";
 import { resumeRun, startRun } from "./run-session.ts";
+import type { TraceWriter } from "./trace/jsonl-sink.ts";
 
 /** Where the CLI writes; a test passes buffers, `main.ts` passes the process streams. */
 export interface CliIo {
@@ -16,6 +17,8 @@ export interface CliIo {
   readonly approver?: Approver;
   /** Whether stdout shows colours (a terminal, and `NO_COLOR` unset); absent: no colour. */
   readonly color?: boolean;
+  /** How a run's `trace.jsonl` lines are written; tests inject one that fails. */
+  readonly traceWriter?: (file: string) => TraceWriter;
 }
 
 /**

@@ -14,6 +14,11 @@ export {
 export { BUILTIN_TOOLS } from "./builtin-tools.ts";
 export { type CliIo, runCli } from "./cli.ts";
 export { EXIT_CODES, EXIT_USAGE, type ExitCode, exitCodeFor } from "./exit-codes.ts";
+export { createCommandHooks, type HookDecision } from "./hooks/command-hooks.ts";
+export { hookExtensions } from "./hooks/index.ts";
+export { type HookRun, runHookCommand } from "./hooks/run-hook.ts";
+export { type HookEntry, type HookEvent, loadHookSettings } from "./hooks/settings.ts";
+export { type HookVerdict, hookVerdict } from "./hooks/verdict.ts";
 export { type CliEnv, createModelBackend, type ModelBackend } from "./model-provider.ts";
 export {
   describeParseArgsError,

@@ -19,6 +19,7 @@ import { createPathAllowance, type WorkspaceState } from "@coding-agent/tools";
 import type { RunCommand } from "./args.ts";
 import type { CliIo } from "./cli.ts";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
+import { hookExtensions, loadHookSettings } from "./hooks/index.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
 import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.ts";
 import { prepareRunFeatures } from "./run-extensions.ts";
@@ -36,6 +37,7 @@ import {
 } from "./state/resume.ts";
 import { createWorkspaceTracker } from "./state/workspace-tracker.ts";
 import { createSystemPrompt } from "./system-prompt.ts";
+import { openRunTrace, TRACE_FILE } from "./trace/run-trace.ts";
 
 /** The start state of a run's workspace, beside its state log (a resume counts changes from it). */
 const START_FILES = "start-files.json";
@@ -142,6 +144,17 @@ async function execute(session: Session): Promise<number> {
   if (tools.warning !== undefined) io.stderr(`${tools.warning}\n`);
 
   const workspace = tools.workspaceRoot;
+  // Hooks of the user, and of the workspace only when it is trusted (design §7, lesson 36).
+  const settings = await loadHookSettings({
+    workspace,
+    home: codingAgentHome(env),
+    trustWorkspace: command.trustWorkspace === true,
+  });
+  if (!settings.ok) {
+    io.stderr(`${settings.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  if (settings.warning !== undefined) io.stderr(`${settings.warning}\n`);
   const runId = resume?.runId ?? newRunId();
   const files = await openRunFiles(session, runId, model.redact).catch((error: Error) => error);
   if (files instanceof Error) {
@@ -191,6 +204,29 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`coding-agent：继续运行 ${runId}（已记录 ${resume.plan.replies.length} 步）\n`);
   }
 
+  const traces = await openRunTrace({
+    runDir,
+    runId,
+    redact: model.redact,
+    env,
+    providerName: command.provider.name,
+    model: command.provider.model,
+    warn: (message) => io.stderr(`警告：${message}\n`),
+    ...(io.traceWriter === undefined ? {} : { writer: io.traceWriter }),
+    ...(resume === undefined
+      ? {}
+      : {
+          resume: { startedAt: resume.plan.started.startedAt, steps: resume.plan.replies.length },
+        }),
+  });
+  if (!traces.ok) {
+    await log.close().catch(() => {});
+    const failed = traceFailed(traces.message);
+    io.stderr(traceFailedMessage(path.join(runDir, TRACE_FILE), failed.reason));
+    return report(io, command, failed, undefined, runId, runDir);
+  }
+  const traced = traces.trace;
+
   const recorder = createRunRecorder({
     runId,
     log,
@@ -216,12 +252,25 @@ async function execute(session: Session): Promise<number> {
     version: () => tracker.current,
     ...(model.system === undefined ? {} : { system: model.system }),
   });
-  // The resume answers first (what is already recorded), the log writes next, the gate
-  // judges; loop detection and the context budget see the results as the log has them.
+  const hooks = hookExtensions({
+    entries: settings.hooks,
+    runId,
+    workspace,
+    redact: model.redact,
+    env: { ...env },
+    warn: (line) => io.stderr(line),
+    log,
+  });
+  // The resume answers first (what is already recorded), the tool hooks next (the log
+  // records what they let through), the log writes, the gate judges, the Stop hooks see a
+  // finish the gate accepted; loop detection and the context budget see the results as
+  // the log has them.
   const extensions: RunExtension[] = [
     ...(resume === undefined ? [] : [createResumeExtension(resume.plan, workspace)]),
+    ...hooks.tools,
     recorder,
     gate,
+    ...hooks.stop,
     ...features.extensions,
   ];
   // The loop detection counts repeats by observation (`--max-repeated-actions`), not the guard.
@@ -236,8 +285,12 @@ async function execute(session: Session): Promise<number> {
     extensions,
     price: price.price,
     ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
+    requiredTrace: traced.requiredTrace,
+    ...(traced.trace === undefined ? {} : { trace: traced.trace }),
     ...(command.retries === 0 ? {} : { retry: { policy: retryPolicy(command.retries) } }),
   });
+  await traced.end();
+  if (result.code === "trace_failed") io.stderr(traceFailedMessage(traced.file, result.reason));
   const logged = await recorder.finished(result);
   await log.close().catch(() => {});
   if (!logged) io.stderr(`警告：${recorder.failure ?? "状态日志写入失败"}\n`);
@@ -312,10 +365,13 @@ function scriptPathOf(command: RunCommand) {
 }
 
 /** A run that could not keep its records: it did nothing. */
-function stateFailed(reason: string): RunResult {
+function stateFailed(
+  reason: string,
+  code: "state_failed" | "trace_failed" = "state_failed",
+): RunResult {
   return {
     status: "failed",
-    code: "state_failed",
+    code,
     reason,
     summary: reason,
     steps: 0,
@@ -324,6 +380,16 @@ function stateFailed(reason: string): RunResult {
     costUsd: null,
     messages: [],
   };
+}
+
+/** A run whose trace could not be written before it started: it did nothing. */
+function traceFailed(reason: string): RunResult {
+  return stateFailed(reason, "trace_failed");
+}
+
+/** The stderr line of a run stopped for its trace (exit 1). */
+function traceFailedMessage(file: string, reason: string): string {
+  return `错误：轨迹文件 ${file} 写入失败，运行已停止（failed，trace_failed）：${reason}\n`;
 }
 
 /** Prints a result as `run` does (JSON with `--json`) and returns the exit code of its status. */

@@ -3,7 +3,10 @@ import type { StateEvent } from "../state/log.ts";
 /**
  * A replay's place in a state log: the recorded transitions in order, each taken once as
  * today's runtime reaches it. `resumed` lines mark a restart, not a decision: they are
- * passed over. What is not taken when the run ends is where the replay and the log part.
+ * passed over; so are the `hook_decision` lines of PostToolUse and Stop hooks, whose effect
+ * is in the lines after them (the rewritten or vetoed `tool_result`, the `finish_rejected`).
+ * A PreToolUse decision is a transition of its own: the replayer takes it (a vetoed call
+ * has no other line; a rewritten one's intent holds the new input). What is not taken when the run ends is where the replay and the log part.
  */
 export interface ReplayCursor {
   /** The next recorded transition, or undefined past the end. */
@@ -16,7 +19,7 @@ export function createReplayCursor(events: readonly StateEvent[]): ReplayCursor 
   // The first line is run_started: the replay starts from it, it is not a step.
   let index = 1;
   const skipMarks = () => {
-    while (events[index]?.type === "resumed") index += 1;
+    while (skipped(events[index])) index += 1;
   };
   return {
     peek() {
@@ -30,4 +33,9 @@ export function createReplayCursor(events: readonly StateEvent[]): ReplayCursor 
       return event;
     },
   };
+}
+
+function skipped(event: StateEvent | undefined): boolean {
+  if (event?.type === "resumed") return true;
+  return event?.type === "hook_decision" && event.event !== "PreToolUse";
 }

@@ -102,6 +102,8 @@ export function describeEvent(event: StateEvent | undefined): string {
       return `第 ${event.step} 步的完成被拒绝`;
     case "run_finished":
       return `运行结束（${event.status}，${event.code}）`;
+    case "hook_decision":
+      return `${event.event} hook 的决定（${event.decision}${event.callId === undefined ? "" : `，${event.callId}`}）`;
     case "run_started":
     case "resumed":
       return event.type;

@@ -1,5 +1,6 @@
 import {
   type ExtensionStop,
+  HOOK_DENIED,
   type ModelResponse,
   type Provider,
   type RunExtension,
@@ -88,8 +89,23 @@ export function createReplayer(
       name: "replay",
       beforeToolCall(call) {
         thrown = undefined;
+        const { callId, tool } = call;
+        let { input } = call;
+        // Hooks never run in a replay: a PreToolUse hook's recorded decision stands in.
+        const hook = cursor.peek();
+        if (
+          hook?.type === "hook_decision" &&
+          hook.event === "PreToolUse" &&
+          hook.callId === callId
+        ) {
+          cursor.take();
+          if (hook.decision === "veto") {
+            const message = hook.message ?? "";
+            return { kind: "veto", error: { code: HOOK_DENIED, message } };
+          }
+          if (hook.input !== undefined) input = hook.input as typeof input;
+        }
         const intent = cursor.peek();
-        const { callId, tool, input } = call;
         const verdict = compare({ kind: "tool_call", callId, tool, input }, intent);
         if (verdict.kind === "diverged") return diverged(verdict.seq, verdict.what);
         cursor.take();

@@ -13,6 +13,7 @@ export const STATE_EVENT_TYPES = [
   "tool_intent",
   "tool_result",
   "finish_rejected",
+  "hook_decision",
   "run_finished",
 ] as const;
 
@@ -63,6 +64,17 @@ const StateEventSchema = z.discriminatedUnion("type", [
     step: z.int().min(1),
     reasons: z.array(z.string()),
     content: z.string(),
+  }),
+  /** A command hook that vetoed or rewrote (lesson 36): what a replay and a resume reuse. */
+  z.looseObject({
+    type: z.literal("hook_decision"),
+    event: z.enum(["PreToolUse", "PostToolUse", "Stop"]),
+    hook: z.string(),
+    decision: z.enum(["veto", "rewrite"]),
+    step: z.int().min(1),
+    callId: z.string().optional(),
+    message: z.string().optional(),
+    input: z.record(z.string(), Json).optional(),
   }),
   z.looseObject({
     type: z.literal("run_finished"),

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import {
+  HOOK_DENIED,
   type ModelRequest,
   type ModelResponse,
   type Provider,
@@ -23,6 +24,8 @@ export interface ResumePlan {
   /** Intents without a result: the calls a crash left in doubt. */
   readonly inDoubt: ReadonlyMap<string, EventOf<"tool_intent">>;
   readonly rejections: readonly EventOf<"finish_rejected">[];
+  /** Calls a PreToolUse hook vetoed, by call id, with the message the model got. */
+  readonly hookVetoes: ReadonlyMap<string, string>;
   readonly logged: AlreadyLogged;
   /** Versions after each recorded call, for the finish gate and loop detection. */
   readonly versions: ReadonlyMap<string, string>;
@@ -49,6 +52,7 @@ export function planResume(events: readonly StateEvent[]): ResumePlanResult {
   const intents = new Map<string, EventOf<"tool_intent">>();
   const results = new Map<string, EventOf<"tool_result">>();
   const rejections: EventOf<"finish_rejected">[] = [];
+  const hookVetoes = new Map<string, string>();
   let tests: TestEvidence | null = null;
   let turnsUsed = 0;
   for (const event of events) {
@@ -71,6 +75,11 @@ export function planResume(events: readonly StateEvent[]): ResumePlanResult {
       case "finish_rejected":
         rejections.push(event);
         break;
+      case "hook_decision":
+        if (event.event === "PreToolUse" && event.decision === "veto" && event.callId) {
+          hookVetoes.set(event.callId, event.message ?? "");
+        }
+        break;
       default:
         break;
     }
@@ -84,6 +93,7 @@ export function planResume(events: readonly StateEvent[]): ResumePlanResult {
       results,
       inDoubt,
       rejections,
+      hookVetoes,
       logged: {
         replies: replies.length,
         intents: new Set(intents.keys()),
@@ -174,8 +184,9 @@ export function decideInDoubt(
 /**
  * Answers, in a resumed run, every call the log already has: a recorded result is given
  * back without running the tool; a call in doubt is decided by `decide` (`decideInDoubt`
- * by default). A recorded rejection of a finish is given again, so the replay takes the
- * path the run took.
+ * by default). A recorded rejection of a finish is given again, and a call a PreToolUse
+ * hook vetoed is vetoed again with the recorded message, so the resumed run takes the path
+ * the run took without running those hooks twice.
  */
 export function createResumeExtension(
   plan: ResumePlan,
@@ -187,6 +198,11 @@ export function createResumeExtension(
   return {
     name: "resume",
     async beforeToolCall(call) {
+      // A call a hook vetoed is vetoed again from the log: the hook is not run twice.
+      const vetoed = plan.hookVetoes.get(call.callId);
+      if (vetoed !== undefined) {
+        return { kind: "veto", error: { code: HOOK_DENIED, message: vetoed } };
+      }
       const recorded = plan.results.get(call.callId);
       if (recorded !== undefined) {
         const value = recorded.ok

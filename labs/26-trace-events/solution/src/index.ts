@@ -1,0 +1,1 @@
+export { checkTrace, type TraceCheck, type TraceProblem } from "./check-trace.ts";

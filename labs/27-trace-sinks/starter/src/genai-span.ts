@@ -1,0 +1,29 @@
+import type { TraceEvent } from "@coding-agent/agent-core";
+
+/** 一个 span 的开始：名字和属性（OpenTelemetry GenAI 语义约定的属性名）。 */
+export interface GenAiSpan {
+  readonly name: string;
+  readonly attributes: Readonly<Record<string, string>>;
+}
+
+/**
+ * 一个开始事件对应的 OpenTelemetry GenAI span：
+ * run_started → `invoke_agent`，model_started → `chat <model>`，tool_started → `execute_tool <工具名>`；
+ * 其余事件不开始 span，返回 undefined。
+ * 属性只写操作、提供方、模型、工具名和调用 id——目标、输入这些消息内容不进属性
+ * （只有用户明确打开内容采集时才另外加上，那是总项目的事）。
+ */
+export function genAiSpanOf(
+  event: TraceEvent,
+  model: { readonly provider: string; readonly name: string },
+): GenAiSpan | undefined {
+  // #region exercise
+  // TODO(lab-27): 现在哪个事件都不开始 span。改成：
+  //   - run_started、model_started 的属性有 gen_ai.operation.name、gen_ai.provider.name、gen_ai.request.model；
+  //   - tool_started 的属性有 gen_ai.operation.name、gen_ai.tool.name、gen_ai.tool.call.id；
+  //   - span 名字按语义约定：操作名，后面跟模型名或工具名（invoke_agent 只有操作名）。
+  void event;
+  void model;
+  return undefined;
+  // #endregion exercise
+}

@@ -1,0 +1,2 @@
+export { type GenAiSpan, genAiSpanOf } from "./genai-span.ts";
+export { createJsonlSink, type JsonlSinkOptions } from "./jsonl-sink.ts";

@@ -1,0 +1,1 @@
+export { hookVerdict } from "./hook-verdict.ts";

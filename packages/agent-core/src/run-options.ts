@@ -1,0 +1,104 @@
+import { type ModelPrice, ModelPriceSchema } from "./cost.ts";
+import { InvalidLimitsError } from "./errors.ts";
+import type { RunExtension } from "./extension.ts";
+import { formatValueIssues, toValueIssues } from "./issues.ts";
+import type { TokenUsage } from "./provider.ts";
+import type { Redactor } from "./redact.ts";
+import type { ModelRetryOptions } from "./retry.ts";
+import type { TraceSink } from "./trace.ts";
+
+/** Optional collaborators of a run. */
+export interface RunOptions {
+  /** Receives trace events; never changes the result. */
+  readonly trace?: TraceSink;
+  /**
+   * Receives the same events, and the run cannot go on without it (a trace file): its
+   * first throw or rejection ends the run `failed`, code `trace_failed`, at the next phase
+   * boundary (before a model call, before acting on a reply, before each tool call), or
+   * at the end when the failing write was the last one. It gets no event after a failure.
+   */
+  readonly requiredTrace?: TraceSink;
+  /** Milliseconds clock for the duration budget and trace times. */
+  readonly clock?: () => number;
+  /** Cap on the characters of one observation or error text. Default 8,000. */
+  readonly maxObservationChars?: number;
+  /**
+   * Masks secrets in every text that enters the history, the result or the trace.
+   * Default: the built-in patterns plus the values of secret-looking environment
+   * variables, read when the run starts.
+   */
+  readonly redact?: Redactor;
+  /**
+   * Retries a model call that failed `retryable` (no answer, HTTP 408/429/5xx, its own
+   * `modelTimeoutMs`), with backoff; see `ModelRetryOptions`. Default: no retry.
+   */
+  readonly retry?: ModelRetryOptions;
+  /** Features plugged into the loop's steps, asked in this order (see `RunExtension`). */
+  readonly extensions?: readonly RunExtension[];
+  /**
+   * Rejected finish proposals (`RunExtension.onFinish`) a run survives: the one that
+   * reaches this number ends it `failed`, code `finish_rejected`. Default 3.
+   */
+  readonly maxFinishRejections?: number;
+  /**
+   * The model's price (see `priceOf`): each call's cost goes into its `model_completed`
+   * event, the run's into `run_finished` and the result. null: the price is unknown (the
+   * costs are null). Default: no pricing at all (the result's `costUsd` is null).
+   */
+  readonly price?: ModelPrice | null;
+  /**
+   * USD the run may spend on model calls: once reached, the run stops before the next
+   * call, `budget_exceeded`, code `max_cost`. Needs a `price`.
+   */
+  readonly maxCostUsd?: number;
+  /**
+   * What one call's tokens cost at `price`; default `costOf` (per million tokens, cached
+   * input at its own price). A provider with another scheme (a long-context surcharge, say)
+   * passes its own.
+   */
+  readonly costOf?: (usage: TokenUsage | undefined, price: ModelPrice) => number;
+}
+
+/** Finish rejections a run survives when `maxFinishRejections` is not given. */
+export const DEFAULT_MAX_FINISH_REJECTIONS = 3;
+
+/** The options `runAgent` checks itself (the others are checked where they are used). */
+export interface CheckedRunOptions {
+  readonly maxFinishRejections: number;
+  readonly price: ModelPrice | null | undefined;
+  readonly maxCostUsd: number | undefined;
+}
+
+/** Validates a run's finish-rejection limit, price and cost budget; throws `InvalidLimitsError`. */
+export function checkRunOptions(options: RunOptions): CheckedRunOptions {
+  const maxFinishRejections = options.maxFinishRejections ?? DEFAULT_MAX_FINISH_REJECTIONS;
+  if (!Number.isSafeInteger(maxFinishRejections) || maxFinishRejections < 1) {
+    throw new InvalidLimitsError(
+      `invalid options: maxFinishRejections must be an integer ≥ 1, got ${String(maxFinishRejections)}`,
+    );
+  }
+  const { maxCostUsd } = options;
+  const price =
+    options.price === undefined || options.price === null
+      ? options.price
+      : parsePrice(options.price);
+  if (maxCostUsd !== undefined) {
+    if (!Number.isFinite(maxCostUsd) || maxCostUsd < 0) {
+      throw new InvalidLimitsError(
+        `invalid options: maxCostUsd must be a finite number ≥ 0, got ${String(maxCostUsd)}`,
+      );
+    }
+    // A budget nobody can count is no budget: refuse it rather than never stop.
+    if (price === undefined || price === null) {
+      throw new InvalidLimitsError("invalid options: maxCostUsd needs the model's price");
+    }
+  }
+  return { maxFinishRejections, price, maxCostUsd };
+}
+
+function parsePrice(price: ModelPrice): ModelPrice {
+  const parsed = ModelPriceSchema.safeParse(price);
+  if (parsed.success) return parsed.data;
+  const details = formatValueIssues(toValueIssues(parsed.error.issues), "; ");
+  throw new InvalidLimitsError(`invalid options: price: ${details}`, { cause: parsed.error });
+}

@@ -1,0 +1,220 @@
+import { lstat, readFile, realpath } from "node:fs/promises";
+import path from "node:path";
+import { formatValueIssues, toValueIssues } from "@coding-agent/agent-core";
+import { z } from "zod";
+
+/**
+ * Settings files (design §7, lesson 36): `$CODING_AGENT_HOME/settings.json` (the user's,
+ * always trusted) and `<workspace>/.coding-agent/settings.json` (the workspace's, read only
+ * when the workspace is trusted). Their `hooks` are in Claude Code's shape, flattened as §7
+ * writes it; other top-level keys (`mcpServers`, …) are left to whoever reads them.
+ */
+export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "Stop"] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/** A hook's time limit when its entry gives none (Claude Code's default is a minute; §7 says 10 s). */
+export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
+
+/** The path of the workspace's settings file, relative to the workspace. */
+export const WORKSPACE_SETTINGS = path.join(".coding-agent", "settings.json");
+
+const HookEntrySchema = z.strictObject({
+  matcher: z
+    .string()
+    .check((ctx) => {
+      if (ctx.value === "" || ctx.value === "*") return;
+      try {
+        new RegExp(ctx.value);
+      } catch (error) {
+        ctx.issues.push({
+          code: "custom",
+          message: `不是有效的正则表达式（${(error as Error).message}）`,
+          input: ctx.value,
+        });
+      }
+    })
+    .optional(),
+  command: z.string().trim().min(1, "需要要执行的命令（非空字符串）"),
+  timeoutMs: z
+    .int("需要整数毫秒数")
+    .min(1, "至少 1 毫秒")
+    .max(600_000, "最多 600000 毫秒")
+    .default(DEFAULT_HOOK_TIMEOUT_MS),
+});
+
+const SettingsSchema = z.looseObject({
+  hooks: z
+    .strictObject({
+      PreToolUse: z.array(HookEntrySchema).optional(),
+      PostToolUse: z.array(HookEntrySchema).optional(),
+      Stop: z.array(HookEntrySchema).optional(),
+    })
+    .optional(),
+});
+
+/**
+ * `$CODING_AGENT_HOME/trusted.json`: the workspaces whose own settings may run code, by
+ * absolute path. A path is compared by its real path (symlinks resolved) with the real path
+ * of the run's workspace, exactly: trusting a folder trusts neither its subfolders nor its
+ * parent.
+ */
+const TrustFileSchema = z.strictObject({
+  workspaces: z.array(z.string().refine((entry) => path.isAbsolute(entry), "需要绝对路径")),
+});
+
+/** One configured hook, with where it came from (named in every message about it). */
+export interface HookEntry {
+  readonly event: HookEvent;
+  /** Anchored regex on the whole tool name; undefined: every tool. */
+  readonly matcher: RegExp | undefined;
+  readonly command: string;
+  readonly timeoutMs: number;
+  /** `<file> hooks.<event>[<index>]`. */
+  readonly label: string;
+  readonly source: "user" | "workspace";
+}
+
+export type HookSettings =
+  | {
+      readonly ok: true;
+      readonly hooks: readonly HookEntry[];
+      /** The one warning to print: a workspace whose settings were ignored. */
+      readonly warning?: string;
+    }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * The hooks of a run: the user's, then the workspace's when the workspace is trusted
+ * (`trustWorkspace`, or its real path in `trusted.json`). An untrusted workspace's settings
+ * file is never read — not even parsed — and gives one warning when it exists. A trusted
+ * workspace's settings file must really be inside it (a symlink out of the workspace is
+ * refused, exit 2), since "trusted" is a statement about this folder, not about wherever a
+ * link points.
+ */
+export async function loadHookSettings(options: {
+  /** The workspace's real path. */
+  readonly workspace: string;
+  readonly home: string;
+  readonly trustWorkspace: boolean;
+}): Promise<HookSettings> {
+  const { workspace, home } = options;
+  const userFile = path.join(home, "settings.json");
+  const user = await readSettings(userFile, "user");
+  if (!user.ok) return user;
+  const workspaceFile = path.join(workspace, WORKSPACE_SETTINGS);
+  if (!(await exists(workspaceFile))) return { ok: true, hooks: user.hooks };
+  const [realUser, realWorkspaceFile] = await Promise.all([
+    realpath(userFile).catch(() => undefined),
+    realpath(workspaceFile).catch(() => undefined),
+  ]);
+  // The workspace is the user's home folder: its settings file is the user's own.
+  if (realUser !== undefined && realUser === realWorkspaceFile)
+    return { ok: true, hooks: user.hooks };
+  const trusted = options.trustWorkspace || (await isTrusted(workspace, home));
+  if (typeof trusted === "string") return { ok: false, message: trusted };
+  if (!trusted) {
+    const warning = `警告：工作区 ${workspace} 未被信任，忽略它的 ${WORKSPACE_SETTINGS}（其中的 hooks 不会运行）。信任它：加 --trust-workspace，或把它的真实路径写进 ${path.join(home, "trusted.json")} 的 workspaces`;
+    return { ok: true, hooks: user.hooks, warning };
+  }
+  if (realWorkspaceFile === undefined || !isInside(workspace, realWorkspaceFile)) {
+    return {
+      ok: false,
+      message: `设置文件 ${workspaceFile} 无效：它指向工作区之外（${realWorkspaceFile ?? "不存在的目标"}），不读取`,
+    };
+  }
+  const own = await readSettings(workspaceFile, "workspace");
+  if (!own.ok) return own;
+  return { ok: true, hooks: [...user.hooks, ...own.hooks] };
+}
+
+/** True when `workspace` (a real path) is listed in `trusted.json`; a message when that file is bad. */
+export async function isTrusted(workspace: string, home: string): Promise<boolean | string> {
+  const file = path.join(home, "trusted.json");
+  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) =>
+    absent(error) ? undefined : error,
+  );
+  if (text === undefined) return false;
+  if (text instanceof Error) return `信任列表 ${file} 读不了：${text.message}`;
+  const parsed = parseJson(text);
+  if (!parsed.ok) return `信任列表 ${file} 不是有效的 JSON：${parsed.message}`;
+  const checked = TrustFileSchema.safeParse(parsed.value);
+  if (!checked.success) {
+    const details = formatValueIssues(toValueIssues(checked.error.issues), "；");
+    return `信任列表 ${file} 无效：${details}（格式：{ "workspaces": ["<工作区的绝对路径>"] }）`;
+  }
+  for (const entry of checked.data.workspaces) {
+    const real = await realpath(entry).catch(() => path.resolve(entry));
+    if (real === workspace) return true;
+  }
+  return false;
+}
+
+async function readSettings(
+  file: string,
+  source: HookEntry["source"],
+): Promise<{ ok: true; hooks: HookEntry[] } | { ok: false; message: string }> {
+  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) =>
+    absent(error) ? undefined : error,
+  );
+  if (text === undefined) return { ok: true, hooks: [] };
+  if (text instanceof Error)
+    return { ok: false, message: `设置文件 ${file} 读不了：${text.message}` };
+  const parsed = parseJson(text);
+  if (!parsed.ok)
+    return { ok: false, message: `设置文件 ${file} 不是有效的 JSON：${parsed.message}` };
+  const checked = SettingsSchema.safeParse(parsed.value);
+  if (!checked.success) {
+    const details = formatValueIssues(toValueIssues(checked.error.issues), "；");
+    return { ok: false, message: `设置文件 ${file} 无效：${details}` };
+  }
+  const hooks: HookEntry[] = [];
+  for (const event of HOOK_EVENTS) {
+    const entries = checked.data.hooks?.[event] ?? [];
+    entries.forEach((entry, index) => {
+      hooks.push({
+        event,
+        matcher: matcherOf(entry.matcher),
+        command: entry.command,
+        timeoutMs: entry.timeoutMs,
+        label: `${file} hooks.${event}[${index}]`,
+        source,
+      });
+    });
+  }
+  return { ok: true, hooks };
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  // lstat: a dangling symlink is a settings file too (and refused, not silently skipped).
+  return lstat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+function isInside(root: string, file: string): boolean {
+  const relative = path.relative(root, file);
+  return relative !== "" && relative.split(path.sep)[0] !== ".." && !path.isAbsolute(relative);
+}
+
+/** No such file (nor a folder to hold one: a home that is a file has no settings either). */
+function absent(error: NodeJS.ErrnoException): boolean {
+  return error.code === "ENOENT" || error.code === "ENOTDIR";
+}
+
+/**
+ * A matcher as an anchored regex on the whole tool name; undefined (every tool) when absent,
+ * and, as in Claude Code, for `""` and `"*"` (which is no regex at all).
+ */
+function matcherOf(matcher: string | undefined): RegExp | undefined {
+  if (matcher === undefined || matcher === "" || matcher === "*") return undefined;
+  return new RegExp(`^(?:${matcher})$`);
+}

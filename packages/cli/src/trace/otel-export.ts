@@ -1,0 +1,265 @@
+import {
+  boundTraceEvent,
+  type Redactor,
+  redactJson,
+  type TraceEvent,
+  type TraceSink,
+} from "@coding-agent/agent-core";
+import type { SpanExporter } from "@opentelemetry/sdk-trace";
+
+/**
+ * OpenTelemetry export of a run's trace events (design §7), over OTLP/HTTP with the
+ * official SDK, named and attributed by the OpenTelemetry GenAI semantic conventions:
+ * one `invoke_agent` span a run, a `chat <model>` span per model call and an
+ * `execute_tool <name>` span per tool call, both children of the run's span. The SDK is
+ * loaded only when an endpoint is set: a run without it pays nothing at startup.
+ */
+
+/** The variables that turn the export on (either one), and the content switch. */
+export const OTEL_ENDPOINT = "OTEL_EXPORTER_OTLP_ENDPOINT";
+export const OTEL_TRACES_ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
+export const OTEL_CAPTURE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
+
+/** Longest wait for the collector at the run's end; the run's result never waits longer. */
+export const OTEL_FLUSH_TIMEOUT_MS = 2_000;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The traces URL from the environment, as the OTLP exporter specification reads it:
+ * the traces variable as it is, else the general one with `/v1/traces` appended;
+ * undefined when neither is set (no export).
+ */
+export function otlpTracesUrl(env: Env): string | undefined {
+  const traces = env[OTEL_TRACES_ENDPOINT]?.trim();
+  if (traces !== undefined && traces !== "") return traces;
+  const base = env[OTEL_ENDPOINT]?.trim();
+  if (base === undefined || base === "") return undefined;
+  return `${base.replace(/\/+$/, "")}/v1/traces`;
+}
+
+/** A run's export: the sink the loop feeds, and its bounded end. */
+export interface OtelExport {
+  /** Optional sink (`RunOptions.trace`): it never changes the run. */
+  readonly sink: TraceSink;
+  /** Ends open spans and flushes, waiting at most `OTEL_FLUSH_TIMEOUT_MS`; never rejects. */
+  end(): Promise<void>;
+}
+
+/**
+ * Starts the export of one run to `url`. `warn` is called at most once, for the first
+ * failure (an unreachable collector, a refused export, a flush past its time): the
+ * run's result and exit code never depend on the collector. Message content (the goal,
+ * the model's actions, tool inputs and results) goes out only when `captureContent`,
+ * redacted and bounded like the trace file.
+ */
+export async function startOtelExport(options: {
+  readonly url: string;
+  readonly runId: string;
+  /** `gen_ai.provider.name`: the CLI's `--provider` (`openai`, `anthropic`, `fake`). */
+  readonly providerName: string;
+  readonly model: string;
+  readonly captureContent: boolean;
+  readonly redact: Redactor;
+  readonly warn: (message: string) => void;
+  readonly flushTimeoutMs?: number;
+}): Promise<OtelExport> {
+  const [api, sdk, otlp, resources, semconv] = await Promise.all([
+    import("@opentelemetry/api"),
+    import("@opentelemetry/sdk-trace"),
+    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/resources"),
+    import("@opentelemetry/semantic-conventions"),
+  ]);
+  const { SpanKind, SpanStatusCode } = api;
+  const flushTimeoutMs = options.flushTimeoutMs ?? OTEL_FLUSH_TIMEOUT_MS;
+  let warned = false;
+  const warnOnce = (detail: string) => {
+    if (warned) return;
+    warned = true;
+    options.warn(`OpenTelemetry 导出失败（${options.url}）：${detail}；运行结果不受影响`);
+  };
+  const exporter = new otlp.OTLPTraceExporter({ url: options.url, timeoutMillis: flushTimeoutMs });
+  // The exporter reports each export's outcome to its callback: the first failure is the warning.
+  const reporting: SpanExporter = {
+    export: (spans, done) =>
+      exporter.export(spans, (result) => {
+        if (result.code !== 0) warnOnce(options.redact(result.error?.message ?? "导出被拒绝"));
+        done(result);
+      }),
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush(),
+  };
+  const provider = new sdk.TracerProvider({
+    // Only the service's name: never the command line (the goal is content) nor the host.
+    resource: resources.resourceFromAttributes({ [semconv.ATTR_SERVICE_NAME]: "coding-agent" }),
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({ exporter: reporting, exportTimeoutMillis: flushTimeoutMs }),
+    ],
+  });
+  const tracer = provider.getTracer("@coding-agent/cli");
+
+  const common = {
+    "gen_ai.provider.name": options.providerName,
+    "gen_ai.request.model": options.model,
+  };
+  const content = (text: string) => options.redact(text);
+  type Span = ReturnType<typeof tracer.startSpan>;
+  let root: Span | undefined;
+  let rootContext = api.ROOT_CONTEXT;
+  const chats = new Map<number, Span>();
+  const tools = new Map<string, Span>();
+  const child = (name: string, kind: number, attributes: Record<string, string>) =>
+    tracer.startSpan(name, { kind, attributes }, rootContext);
+  const fail = (span: Span, errorType: string, message?: string) => {
+    span.setAttribute("error.type", errorType);
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      ...(message === undefined ? {} : { message: content(message) }),
+    });
+  };
+  const endAll = () => {
+    for (const span of [...chats.values(), ...tools.values()]) span.end();
+    chats.clear();
+    tools.clear();
+  };
+
+  const onEvent = (raw: TraceEvent) => {
+    // Masked, then cut (as the trace file): a cut through a secret would leave its head.
+    const event = boundTraceEvent(redactJson(options.redact, raw) as TraceEvent);
+    switch (event.type) {
+      case "run_started": {
+        root = tracer.startSpan("invoke_agent", {
+          kind: SpanKind.INTERNAL,
+          attributes: {
+            ...common,
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.conversation.id": options.runId,
+          },
+        });
+        if (options.captureContent) {
+          const messages = [{ role: "user", parts: [{ type: "text", content: event.goal }] }];
+          root.setAttribute("gen_ai.input.messages", content(JSON.stringify(messages)));
+        }
+        rootContext = api.trace.setSpan(api.ROOT_CONTEXT, root);
+        return;
+      }
+      case "model_started":
+        chats.set(
+          event.step,
+          child(`chat ${options.model}`, SpanKind.CLIENT, {
+            ...common,
+            "gen_ai.operation.name": "chat",
+          }),
+        );
+        return;
+      case "model_retry":
+        chats.get(event.step)?.addEvent("model_retry", {
+          attempt: event.attempt,
+          "coding_agent.failure_class": event.failureClass,
+          "coding_agent.delay_ms": event.delayMs,
+        });
+        return;
+      case "model_completed": {
+        const span = chats.get(event.step);
+        if (span === undefined) return;
+        chats.delete(event.step);
+        if (event.usage !== undefined) {
+          span.setAttribute("gen_ai.usage.input_tokens", event.usage.inputTokens);
+          span.setAttribute("gen_ai.usage.output_tokens", event.usage.outputTokens);
+        }
+        if (event.ok && options.captureContent) {
+          const messages = [
+            { role: "assistant", parts: [{ type: "text", content: event.detail }] },
+          ];
+          span.setAttribute("gen_ai.output.messages", content(JSON.stringify(messages)));
+        }
+        if (!event.ok) fail(span, "_OTHER", options.captureContent ? event.detail : undefined);
+        span.end();
+        return;
+      }
+      case "tool_started": {
+        const span = child(`execute_tool ${event.tool}`, SpanKind.INTERNAL, {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": event.tool,
+          "gen_ai.tool.call.id": event.callId,
+          "gen_ai.tool.type": "function",
+        });
+        if (options.captureContent)
+          span.setAttribute("gen_ai.tool.call.arguments", content(event.input));
+        tools.set(event.callId, span);
+        return;
+      }
+      case "tool_completed": {
+        const span = tools.get(event.callId);
+        if (span === undefined) return;
+        tools.delete(event.callId);
+        if (options.captureContent)
+          span.setAttribute("gen_ai.tool.call.result", content(event.detail));
+        if (!event.ok) fail(span, toolErrorCode(event.detail));
+        span.end();
+        return;
+      }
+      case "finish_rejected":
+        root?.addEvent("finish_rejected", { "coding_agent.reasons": [...event.reasons] });
+        return;
+      case "compacted":
+        root?.addEvent("compacted", {
+          "coding_agent.estimated_tokens": event.estimatedTokens,
+          "coding_agent.compacted_tokens": event.compactedTokens,
+        });
+        return;
+      case "resumed":
+        root?.addEvent("resumed", { "coding_agent.from_seq": event.fromSeq });
+        return;
+      case "run_finished": {
+        endAll();
+        if (root === undefined) return;
+        root.setAttribute("gen_ai.usage.input_tokens", event.usage.inputTokens);
+        root.setAttribute("gen_ai.usage.output_tokens", event.usage.outputTokens);
+        root.setAttribute("coding_agent.run.status", event.status);
+        root.setAttribute("coding_agent.run.code", event.code);
+        if (event.status !== "completed") fail(root, event.code, event.reason);
+        root.end();
+        root = undefined;
+        return;
+      }
+      default: {
+        const unreachable: never = event;
+        throw new TypeError(`unhandled trace event ${JSON.stringify(unreachable)}`);
+      }
+    }
+  };
+
+  return {
+    sink: onEvent,
+    async end() {
+      endAll();
+      root?.end();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), flushTimeoutMs + 500);
+      });
+      const flushed = provider.shutdown().then(
+        () => "done" as const,
+        (error: Error) => {
+          warnOnce(options.redact(error.message));
+          return "done" as const;
+        },
+      );
+      const outcome = await Promise.race([flushed, late]);
+      clearTimeout(timer);
+      if (outcome === "late") warnOnce(`${flushTimeoutMs} ms 内未完成`);
+    },
+  };
+}
+
+/** The `code` of a failed tool's `{ ok: false, error: { code } }` text, for `error.type`. */
+function toolErrorCode(detail: string): string {
+  try {
+    const code = (JSON.parse(detail) as { error?: { code?: unknown } }).error?.code;
+    return typeof code === "string" && code !== "" ? code : "_OTHER";
+  } catch {
+    return "_OTHER";
+  }
+}

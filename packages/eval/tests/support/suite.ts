@@ -29,9 +29,14 @@ export function task(overrides: Partial<EvalTask> & { id: string }): EvalTask {
   };
 }
 
+/** Every folder `scratch` made; tests/support/cleanup.ts removes them after each test file. */
+export const scratchFolders: string[] = [];
+
 /** A fresh folder for one test. */
-export function scratch(): Promise<string> {
-  return mkdtemp(path.join(tmpdir(), "coding-agent-eval-test-"));
+export async function scratch(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "coding-agent-eval-test-"));
+  scratchFolders.push(dir);
+  return dir;
 }
 
 /** Writes `<suite>/<id>/task.json` (and a one-file `repo/`) from `json`. */

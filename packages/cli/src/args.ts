@@ -119,7 +119,7 @@ export const PROVIDERS = ["fake", "openai", "anthropic"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 /** The commands the CLI knows. */
-export const COMMANDS = ["run", "resume", "replay", "runs", "trace", "help"] as const;
+export const COMMANDS = ["run", "resume", "replay", "runs", "trace", "eval", "help"] as const;
 
 /** `--finish-gate` values (design §7). */
 export const FINISH_GATES = ["auto", "tests", "none"] as const;
@@ -222,6 +222,8 @@ export type CliCommand =
   | { readonly kind: "runs"; readonly json: boolean }
   | { readonly kind: "resume"; readonly runId: string; readonly json: boolean }
   | TraceCommand
+  /** `eval …`: the arguments after `eval`, parsed by @coding-agent/eval. */
+  | { readonly kind: "eval"; readonly argv: readonly string[] }
   /** `replay <runId | state.jsonl>`: a run id, or the path of a state log. */
   | { readonly kind: "replay"; readonly target: string; readonly json: boolean }
   | RunCommand;
@@ -308,6 +310,7 @@ export function usage(): string {
     "  resume 继续一次没有结束的运行（沿用它记录的选项和已用掉的预算；已结束的运行不能继续）",
     "  replay 离线重放一次已结束的运行：用记录的模型回复和工具结果重新走一遍循环（不联网、不执行工具），输出同样的结果、同样退出；今天的运行时做出不同决定时以 replay_diverged 结束（退出码 1），指出第一条不一致记录的 seq",
     "  runs   列出运行记录（运行 ID、开始时间、目标、状态），最新的在前",
+    "  eval   评测：在任务集的每个任务上运行 Agent 并评分（coding-agent eval --help 看选项）",
     "  trace  一次运行的报告：步骤、工具调用、用时、token、费用、被拒的完成、状态（报告生成即退出码 0）",
     "  help   显示帮助",
     "",
@@ -337,6 +340,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
   }
   if (command === "runs" || command === "resume" || command === "replay")
     return parseRunsArgs(command, rest);
+  if (command === "eval") return { ok: true, command: { kind: "eval", argv: rest } };
   if (command === "trace") {
     const trace = parseTraceArgs(rest);
     return trace.ok ? trace : bad(trace.message);

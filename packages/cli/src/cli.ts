@@ -1,5 +1,6 @@
 import type { Approver } from "@coding-agent/tools";
 import { parseCliArgs, usage } from "./args.ts";
+import { runEvalCli } from "./eval-command.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import type { CliEnv } from "./model-provider.ts";
 import { replayRun } from "./replay.ts";
@@ -53,6 +54,8 @@ export async function runCli(
       return listRunsCommand(command.json, io, env);
     case "trace":
       return runTraceCommand(command, io, env);
+    case "eval":
+      return runEvalCli(command.argv, io, signal);
     default: {
       const unreachable: never = command;
       throw new TypeError(`unhandled command ${JSON.stringify(unreachable)}`);

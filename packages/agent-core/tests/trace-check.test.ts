@@ -179,3 +179,142 @@ describe("checkTrace on broken traces", () => {
     expect(checkTrace(noStart)).toMatchObject({ ok: false, problem: "not_started", seq: 6 });
   });
 });
+
+describe("checkTrace names what is wrong", () => {
+  const good = () => traceOf(turns(echo("a"), finish));
+  const renumber = (events: readonly TraceEvent[]) =>
+    events.map((event, index) => ({ ...event, seq: index + 1 })) as TraceEvent[];
+  const at = (events: readonly TraceEvent[], seq: number) => events[seq - 1] as TraceEvent;
+  // The good trace: 1 run_started, 2 model_started, 3 model_completed, 4 tool_started,
+  // 5 tool_completed, 6 model_started, 7 model_completed, 8 run_finished.
+
+  it.each<[string, (events: TraceEvent[]) => TraceEvent[], string]>([
+    [
+      "a lost event",
+      (events) => events.filter((event) => event.seq !== 3),
+      "第 4 个事件（tool_started）：seq 应为 3",
+    ],
+    [
+      "no run_started",
+      (events) => renumber(events.slice(1)),
+      "第 1 个事件（model_started）：应先有 run_started",
+    ],
+    [
+      "a second run_started",
+      (events) => renumber([at(events, 1), ...events]),
+      "第 2 个事件（run_started）：一次运行只能有一个 run_started",
+    ],
+    [
+      "an event after run_finished",
+      (events) => renumber([...events, { ...at(events, 2), atMs: 1e9 }]),
+      "第 9 个事件（model_started）：run_finished 之后不应再有事件",
+    ],
+    [
+      "a model call started while one is open",
+      (events) => renumber(events.filter((event) => event.seq !== 3)),
+      "第 5 个事件（model_started）：第 1 步的模型调用还没有结束",
+    ],
+    [
+      "a model call started while a tool runs",
+      (events) => renumber(events.filter((event) => event.seq !== 5)),
+      "第 5 个事件（model_started）：工具调用 call_1 没有结束",
+    ],
+    [
+      "a retry with no model call under way",
+      (events) =>
+        renumber([
+          ...events.slice(0, 3),
+          {
+            ...at(events, 3),
+            type: "model_retry",
+            step: 1,
+            attempt: 1,
+            failureClass: "retryable",
+            delayMs: 0,
+            detail: "",
+          } as unknown as TraceEvent,
+          ...events.slice(3),
+        ]),
+      "第 4 个事件（model_retry）：第 1 步没有进行中的模型调用",
+    ],
+    [
+      "a tool started twice",
+      (events) => renumber([...events.slice(0, 4), at(events, 4), ...events.slice(4)]),
+      "第 5 个事件（tool_started）：调用 call_1 已经开始过",
+    ],
+    [
+      "a tool_completed without its start",
+      (events) => renumber(events.filter((event) => event.type !== "tool_started")),
+      "第 4 个事件（tool_completed）：调用 call_1 没有对应的 tool_started",
+    ],
+    [
+      "a model_completed of another step",
+      (events) =>
+        events.map((event) => (event.seq === 3 ? { ...event, step: 9 } : event)) as TraceEvent[],
+      "第 3 个事件（model_completed）：第 9 步没有对应的 model_started",
+    ],
+    [
+      "a run finished during a model call",
+      (events) => renumber(events.filter((event) => event.seq !== 7)),
+      "第 7 个事件（run_finished）：第 2 步的模型调用没有结束",
+    ],
+    [
+      "a run finished during a model call and a tool call",
+      (events) => renumber([at(events, 1), at(events, 2), at(events, 4), at(events, 8)]),
+      "第 4 个事件（run_finished）：第 1 步的模型调用、工具调用 call_1没有结束",
+    ],
+    [
+      "a torn end",
+      (events) => events.slice(0, -1),
+      "第 7 个事件（model_completed）：轨迹在 run_finished 之前就结束了",
+    ],
+  ])("in %s", async (_, tamper, message) => {
+    const verdict = checkTrace(tamper(await good()));
+    expect(verdict.ok ? "" : verdict.message).toBe(message);
+  });
+
+  it("in a time that goes back, naming both times", async () => {
+    const events = await good();
+    const back = events.map((event) => (event.seq === 5 ? { ...event, atMs: -1 } : event));
+    expect(checkTrace(back)).toEqual({
+      ok: false,
+      problem: "time_backwards",
+      seq: 5,
+      message: `第 5 个事件（tool_completed）：atMs -1 早于前一个事件的 ${at(events, 4).atMs}`,
+    });
+  });
+
+  it("in an empty trace", () => {
+    expect(checkTrace([])).toEqual({
+      ok: false,
+      problem: "unfinished",
+      seq: 0,
+      message: "轨迹是空的",
+    });
+  });
+
+  it("but takes events at the same time, and compactions and rejections in between", async () => {
+    const events = (await good()).map((event) => ({ ...event, atMs: 0 }));
+    const between = [
+      {
+        atMs: 0,
+        type: "compacted",
+        step: 1,
+        estimatedTokens: 9,
+        compactedTokens: 5,
+        maxContextTokens: 6,
+        results: [],
+        totalCompacted: 0,
+      },
+      {
+        atMs: 0,
+        type: "finish_rejected",
+        step: 1,
+        reasons: ["no_test_evidence"],
+        detail: "先跑测试",
+      },
+    ] as unknown as TraceEvent[];
+    const mixed = renumber([...events.slice(0, 3), ...between, ...events.slice(3)]);
+    expect(checkTrace(mixed)).toEqual({ ok: true, events: 10 });
+  });
+});

@@ -5,6 +5,7 @@ import {
   BUILTIN_PRICING_DATE,
   checkCost,
   costOf,
+  formatUsd,
   type ModelPrice,
   PricingTableSchema,
   priceOf,
@@ -200,5 +201,71 @@ describe("runAgent with a price", () => {
     ]) {
       expect(await run(broken)).toMatchObject({ status: "failed", code: "extension_error" });
     }
+  });
+});
+
+describe("cost edges", () => {
+  const run = (
+    options: Parameters<typeof runAgent>[5],
+    turns: Parameters<typeof createScriptedProvider>[0] = [finish],
+  ) => runAgent("任务", createScriptedProvider(turns), tools, { maxSteps: 5 }, undefined, options);
+
+  it("charges uncached input, cached input and output each at its own price", () => {
+    const price = { inputPerMTok: 3, outputPerMTok: 15, cachedInputPerMTok: 0.3 };
+    const mixed = { inputTokens: 1_000_000, outputTokens: 500_000, cachedInputTokens: 200_000 };
+    expect(costOf(mixed, price)).toBeCloseTo(2.4 + 0.06 + 7.5, 12);
+  });
+
+  it("prices the built-in models without a pricing file", () => {
+    expect(priceOf("claude-sonnet-4-20250514")).toEqual(BUILTIN_PRICING["claude-sonnet-4"]);
+    expect(priceOf("gpt-4.1")).toEqual({
+      inputPerMTok: 2,
+      outputPerMTok: 8,
+      cachedInputPerMTok: 0.5,
+    });
+  });
+
+  it("shows dollars with four decimals, six below a cent", () => {
+    expect(formatUsd(0)).toBe("$0.0000");
+    expect(formatUsd(1.5)).toBe("$1.5000");
+    expect(formatUsd(0.01)).toBe("$0.0100");
+    expect(formatUsd(0.0045)).toBe("$0.004500");
+    expect(checkCost(0.0144, 0.01)).toEqual({
+      stop: true,
+      code: "max_cost",
+      reason: "已花费 $0.0144，达到成本预算 $0.0100",
+    });
+  });
+
+  it("takes a budget of $0 and names what is wrong with a bad budget or price", async () => {
+    // A budget of nothing is a budget: the run stops before its first call.
+    expect(await run({ price: PRICE, maxCostUsd: 0 })).toMatchObject({
+      code: "max_cost",
+      steps: 0,
+    });
+    await expect(run({ price: PRICE, maxCostUsd: -1 })).rejects.toThrow(
+      new InvalidLimitsError("invalid options: maxCostUsd must be a finite number ≥ 0, got -1"),
+    );
+    await expect(run({ price: PRICE, maxCostUsd: Number.POSITIVE_INFINITY })).rejects.toThrow(
+      /got Infinity/,
+    );
+    await expect(run({ maxCostUsd: 1 })).rejects.toThrow(
+      new InvalidLimitsError("invalid options: maxCostUsd needs the model's price"),
+    );
+    const bad = run({ price: { inputPerMTok: -1, outputPerMTok: 1 } as ModelPrice });
+    await expect(bad).rejects.toThrow(/^invalid options: price: inputPerMTok/);
+    await expect(bad).rejects.toHaveProperty("cause");
+  });
+
+  it("takes a cost of exactly 0 from options.costOf, and refuses one that is not a number", async () => {
+    const echoes = [echo(1), finish];
+    expect(await run({ price: PRICE, costOf: () => 0 }, echoes)).toMatchObject({
+      status: "completed",
+      costUsd: 0,
+    });
+    const notANumber = () => "0.5" as unknown as number;
+    expect(await run({ price: PRICE, costOf: notANumber }, echoes)).toMatchObject({
+      code: "extension_error",
+    });
   });
 });

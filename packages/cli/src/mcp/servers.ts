@@ -1,0 +1,357 @@
+import {
+  createToolRegistry,
+  type JsonSchema,
+  type Redactor,
+  type Tool,
+  type ToolRegistry,
+  type ToolSet,
+  toolError,
+} from "@coding-agent/agent-core";
+import { type ApprovalMode, type Approver, createApprovalGate, denyAll } from "@coding-agent/tools";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { McpServerConfig } from "./config.ts";
+import {
+  type McpRecord,
+  type McpToolRecord,
+  mcpToolName,
+  mcpToolShape,
+  serverOf,
+} from "./tools.ts";
+
+/** How long a server may take to start and list its tools. */
+const START_TIMEOUT_MS = 30_000;
+/** How long one call may take (the run's own tool timeout may end it sooner). */
+const CALL_TIMEOUT_MS = 120_000;
+/** The most of a server's stderr kept to explain why it failed. */
+const STDERR_TAIL_CHARS = 2_000;
+/** The most of an MCP error message handed to the model (the loop bounds and redacts it again). */
+const MESSAGE_CHARS = 4_000;
+
+/** The MCP servers of one run, started; `close` ends every one of them. */
+export interface McpSession {
+  /** The listed tools, as `mcp__<server>__<tool>`. */
+  readonly tools: ToolSet;
+  /** What the run's log keeps (for a replay). */
+  readonly record: McpRecord;
+  /**
+   * The run's registry: `tools` as agent-core builds it, where a name under a configured
+   * server that is not running (never started, or died) finds a tool answering `mcp_error`
+   * instead of being an unknown tool (which would end the run).
+   */
+  registry(tools: ToolSet): ToolRegistry;
+  /** The processes of the stdio servers still running. */
+  pids(): number[];
+  /** Ends every server (stdin closed, then SIGTERM, then SIGKILL) and waits for it. */
+  close(): Promise<void>;
+}
+
+interface Running {
+  readonly config: McpServerConfig;
+  readonly client: Client;
+  readonly transport: Transport;
+  /** Why the server is no longer running; undefined while it is. */
+  down: string | undefined;
+}
+
+/**
+ * Starts the run's MCP servers (design §7, lesson 37) through the official SDK client, all
+ * at once: a stdio server is a process in the workspace (its environment: the SDK's safe
+ * default variables plus its `env`, never the CLI's keys), a `url` server is streamable HTTP.
+ * A server that fails to start or list its tools is one error line on stderr and the run
+ * goes on without it. Every listed tool is offered as `mcp__<server>__<tool>` with the
+ * server's JSON Schema; calls go through the approval gate as `run_command`'s do: `auto`
+ * allows them, `deny` refuses (the run ends `blocked`) unless `--allow-tool` names the tool,
+ * `ask` asks. While servers run, an `exit` handler kills any left, so even a CLI that exits
+ * without `close` leaves no server behind.
+ */
+export async function startMcpServers(options: {
+  readonly servers: readonly McpServerConfig[];
+  readonly workspace: string;
+  readonly approval: ApprovalMode;
+  readonly approver?: Approver;
+  readonly allowTools: readonly string[];
+  readonly redact: Redactor;
+  /** One line to stderr. */
+  readonly warn: (line: string) => void;
+  readonly version: string;
+}): Promise<McpSession> {
+  const { redact, warn } = options;
+  const started = await Promise.all(options.servers.map((config) => start(config, options)));
+  const running: Running[] = [];
+  const failed: string[] = [];
+  const records: McpToolRecord[] = [];
+  const tools: Record<string, Tool> = {};
+  const gate = createApprovalGate({
+    approval: options.approval,
+    approver: options.approver ?? denyAll,
+    auto: "allow",
+  });
+  const allowed = new Set(options.allowTools);
+  for (const outcome of started) {
+    if (!outcome.ok) {
+      failed.push(outcome.config.name);
+      warn(
+        `错误：MCP 服务器 ${outcome.config.name}（${outcome.config.source}）启动失败：${redact(outcome.message)}\n`,
+      );
+      continue;
+    }
+    const server = outcome.server;
+    running.push(server);
+    for (const listed of outcome.tools) {
+      const name = mcpToolName(server.config.name, listed.name);
+      const schema = listed.inputSchema as { type?: unknown } | undefined;
+      if (typeof schema !== "object" || schema === null || schema.type !== "object") {
+        warn(
+          `警告：MCP 服务器 ${server.config.name} 的工具 ${JSON.stringify(listed.name)} 的 inputSchema 不是对象的 JSON Schema，跳过\n`,
+        );
+        continue;
+      }
+      if (name === undefined || name in tools) {
+        warn(
+          `警告：MCP 服务器 ${server.config.name} 的工具 ${JSON.stringify(listed.name)} 的名字不能用作工具名，跳过\n`,
+        );
+        continue;
+      }
+      const record: McpToolRecord = {
+        name,
+        server: server.config.name,
+        tool: listed.name,
+        description: listed.description ?? "",
+        inputSchema: listed.inputSchema as JsonSchema,
+      };
+      records.push(record);
+      const call = allowed.has(name)
+        ? undefined
+        : {
+            request: {
+              tool: name,
+              argv: [],
+              program: name,
+              reason: `调用 MCP 工具 ${name}（服务器 ${server.config.name}）需要批准（--approval，或用 --allow-tool ${name} 允许）`,
+            },
+            undone: `${name} 没有调用`,
+          };
+      tools[name] = {
+        ...mcpToolShape(record, warn),
+        authorize: (input, signal) => gate.authorize(input, call, signal),
+        execute: async (input, signal) => {
+          if (server.down !== undefined) return notRunning(server.config.name, server.down);
+          const refused = await gate.admit(input, call, signal);
+          if (refused !== undefined) return refused;
+          return callTool(server, listed.name, input, signal);
+        },
+      };
+    }
+  }
+
+  const killAll = () => {
+    for (const server of running) {
+      const pid = pidOf(server);
+      if (pid !== undefined) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+    }
+  };
+  if (running.length > 0) process.once("exit", killAll);
+
+  const configured = options.servers.map((server) => server.name);
+  const notStarted = new Map<string, Tool>();
+  return {
+    tools,
+    record: { servers: configured, failed, tools: records },
+    registry(all) {
+      const base = createToolRegistry(all);
+      const downServer = (name: string): string | undefined => {
+        const server = serverOf(name, configured);
+        if (server === undefined) return undefined;
+        if (failed.includes(server)) return server;
+        const live = running.find((entry) => entry.config.name === server);
+        return live?.down === undefined ? undefined : server;
+      };
+      return {
+        ...base,
+        get(name) {
+          const tool = base.get(name);
+          if (tool !== undefined) return tool;
+          const server = downServer(name);
+          if (server === undefined) return undefined;
+          let standIn = notStarted.get(name);
+          if (standIn === undefined) {
+            const why = running.find((entry) => entry.config.name === server)?.down ?? "没有启动";
+            standIn = { execute: () => notRunning(server, why) };
+            notStarted.set(name, standIn);
+          }
+          return standIn;
+        },
+        validate(name, input) {
+          if (base.get(name) === undefined && downServer(name) !== undefined) {
+            return { ok: true, input };
+          }
+          return base.validate(name, input);
+        },
+      };
+    },
+    pids: () =>
+      running.flatMap((server) => {
+        const pid = server.down === undefined ? pidOf(server) : undefined;
+        return pid === undefined ? [] : [pid];
+      }),
+    async close() {
+      await Promise.all(
+        running.map(async (server) => {
+          server.down ??= "运行已结束";
+          await server.client.close().catch(() => {});
+        }),
+      );
+      process.removeListener("exit", killAll);
+    },
+  };
+}
+
+type Started =
+  | {
+      readonly ok: true;
+      readonly config: McpServerConfig;
+      readonly server: Running;
+      readonly tools: readonly {
+        readonly name: string;
+        readonly description?: string;
+        readonly inputSchema: unknown;
+      }[];
+    }
+  | { readonly ok: false; readonly config: McpServerConfig; readonly message: string };
+
+async function start(
+  config: McpServerConfig,
+  options: { readonly workspace: string; readonly version: string },
+): Promise<Started> {
+  let stderrTail = "";
+  let transport: Transport;
+  if (config.transport === "stdio") {
+    const stdio = new StdioClientTransport({
+      command: config.command,
+      args: [...config.args],
+      env: { ...getDefaultEnvironment(), ...config.env },
+      cwd: options.workspace,
+      stderr: "pipe",
+    });
+    // Read, or a chatty server would fill the pipe and stall; the tail explains a failure.
+    stdio.stderr?.on("data", (chunk: Buffer) => {
+      stderrTail = (stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
+    });
+    transport = stdio;
+  } else {
+    transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: { headers: { ...config.headers } },
+    });
+  }
+  const client = new Client({ name: "coding-agent", version: options.version });
+  const server: Running = { config, client, transport, down: undefined };
+  client.onclose = () => {
+    server.down ??= "连接已断开（服务器进程已退出）";
+  };
+  try {
+    await client.connect(transport, { timeout: START_TIMEOUT_MS });
+    const tools: { name: string; description?: string; inputSchema: unknown }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: START_TIMEOUT_MS,
+      });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return { ok: true, config, server, tools };
+  } catch (error) {
+    server.down = "没有启动";
+    await client.close().catch(() => {});
+    const tail = lastLine(stderrTail);
+    const message = `${errorText(error)}${tail === "" ? "" : `（stderr：${tail}）`}`;
+    return { ok: false, config, message: oneLine(message) };
+  }
+}
+
+async function callTool(
+  server: Running,
+  tool: string,
+  input: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  try {
+    const result = await server.client.callTool({ name: tool, arguments: input }, undefined, {
+      signal,
+      timeout: CALL_TIMEOUT_MS,
+    });
+    const content = Array.isArray(result.content) ? result.content : [];
+    if (result.isError === true) {
+      return toolError(
+        "mcp_error",
+        bounded(`MCP 工具 ${tool} 报错：${textOf(content) || "（没有说明）"}`),
+      );
+    }
+    if (result.structuredContent !== undefined) return result.structuredContent;
+    if (content.every((block) => block.type === "text")) return textOf(content);
+    // Images and audio are named, not passed on as base64 the model cannot read.
+    return {
+      content: content.map((block) =>
+        block.type === "image" || block.type === "audio"
+          ? {
+              type: block.type,
+              mimeType: block.mimeType,
+              bytes: Math.floor((block.data.length * 3) / 4),
+            }
+          : block,
+      ),
+    };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    if (server.down !== undefined) return notRunning(server.config.name, server.down);
+    return toolError(
+      "mcp_error",
+      bounded(`MCP 服务器 ${server.config.name} 调用 ${tool} 失败：${errorText(error)}`),
+    );
+  }
+}
+
+function notRunning(server: string, why: string) {
+  return toolError("mcp_error", `MCP 服务器 ${server} 没有在运行（${why}），它的工具不能调用`);
+}
+
+function pidOf(server: Running): number | undefined {
+  return server.transport instanceof StdioClientTransport
+    ? (server.transport.pid ?? undefined)
+    : undefined;
+}
+
+function textOf(content: readonly { type: string; text?: unknown }[]): string {
+  return content
+    .filter((block) => block.type === "text" && typeof block.text === "string")
+    .map((block) => block.text as string)
+    .join("\n");
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function lastLine(text: string): string {
+  return text.trim().split("\n").at(-1)?.trim() ?? "";
+}
+
+function oneLine(text: string): string {
+  return bounded(text.replace(/\s*\n\s*/g, " "));
+}
+
+function bounded(text: string): string {
+  return text.length <= MESSAGE_CHARS ? text : `${text.slice(0, MESSAGE_CHARS)}…（已截断）`;
+}

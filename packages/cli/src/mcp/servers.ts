@@ -1,5 +1,4 @@
 import {
-  createToolRegistry,
   type JsonSchema,
   type Redactor,
   type Tool,
@@ -22,6 +21,7 @@ import {
   mcpToolName,
   mcpToolShape,
   serverOf,
+  withDownServers,
 } from "./tools.ts";
 
 /** How long a server may take to start and list its tools. */
@@ -165,12 +165,10 @@ export async function startMcpServers(options: {
   if (running.length > 0) process.once("exit", killAll);
 
   const configured = options.servers.map((server) => server.name);
-  const notStarted = new Map<string, Tool>();
   return {
     tools,
     record: { servers: configured, failed, tools: records },
     registry(all) {
-      const base = createToolRegistry(all);
       const downServer = (name: string): string | undefined => {
         const server = serverOf(name, configured);
         if (server === undefined) return undefined;
@@ -178,28 +176,13 @@ export async function startMcpServers(options: {
         const live = running.find((entry) => entry.config.name === server);
         return live?.down === undefined ? undefined : server;
       };
-      return {
-        ...base,
-        get(name) {
-          const tool = base.get(name);
-          if (tool !== undefined) return tool;
-          const server = downServer(name);
-          if (server === undefined) return undefined;
-          let standIn = notStarted.get(name);
-          if (standIn === undefined) {
-            const why = running.find((entry) => entry.config.name === server)?.down ?? "没有启动";
-            standIn = { execute: () => notRunning(server, why) };
-            notStarted.set(name, standIn);
-          }
-          return standIn;
-        },
-        validate(name, input) {
-          if (base.get(name) === undefined && downServer(name) !== undefined) {
-            return { ok: true, input };
-          }
-          return base.validate(name, input);
-        },
-      };
+      return withDownServers(all, downServer, (_name, server) => ({
+        execute: () =>
+          notRunning(
+            server,
+            running.find((entry) => entry.config.name === server)?.down ?? "没有启动",
+          ),
+      }));
     },
     pids: () =>
       running.flatMap((server) => {

@@ -1,4 +1,10 @@
-import type { JsonSchema, Tool } from "@coding-agent/agent-core";
+import {
+  createToolRegistry,
+  type JsonSchema,
+  type Tool,
+  type ToolRegistry,
+  type ToolSet,
+} from "@coding-agent/agent-core";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
 
@@ -95,5 +101,72 @@ export function mcpToolShape(
     description: record.description,
     inputSchema,
     inputJsonSchema: record.inputSchema,
+  };
+}
+
+/**
+ * A registry of `all` in which a name under a server that is not running (`downServer`
+ * names it) finds `standIn(name, server)` instead of being an unknown tool (which ends the
+ * run): its input is not checked (there is no schema to check it against) and the stand-in
+ * answers. Every other name is agent-core's registry of `all`, unchanged.
+ */
+export function withDownServers(
+  all: ToolSet,
+  downServer: (name: string) => string | undefined,
+  standIn: (name: string, server: string) => Tool,
+): ToolRegistry {
+  const base = createToolRegistry(all);
+  const made = new Map<string, Tool>();
+  return {
+    ...base,
+    get(name) {
+      const tool = base.get(name);
+      if (tool !== undefined) return tool;
+      const server = downServer(name);
+      if (server === undefined) return undefined;
+      let found = made.get(name);
+      if (found === undefined) {
+        found = standIn(name, server);
+        made.set(name, found);
+      }
+      return found;
+    },
+    validate(name, input) {
+      if (base.get(name) === undefined && downServer(name) !== undefined)
+        return { ok: true, input };
+      return base.validate(name, input);
+    },
+  };
+}
+
+/**
+ * The MCP tools of a recorded run, for a replay: each listed tool with its recorded
+ * description and schemas (inputs are checked as they were), whose `execute` is
+ * `standIn`'s, and a registry in which the tools of a server that never started are found,
+ * as in the run. No server is started. A log without `options.mcp` (no MCP server, or an
+ * older log) has none.
+ */
+export function recordedMcpTools(
+  options: unknown,
+  standIn: (name: string) => Tool["execute"],
+): { readonly tools: ToolSet; registry(all: ToolSet): ToolRegistry | ToolSet } {
+  const mcp = (options as { mcp?: unknown } | undefined)?.mcp;
+  const parsed = McpRecordSchema.safeParse(mcp);
+  if (mcp === undefined || !parsed.success) return { tools: {}, registry: (all) => all };
+  const record = parsed.data as McpRecord;
+  const tools = Object.fromEntries(
+    record.tools.map((tool): [string, Tool] => [
+      tool.name,
+      { ...mcpToolShape(tool), execute: standIn(tool.name) },
+    ]),
+  );
+  return {
+    tools,
+    registry: (all) =>
+      withDownServers(
+        all,
+        (name) => serverOf(name, record.failed),
+        (name) => ({ execute: standIn(name) }),
+      ),
   };
 }

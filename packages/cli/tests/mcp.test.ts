@@ -266,6 +266,32 @@ describe("workspace trust", () => {
   });
 });
 
+describe("hooks", () => {
+  it("see MCP calls by their full name: a PreToolUse veto on mcp__.* answers hook_denied, other tools run", async () => {
+    await writeFile(
+      join(home, "settings.json"),
+      JSON.stringify({
+        mcpServers: { everything: everything() },
+        hooks: {
+          PreToolUse: [{ matcher: "mcp__everything__get-.*", command: "echo 不许 >&2; exit 2" }],
+        },
+      }),
+    );
+    const { code, result } = await run(
+      [
+        call("mcp__everything__get-sum", { a: 1, b: 2 }),
+        call("mcp__everything__echo", { message: "可以" }),
+        finish,
+      ],
+      ["--approval", "auto"],
+    );
+    expect(code).toBe(0);
+    const [vetoed, echo] = toolResults(result);
+    expect(vetoed).toMatchObject({ ok: false, error: { code: "hook_denied" } });
+    expect(echo).toMatchObject({ ok: true, content: "Echo: 可以" });
+  });
+});
+
 describe("approval", () => {
   it("--approval deny blocks an MCP call unless --allow-tool names it", async () => {
     const config = await mcpConfig({ everything: everything() });
@@ -316,6 +342,24 @@ describe("redaction", () => {
     for (const text of [stdout, state, trace]) expect(text).not.toContain(SECRET);
     // Sanity: the redactor of this environment does mask it.
     expect(createRedactor({ env: { MY_API_TOKEN: SECRET } })(SECRET)).not.toContain(SECRET);
+  });
+});
+
+describe("redaction of failures", () => {
+  it("masks a secret in a server's start failure on stderr and in the state log", async () => {
+    const config = await mcpConfig({ leaky: { command: join(base, `bin-${SECRET}`) } });
+    const { code, stderr, result } = await run(
+      [call("mcp__leaky__t", {}), finish],
+      ["--mcp-config", config, "--approval", "auto"],
+      { MY_API_TOKEN: SECRET },
+    );
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/MCP 服务器 leaky.*启动失败.*\[REDACTED/);
+    expect(stderr).not.toContain(SECRET);
+    expect(toolResults(result)[0]).toMatchObject({ ok: false, error: { code: "mcp_error" } });
+    const state = await runFile(result.runDir, "state.jsonl");
+    expect(state).toContain("mcp_error");
+    expect(`${state}${JSON.stringify(result)}`).not.toContain(SECRET);
   });
 });
 

@@ -13,10 +13,11 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createRedactor, createToolRegistry } from "@coding-agent/agent-core";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Approver } from "@coding-agent/tools";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { startMcpServers } from "../src/mcp/index.ts";
-import { call, captureCli, finish } from "./support/run-cli.ts";
+import { call, captureCli, finish, runScripted } from "./support/run-cli.ts";
 import { spawnBin } from "./support/spawn-bin.ts";
 
 const EVERYTHING = join(
@@ -319,6 +320,40 @@ describe("approval", () => {
       ["--mcp-config", config, "--approval", "deny", "--allow-tool", "mcp__everything__echo"],
     );
     expect(other.code).toBe(4);
+    expect(pids().filter(alive)).toEqual([]);
+  });
+});
+
+describe("approval ask", () => {
+  it("asks with the tool and its input; allow for the run covers that tool's later calls, a refusal blocks", async () => {
+    const config = await mcpConfig({ everything: everything() });
+    const flags = ["--mcp-config", config, "--approval", "ask", "--finish-gate", "none"];
+    const turns = [
+      call("mcp__everything__echo", { message: "一" }),
+      call("mcp__everything__echo", { message: "二" }),
+      finish,
+    ];
+    const approver = vi.fn<Approver>(async () => "allow_run");
+    const allowed = await runScripted({ turns, flags, workspace: ws, scriptDir: base, approver });
+    expect(allowed.code).toBe(0);
+    expect(approver).toHaveBeenCalledTimes(1);
+    const request = approver.mock.calls[0]?.[0];
+    expect(request).toMatchObject({
+      tool: "mcp__everything__echo",
+      program: "mcp__everything__echo",
+    });
+    expect(request?.argv).toEqual(["mcp__everything__echo", JSON.stringify({ message: "一" })]);
+    expect(toolResults(allowed.result).map((r) => r.ok)).toEqual([true, true]);
+
+    const refused = await runScripted({
+      turns,
+      flags,
+      workspace: ws,
+      scriptDir: base,
+      approver: async () => "deny",
+    });
+    expect(refused.code).toBe(4);
+    expect(refused.result.toolCalls).toBe(0);
     expect(pids().filter(alive)).toEqual([]);
   });
 });

@@ -126,23 +126,25 @@ export async function startMcpServers(options: {
         inputSchema: listed.inputSchema as JsonSchema,
       };
       records.push(record);
-      const call = allowed.has(name)
-        ? undefined
-        : {
-            request: {
-              tool: name,
-              argv: [],
-              program: name,
-              reason: `调用 MCP 工具 ${name}（服务器 ${server.config.name}）需要批准（--approval，或用 --allow-tool ${name} 允许）`,
-            },
-            undone: `${name} 没有调用`,
-          };
+      // What the approver is shown: the tool and its input (an "allow for the run" covers the tool).
+      const call = (input: object) =>
+        allowed.has(name)
+          ? undefined
+          : {
+              request: {
+                tool: name,
+                argv: [name, bounded(JSON.stringify(input))],
+                program: name,
+                reason: `调用 MCP 工具 ${name}（服务器 ${server.config.name}）需要批准（--approval，或用 --allow-tool ${name} 允许）`,
+              },
+              undone: `${name} 没有调用`,
+            };
       tools[name] = {
         ...mcpToolShape(record, warn),
-        authorize: (input, signal) => gate.authorize(input, call, signal),
+        authorize: (input, signal) => gate.authorize(input, call(input), signal),
         execute: async (input, signal) => {
           if (server.down !== undefined) return notRunning(server.config.name, server.down);
-          const refused = await gate.admit(input, call, signal);
+          const refused = await gate.admit(input, call(input), signal);
           if (refused !== undefined) return refused;
           return callTool(server, listed.name, input, signal);
         },

@@ -496,6 +496,22 @@ describe("cleanup", () => {
     expect(pids().filter(alive)).toEqual([]);
   });
 
+  it("leaves no grandchild either: a server a shell starts (and does not exec) ends with the run", async () => {
+    // The inner shell records its own pid (`\$$`, not the outer one's) and execs the server.
+    const inner = everything().args[1] as string;
+    const config = await mcpConfig({
+      wrapped: { command: "sh", args: ["-c", `sh -c "${inner.replaceAll("$", "\\$")}"; true`] },
+    });
+    const { code, result } = await run(
+      [call("mcp__wrapped__echo", { message: "深一层" }), finish],
+      ["--mcp-config", config, "--approval", "auto"],
+    );
+    expect(code).toBe(0);
+    expect(toolResults(result)[0]).toMatchObject({ ok: true, content: "Echo: 深一层" });
+    expect(pids()).toHaveLength(1);
+    expect(pids().filter(alive)).toEqual([]);
+  });
+
   it("leaves no server process when the run fails", async () => {
     const config = await mcpConfig({ everything: everything() });
     const { code } = await run(

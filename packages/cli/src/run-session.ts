@@ -166,6 +166,7 @@ async function execute(session: Session): Promise<number> {
     allowTools: command.allowTools ?? [],
     redact: model.redact,
     warn: (line) => io.stderr(line),
+    signal,
   });
   if (!mcp.ok) {
     io.stderr(`${mcp.message}\n`);

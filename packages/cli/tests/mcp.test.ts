@@ -317,9 +317,19 @@ describe("approval", () => {
     // Naming one tool allows that one only.
     const other = await run(
       [call("mcp__everything__get-sum", { a: 1, b: 1 }), finish],
-      ["--mcp-config", config, "--approval", "deny", "--allow-tool", "mcp__everything__echo"],
+      [
+        "--mcp-config",
+        config,
+        "--approval",
+        "deny",
+        "--allow-tool",
+        "mcp__everything__echo",
+        "--allow-tool",
+        "mcp__everything__typo",
+      ],
     );
     expect(other.code).toBe(4);
+    expect(other.stderr).toContain("--allow-tool mcp__everything__typo 不是这次运行的 MCP 工具");
     expect(pids().filter(alive)).toEqual([]);
   });
 });

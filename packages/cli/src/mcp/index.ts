@@ -27,6 +27,7 @@ export async function prepareMcp(options: {
   readonly allowTools: readonly string[];
   readonly redact: Redactor;
   readonly warn: (line: string) => void;
+  readonly signal?: AbortSignal;
 }): Promise<
   | { readonly ok: true; readonly session: McpSession | undefined }
   | { readonly ok: false; readonly message: string }
@@ -48,6 +49,7 @@ export async function prepareMcp(options: {
     redact: options.redact,
     warn: options.warn,
     version: CLIENT_VERSION,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   return { ok: true, session };
 }

@@ -80,6 +80,8 @@ export async function startMcpServers(options: {
   /** One line to stderr. */
   readonly warn: (line: string) => void;
   readonly version: string;
+  /** The run's signal: a Ctrl-C while servers start stops waiting for them. */
+  readonly signal?: AbortSignal;
 }): Promise<McpSession> {
   const { redact, warn } = options;
   const started = await Promise.all(options.servers.map((config) => start(config, options)));
@@ -152,6 +154,11 @@ export async function startMcpServers(options: {
     }
   }
 
+  for (const name of allowed) {
+    if (!(name in tools))
+      warn(`警告：--allow-tool ${name} 不是这次运行的 MCP 工具（服务器没有列出它）\n`);
+  }
+
   const killAll = () => {
     for (const server of running) {
       const pid = pidOf(server);
@@ -218,7 +225,11 @@ type Started =
 
 async function start(
   config: McpServerConfig,
-  options: { readonly workspace: string; readonly version: string },
+  options: {
+    readonly workspace: string;
+    readonly version: string;
+    readonly signal?: AbortSignal;
+  },
 ): Promise<Started> {
   let stderrTail = "";
   let transport: Transport;
@@ -246,13 +257,15 @@ async function start(
     server.down ??= "连接已断开（服务器进程已退出）";
   };
   try {
-    await client.connect(transport, { timeout: START_TIMEOUT_MS });
+    const waiting = {
+      timeout: START_TIMEOUT_MS,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+    await client.connect(transport, waiting);
     const tools: { name: string; description?: string; inputSchema: unknown }[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: START_TIMEOUT_MS,
-      });
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, waiting);
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined);

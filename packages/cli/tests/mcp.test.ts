@@ -419,6 +419,16 @@ describe("config files", () => {
     const second = await run([finish], ["--mcp-config", unknownKey]);
     expect(second.code).toBe(2);
     expect(second.stderr).toContain("mcpServers.x.url");
+    // `a__b` would make mcp__a__b__t ambiguous; SSE is not what §7 asks for.
+    const ambiguous = await mcpConfig({ a__b: everything() }, "names.json");
+    const third = await run([finish], ["--mcp-config", ambiguous]);
+    expect(third.code).toBe(2);
+    expect(third.stderr).toContain("mcpServers.a__b: 服务器名");
+    const sse = await mcpConfig({ s: { type: "sse", url: "http://127.0.0.1:1/sse" } }, "sse.json");
+    const fourth = await run([finish], ["--mcp-config", sse]);
+    expect(fourth.code).toBe(2);
+    expect(fourth.stderr).toContain("mcpServers.s.type");
+    expect(pids()).toEqual([]);
     const missing = await run([finish], ["--mcp-config", join(base, "absent.json")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("读不了");

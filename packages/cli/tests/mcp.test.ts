@@ -475,6 +475,41 @@ describe("replay", () => {
   });
 });
 
+describe("resume", () => {
+  it("answers the recorded MCP calls from the log and runs the rest on servers it starts again", async () => {
+    const config = await mcpConfig({ everything: everything() });
+    const live = await run(
+      [
+        call("mcp__everything__echo", { message: "记录过的" }),
+        call("mcp__everything__echo", { message: "续上的" }),
+        finish,
+      ],
+      ["--mcp-config", config, "--approval", "auto"],
+    );
+    expect(live.code).toBe(0);
+    // A crash right before the second call's intent reached the disk.
+    const file = join(live.result.runDir, "state.jsonl");
+    const lines = (await readFile(file, "utf8")).trimEnd().split("\n");
+    const second = lines.findIndex(
+      (line, index) =>
+        JSON.parse(line).type === "tool_intent" &&
+        lines.slice(0, index).some((l) => JSON.parse(l).type === "tool_intent"),
+    );
+    await writeFile(file, `${lines.slice(0, second).join("\n")}\n`);
+    const resumed = await captureCli(["resume", live.result.runId, "--json"], {
+      CODING_AGENT_HOME: home,
+      PATH: process.env.PATH,
+    });
+    expect(resumed.code).toBe(0);
+    expect(toolResults(resumed.result)).toEqual([
+      { ok: true, content: "Echo: 记录过的" },
+      { ok: true, content: "Echo: 续上的" },
+    ]);
+    expect(pids()).toHaveLength(2);
+    expect(pids().filter(alive)).toEqual([]);
+  });
+});
+
 describe("cleanup", () => {
   it("leaves no server process when the run is cancelled by Ctrl-C", async () => {
     const config = await mcpConfig({ everything: everything() });

@@ -390,6 +390,21 @@ describe("redaction", () => {
   });
 });
 
+describe("bounds", () => {
+  it("an MCP result is cut to --max-observation-chars like every tool's", async () => {
+    const config = await mcpConfig({ everything: everything() });
+    const { code, result } = await run(
+      [call("mcp__everything__echo", { message: "长".repeat(5_000) }), finish],
+      ["--mcp-config", config, "--approval", "auto", "--max-observation-chars", "1000"],
+    );
+    expect(code).toBe(0);
+    const message = result.messages.find((m: { role: string }) => m.role === "tool");
+    expect(message.truncated).toBe(true);
+    expect(message.originalLength).toBeGreaterThan(5_000);
+    expect(message.content.length).toBeLessThanOrEqual(1_000);
+  });
+});
+
 describe("redaction of failures", () => {
   it("masks a secret in a server's start failure on stderr and in the state log", async () => {
     const config = await mcpConfig({ leaky: { command: join(base, `bin-${SECRET}`) } });

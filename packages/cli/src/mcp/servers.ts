@@ -1,11 +1,4 @@
-import {
-  type JsonSchema,
-  type Redactor,
-  type Tool,
-  type ToolRegistry,
-  type ToolSet,
-  toolError,
-} from "@coding-agent/agent-core";
+import type { JsonSchema, Redactor, Tool, ToolRegistry, ToolSet } from "@coding-agent/agent-core";
 import { type ApprovalMode, type Approver, createApprovalGate, denyAll } from "@coding-agent/tools";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
@@ -14,6 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { bounded, callMcpTool, errorText, notRunning } from "./call-tool.ts";
 import type { McpServerConfig } from "./config.ts";
 import {
   type McpRecord,
@@ -26,12 +20,8 @@ import {
 
 /** How long a server may take to start and list its tools. */
 const START_TIMEOUT_MS = 30_000;
-/** How long one call may take (the run's own tool timeout may end it sooner). */
-const CALL_TIMEOUT_MS = 120_000;
 /** The most of a server's stderr kept to explain why it failed. */
 const STDERR_TAIL_CHARS = 2_000;
-/** The most of an MCP error message handed to the model (the loop bounds and redacts it again). */
-const MESSAGE_CHARS = 4_000;
 
 /** The MCP servers of one run, started; `close` ends every one of them. */
 export interface McpSession {
@@ -148,7 +138,14 @@ export async function startMcpServers(options: {
           if (server.down !== undefined) return notRunning(server.config.name, server.down);
           const refused = await gate.admit(input, call(input), signal);
           if (refused !== undefined) return refused;
-          return callTool(server, listed.name, input, signal);
+          return callMcpTool({
+            client: server.client,
+            server: server.config.name,
+            down: () => server.down,
+            tool: listed.name,
+            input,
+            signal,
+          });
         },
       };
     }
@@ -279,67 +276,10 @@ async function start(
   }
 }
 
-async function callTool(
-  server: Running,
-  tool: string,
-  input: Record<string, unknown>,
-  signal: AbortSignal,
-): Promise<unknown> {
-  try {
-    const result = await server.client.callTool({ name: tool, arguments: input }, undefined, {
-      signal,
-      timeout: CALL_TIMEOUT_MS,
-    });
-    const content = Array.isArray(result.content) ? result.content : [];
-    if (result.isError === true) {
-      return toolError(
-        "mcp_error",
-        bounded(`MCP 工具 ${tool} 报错：${textOf(content) || "（没有说明）"}`),
-      );
-    }
-    if (result.structuredContent !== undefined) return result.structuredContent;
-    if (content.every((block) => block.type === "text")) return textOf(content);
-    // Images and audio are named, not passed on as base64 the model cannot read.
-    return {
-      content: content.map((block) =>
-        block.type === "image" || block.type === "audio"
-          ? {
-              type: block.type,
-              mimeType: block.mimeType,
-              bytes: Math.floor((block.data.length * 3) / 4),
-            }
-          : block,
-      ),
-    };
-  } catch (error) {
-    if (signal.aborted) throw error;
-    if (server.down !== undefined) return notRunning(server.config.name, server.down);
-    return toolError(
-      "mcp_error",
-      bounded(`MCP 服务器 ${server.config.name} 调用 ${tool} 失败：${errorText(error)}`),
-    );
-  }
-}
-
-function notRunning(server: string, why: string) {
-  return toolError("mcp_error", `MCP 服务器 ${server} 没有在运行（${why}），它的工具不能调用`);
-}
-
 function pidOf(server: Running): number | undefined {
   return server.transport instanceof StdioClientTransport
     ? (server.transport.pid ?? undefined)
     : undefined;
-}
-
-function textOf(content: readonly { type: string; text?: unknown }[]): string {
-  return content
-    .filter((block) => block.type === "text" && typeof block.text === "string")
-    .map((block) => block.text as string)
-    .join("\n");
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function lastLine(text: string): string {
@@ -348,8 +288,4 @@ function lastLine(text: string): string {
 
 function oneLine(text: string): string {
   return bounded(text.replace(/\s*\n\s*/g, " "));
-}
-
-function bounded(text: string): string {
-  return text.length <= MESSAGE_CHARS ? text : `${text.slice(0, MESSAGE_CHARS)}…（已截断）`;
 }

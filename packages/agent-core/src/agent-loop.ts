@@ -55,6 +55,11 @@ export interface RunResult {
   readonly costUsd: number | null;
   /** The whole history, read-only. */
   readonly messages: readonly Message[];
+  /**
+   * The model that gave the run's last valid reply, when the provider names it: the
+   * fallback's name once `retry.fallback` answered. Absent for providers that name none.
+   */
+  readonly model?: string;
 }
 
 /**
@@ -140,6 +145,8 @@ function prepareRun(
     race: createAbortRace(signal),
     callIds: new Set(),
     retry: options.retry,
+    onFallback: false,
+    lastModel: undefined,
     extensions: chainExtensions(extensions),
     maxFinishRejections,
     finishRejections: 0,
@@ -240,6 +247,10 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
   if (!response.ok) return modelFailed(run, step, "invalid_action", response.reason);
   const { usage } = response.response;
   run.guard.recordUsage(usage);
+  // The model that answered: as the provider names it, else the fallback's name when it answered.
+  const answeredBy =
+    response.response.model ?? (run.onFallback ? run.retry?.fallback?.model : undefined);
+  if (answeredBy !== undefined) run.lastModel = answeredBy;
   // Tokens are paid for whether or not the reply turns out valid.
   const costUsd = callCost(run, usage);
   if (costUsd === false) {
@@ -286,6 +297,7 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
       ...(single ? { actionType: first.type } : {}),
       detail: boundedText(run, single ? first : actions),
       ...(usage === undefined ? {} : { usage }),
+      ...(answeredBy === undefined ? {} : { model: answeredBy }),
       ...(run.price === undefined ? {} : { costUsd }),
     });
   }
@@ -294,7 +306,13 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
   if (traced !== undefined) return { kind: "stop", ...traced };
   if (run.extensions.afterReply.length > 0) {
     const messages = run.history.view();
-    const info = { step, actions, messages, ...(usage === undefined ? {} : { usage }) };
+    const info = {
+      step,
+      actions,
+      messages,
+      ...(usage === undefined ? {} : { usage }),
+      ...(answeredBy === undefined ? {} : { model: answeredBy }),
+    };
     const stop = await afterReply(run, info);
     if (stop !== undefined) return { kind: "stop", ...stop };
   }
@@ -393,6 +411,7 @@ function finish(run: Run, stop: Stop | Finished): RunResult {
     usage: counters.usage,
     costUsd,
     messages: run.history.view(),
+    ...(run.lastModel === undefined ? {} : { model: run.lastModel }),
   });
   // Emitted on every path, cancel and failure included.
   run.tracer.emit({

@@ -82,6 +82,8 @@ export interface ModelReplyInfo {
   readonly step: number;
   readonly actions: readonly Action[];
   readonly usage?: TokenUsage;
+  /** The model that answered, when known (see `RunResult.model`). */
+  readonly model?: string;
   /** The history before the reply is recorded. */
   readonly messages: readonly Message[];
 }

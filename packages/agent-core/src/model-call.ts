@@ -1,6 +1,6 @@
 import { errorText, isAbortError } from "./errors.ts";
 import { classifyFailure, type Failure, type FailureClass } from "./failure.ts";
-import type { ModelRequest } from "./provider.ts";
+import type { ModelRequest, Provider } from "./provider.ts";
 import { decideRetry, type ModelRetryOptions, withRetry } from "./retry.ts";
 import { clip, type Run } from "./run-state.ts";
 import { truncateMiddle } from "./serialize.ts";
@@ -14,24 +14,42 @@ export type ModelAnswer =
 
 /**
  * The provider call of one step: under `modelTimeoutMs` and the run's deadline, raced
- * against cancel, retried as `run.retry` says (not at all by default). `answerOf` then
+ * against cancel, retried as `run.retry` says (not at all by default), then, when the
+ * run's model failed retryably to the end, asked of `run.retry.fallback`. `answerOf` then
  * says what came of it.
  */
-export function callModel(
+export async function callModel(
   run: Run,
   step: number,
   request: ModelRequest,
 ): Promise<CallOutcome<unknown>> {
-  if (run.retry === undefined) return attemptModelCall(run, request);
-  return retryModelCall(run, step, () => attemptModelCall(run, request), run.retry);
+  const retry = run.retry;
+  if (retry === undefined) return attemptModelCall(run, run.provider, request);
+  const fallback = retry.fallback;
+  const provider = run.onFallback && fallback !== undefined ? fallback.provider : run.provider;
+  const first = await retryModelCall(run, step, provider, request, retry);
+  if (fallback === undefined || run.onFallback || first.gaveUp === undefined) return first.outcome;
+  // The run's own model failed retryably on every attempt: the fallback is asked, once per
+  // run (from here on the run stays on it). A `model_retry` naming it says so in the trace.
+  run.onFallback = true;
+  run.tracer.emit({
+    type: "model_retry",
+    step,
+    attempt: first.gaveUp.attempts,
+    failureClass: "retryable",
+    delayMs: 0,
+    detail: first.gaveUp.fingerprint,
+    fallbackModel: fallback.model,
+  });
+  return (await retryModelCall(run, step, fallback.provider, request, retry)).outcome;
 }
 
-function attemptModelCall(run: Run, request: ModelRequest): Promise<CallOutcome<unknown>> {
-  return timedCall(
-    run,
-    (signal) => run.provider.complete(request, signal),
-    run.limits.modelTimeoutMs,
-  );
+function attemptModelCall(
+  run: Run,
+  provider: Provider,
+  request: ModelRequest,
+): Promise<CallOutcome<unknown>> {
+  return timedCall(run, (signal) => provider.complete(request, signal), run.limits.modelTimeoutMs);
 }
 
 /**
@@ -45,7 +63,8 @@ export function answerOf(run: Run, step: number, settled: CallOutcome<unknown>):
   if (settled.kind === "timeout") {
     // Both end the run budget_exceeded: a per-call limit is a budget like the run's own.
     if (settled.limit === "run") {
-      const reason = `模型调用期间用完时间预算 ${run.limits.maxDurationMs} ms，调用已中止`;
+      const reason =
+        settled.reason ?? `模型调用期间用完时间预算 ${run.limits.maxDurationMs} ms，调用已中止`;
       return modelFailed(run, step, "max_duration", reason);
     }
     const reason = `模型调用超过 ${run.limits.modelTimeoutMs} ms 未返回，已中止（modelTimeoutMs）`;
@@ -76,27 +95,50 @@ class FailedModelCall {
   readonly failure: Failure;
   /** Class, status and redacted message: what makes two failures "the same". */
   readonly fingerprint: string;
+  /** How long the server asked to wait (`Retry-After`), when it did. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(outcome: CallOutcome<unknown>, failure: Failure, fingerprint: string) {
+  constructor(
+    outcome: CallOutcome<unknown>,
+    failure: Failure,
+    fingerprint: string,
+    retryAfterMs?: number,
+  ) {
     this.outcome = outcome;
     this.failure = failure;
     this.fingerprint = fingerprint;
+    this.retryAfterMs = retryAfterMs;
   }
+}
+
+/** Longest `Retry-After` honoured without a time budget; a longer one is not waited. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** How one model's attempts ended; `gaveUp` when its last failure was still retryable. */
+interface Attempts {
+  readonly outcome: CallOutcome<unknown>;
+  readonly gaveUp?: { readonly attempts: number; readonly fingerprint: string };
 }
 
 async function retryModelCall(
   run: Run,
   step: number,
-  attempt: () => Promise<CallOutcome<unknown>>,
+  provider: Provider,
+  request: ModelRequest,
   retry: ModelRetryOptions,
-): Promise<CallOutcome<unknown>> {
+): Promise<Attempts> {
   const outOfTime: CallOutcome<unknown> = { kind: "timeout", limit: "run" };
+  /** Set when a wait the server asked for would end past the run's time budget. */
+  let pastBudget: CallOutcome<unknown> | undefined;
+  /** The failure `decide` is deciding on (withRetry hands it only its fingerprint). */
+  let lastFailure: FailedModelCall | undefined;
   const result = await withRetry(
     async (attemptNo) => {
       // The wait used up the run's time: end as a timed-out run, with no further call.
       if (attemptNo > 1 && run.guard.remainingMs() === 0) return outOfTime;
-      const outcome = await attempt();
+      const outcome = await attemptModelCall(run, provider, request);
       const failed = failedModelCall(run, outcome);
+      lastFailure = failed;
       if (failed !== undefined) throw failed;
       return outcome;
     },
@@ -112,7 +154,31 @@ async function retryModelCall(
       failureOf: (error) => (error as FailedModelCall).failure,
       fingerprintOf: (error) => (error as FailedModelCall).fingerprint,
       decide: (input, policy, random) => {
-        const decision = decideRetry(input, policy, random);
+        const asked = lastFailure?.retryAfterMs;
+        // A server that says when to come back says waiting changes the answer: the same
+        // failure twice is not a reason to give up then, only the attempts and the budget are.
+        let decision = decideRetry(
+          asked === undefined ? input : { ...input, previousFingerprint: undefined },
+          policy,
+          random,
+        );
+        if (decision.retry && asked !== undefined) {
+          // The server said how long: at least that, and never a wait the budget cannot hold.
+          const delayMs = Math.max(decision.delayMs, asked);
+          const left = run.guard.remainingMs();
+          if (left !== undefined && delayMs >= left) {
+            pastBudget = {
+              kind: "timeout",
+              limit: "run",
+              reason: `服务器要求等待 ${delayMs} ms 后重试（Retry-After），超过剩余的时间预算 ${left} ms（共 ${run.limits.maxDurationMs} ms），没有等待，运行停止`,
+            };
+            return { retry: false, reason: "attempts_exhausted" };
+          }
+          if (left === undefined && delayMs > MAX_RETRY_AFTER_MS) {
+            return { retry: false, reason: "attempts_exhausted" };
+          }
+          decision = { retry: true, delayMs };
+        }
         if (decision.retry) {
           run.tracer.emit({
             type: "model_retry",
@@ -127,10 +193,21 @@ async function retryModelCall(
       },
     },
   );
-  if (result.ok) return result.value;
+  if (pastBudget !== undefined) return { outcome: pastBudget };
+  if (result.ok) return { outcome: result.value };
   // A give-up or a cancel: the last attempt's own outcome says how the step ended
   // (withRetry fails with anything else only once the signal fired: then it is a cancel).
-  return result.error instanceof FailedModelCall ? result.error.outcome : { kind: "aborted" };
+  if (!(result.error instanceof FailedModelCall)) return { outcome: { kind: "aborted" } };
+  const failed = result.error;
+  const retryable =
+    (result.reason === "attempts_exhausted" || result.reason === "same_failure") &&
+    classifyFailure(failed.failure) === "retryable";
+  return retryable
+    ? {
+        outcome: failed.outcome,
+        gaveUp: { attempts: result.attempts, fingerprint: failed.fingerprint },
+      }
+    : { outcome: failed.outcome };
 }
 
 /**
@@ -152,11 +229,28 @@ function failedModelCall(run: Run, outcome: CallOutcome<unknown>): FailedModelCa
   const failureClass: FailureClass = classifyFailure(failure);
   const status = failure.source === "provider" ? ` ${failure.status ?? "no_response"}` : "";
   const text = truncateMiddle(run.redact(errorText(outcome.error)), MAX_FINGERPRINT_CHARS).text;
-  return new FailedModelCall(outcome, failure, `${failureClass}${status} ${text}`);
+  return new FailedModelCall(
+    outcome,
+    failure,
+    `${failureClass}${status} ${text}`,
+    retryAfterOf(outcome.error),
+  );
 }
 
 /** Longest error text in a fingerprint (and in a `model_retry` event's detail). */
 const MAX_FINGERPRINT_CHARS = 500;
+
+/** A provider error's `retryAfterMs` (its server's `Retry-After`), when it is a usable wait. */
+function retryAfterOf(error: unknown): number | undefined {
+  try {
+    const { retryAfterMs } = error as { retryAfterMs?: unknown };
+    return typeof retryAfterMs === "number" && Number.isFinite(retryAfterMs) && retryAfterMs >= 0
+      ? retryAfterMs
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function providerFailure(error: unknown): Failure {
   try {

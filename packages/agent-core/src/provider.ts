@@ -40,6 +40,8 @@ export interface ModelResponse {
   readonly action?: unknown;
   readonly actions?: readonly unknown[];
   readonly usage?: TokenUsage;
+  /** The model that answered, when the provider names it (a run with a fallback model). */
+  readonly model?: string;
 }
 
 /**
@@ -56,6 +58,7 @@ export const ModelResponseSchema = z
     action: z.unknown().optional(),
     actions: z.array(z.unknown()).min(1, "actions 不能为空").optional(),
     usage: TokenUsageSchema.optional(),
+    model: z.string().min(1).optional(),
   })
   .refine((response) => (response.action === undefined) !== (response.actions === undefined), {
     message: "需要 action 或 actions 之一（且只能有一个）",

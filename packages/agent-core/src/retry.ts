@@ -1,5 +1,6 @@
 import { AbortError, isAbortError } from "./errors.ts";
 import { classifyFailure, type Failure, type FailureClass } from "./failure.ts";
+import type { Provider } from "./provider.ts";
 
 /** How often and how patiently to retry. Delays in milliseconds. */
 export interface RetryPolicy {
@@ -176,8 +177,12 @@ function defaultFingerprint(error: unknown): string {
 
 /**
  * How a run retries a failed model call. Only a `retryable` failure is retried, never
- * twice in a row with the same fingerprint (class, HTTP status, message), never past
- * `maxAttempts` per step and never past the run's time budget. Every other failure
+ * twice in a row with the same fingerprint (class, HTTP status, message) unless the
+ * failure named its own wait (`Retry-After`: waiting is what changes it), never past
+ * `maxAttempts` per step and never past the run's time budget. A failure that names how
+ * long to wait (an HTTP `Retry-After`, `retryAfterMs` on the error) waits at least that
+ * long; a wait that would end past the time budget is not waited: the run stops at once
+ * `max_duration`, as it would have then. Every other failure
  * ends the run as before. Tools are never retried by the runtime: a tool may have
  * changed something, so its errors go back to the model, which decides.
  */
@@ -187,4 +192,11 @@ export interface ModelRetryOptions {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The jitter's randomness, in [0, 1). Default `Math.random`. */
   readonly random?: () => number;
+  /**
+   * Another model, asked once the attempts at the run's own model have failed retryably
+   * (`maxAttempts` of them, or fewer when the same failure came twice): from that step on
+   * the run stays on it, with the same policy. Its replies name `model` in the trace and
+   * the result.
+   */
+  readonly fallback?: { readonly provider: Provider; readonly model: string };
 }

@@ -32,6 +32,10 @@ export interface Run {
   /** Call ids already in the history: a model may reuse one, the history may not. */
   readonly callIds: Set<string>;
   readonly retry: ModelRetryOptions | undefined;
+  /** Set once the run's model failed for good and `retry.fallback` answers instead. */
+  onFallback: boolean;
+  /** The model named by the last valid reply (a provider's `model`, or the fallback's name). */
+  lastModel: string | undefined;
   readonly extensions: ExtensionChain;
   /** Rejected finish proposals that end the run (`finish_rejected`) once reached. */
   readonly maxFinishRejections: number;

@@ -4,7 +4,12 @@ import type { Run } from "./run-state.ts";
 /** How a timed call ended: as `Settled`, or which time limit fired first. */
 export type CallOutcome<T> =
   | Settled<T>
-  | { readonly kind: "timeout"; readonly limit: "call" | "run" };
+  | {
+      readonly kind: "timeout";
+      readonly limit: "call" | "run";
+      /** Why the run's time is up, when it is not the call running out of it. */
+      readonly reason?: string;
+    };
 
 /**
  * Runs one provider, tool or extension call under the run's time limits: its own

@@ -75,6 +75,8 @@ export type TraceEventBody =
       /** The action as bounded text, or why the call failed. */
       readonly detail: string;
       readonly usage?: TokenUsage;
+      /** The model that answered, when the provider names it (or the fallback answered). */
+      readonly model?: string;
       /** What this call cost in USD; null when the model's price is unknown; absent without pricing. */
       readonly costUsd?: number | null;
     }
@@ -88,6 +90,11 @@ export type TraceEventBody =
       readonly delayMs: number;
       /** The failure's fingerprint: class, HTTP status, redacted and bounded message. */
       readonly detail: string;
+      /**
+       * Set when the run's model failed retryably on every attempt and this model (the
+       * run's `retry.fallback`) is asked instead, from this step on.
+       */
+      readonly fallbackModel?: string;
     }
   | {
       readonly type: "tool_started";

@@ -67,6 +67,10 @@ export const RUN_FLAGS = {
     type: "string",
     help: "API 地址，否则读 OPENAI_BASE_URL / ANTHROPIC_BASE_URL，再否则用官方地址",
   },
+  "fallback-model": {
+    type: "string",
+    help: "备用模型名（只用于 openai、anthropic，同一后端）：主模型在 --max-retries + 1 次尝试都以可重试的失败结束后改问它，此后本次运行一直用它；结果和轨迹记下回答的模型",
+  },
   script: { type: "string", help: "Fake Model 脚本文件（JSON 数组），不给则用内置脚本" },
   workspace: { type: "string", help: "工具只能读写的目录（默认当前目录）" },
   "allow-command": {
@@ -124,7 +128,7 @@ export const PROVIDERS = ["fake", "openai", "anthropic"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 /** The commands the CLI knows. */
-export const COMMANDS = ["run", "resume", "replay", "runs", "trace", "help"] as const;
+export const COMMANDS = ["run", "resume", "replay", "runs", "trace", "eval", "help"] as const;
 
 /** `--finish-gate` values (design §7). */
 export const FINISH_GATES = ["auto", "tests", "none"] as const;
@@ -147,6 +151,7 @@ const RunFlagsSchema = z.strictObject({
     .default("fake"),
   model: z.string().trim().min(1, "--model 需要模型名").optional(),
   "base-url": z.string().trim().min(1, "--base-url 需要地址").optional(),
+  "fallback-model": z.string().trim().min(1, "--fallback-model 需要模型名").optional(),
   "max-steps": count("max-steps").default(20),
   "max-tool-calls": count("max-tool-calls").optional(),
   "max-tokens": count("max-tokens").optional(),
@@ -228,6 +233,8 @@ export type CliCommand =
   | { readonly kind: "runs"; readonly json: boolean }
   | { readonly kind: "resume"; readonly runId: string; readonly json: boolean }
   | TraceCommand
+  /** `eval …`: the arguments after `eval`, parsed by @coding-agent/eval. */
+  | { readonly kind: "eval"; readonly argv: readonly string[] }
   /** `replay <runId | state.jsonl>`: a run id, or the path of a state log. */
   | { readonly kind: "replay"; readonly target: string; readonly json: boolean }
   | RunCommand;
@@ -273,6 +280,8 @@ export type RunCommand = {
     readonly name: ProviderName;
     readonly model?: string;
     readonly baseUrl?: string;
+    /** `--fallback-model`: asked once the model's attempts failed retryably (same backend). */
+    readonly fallbackModel?: string;
   };
   readonly json: boolean;
   readonly workspace: string;
@@ -316,6 +325,7 @@ export function usage(): string {
     "  resume 继续一次没有结束的运行（沿用它记录的选项和已用掉的预算；已结束的运行不能继续）",
     "  replay 离线重放一次已结束的运行：用记录的模型回复和工具结果重新走一遍循环（不联网、不执行工具），输出同样的结果、同样退出；今天的运行时做出不同决定时以 replay_diverged 结束（退出码 1），指出第一条不一致记录的 seq",
     "  runs   列出运行记录（运行 ID、开始时间、目标、状态），最新的在前",
+    "  eval   评测：在任务集的每个任务上运行 Agent 并评分（coding-agent eval --help 看选项）",
     "  trace  一次运行的报告：步骤、工具调用、用时、token、费用、被拒的完成、状态（报告生成即退出码 0）",
     "  help   显示帮助",
     "",
@@ -345,6 +355,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
   }
   if (command === "runs" || command === "resume" || command === "replay")
     return parseRunsArgs(command, rest);
+  if (command === "eval") return { ok: true, command: { kind: "eval", argv: rest } };
   if (command === "trace") {
     const trace = parseTraceArgs(rest);
     return trace.ok ? trace : bad(trace.message);
@@ -403,6 +414,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         name: f.provider,
         ...(f.model === undefined ? {} : { model: f.model }),
         ...(f["base-url"] === undefined ? {} : { baseUrl: f["base-url"] }),
+        ...(f["fallback-model"] === undefined ? {} : { fallbackModel: f["fallback-model"] }),
       },
       json: f.json,
       workspace: f.workspace,
@@ -478,6 +490,7 @@ function providerMismatch(
   flags: {
     readonly model?: string;
     readonly "base-url"?: string;
+    readonly "fallback-model"?: string;
     readonly script?: string;
     readonly "system-prompt-file"?: string;
   },
@@ -485,6 +498,8 @@ function providerMismatch(
   if (provider === "fake") {
     if (flags.model !== undefined) return "--model 只用于 --provider openai 或 anthropic";
     if (flags["base-url"] !== undefined) return "--base-url 只用于 --provider openai 或 anthropic";
+    if (flags["fallback-model"] !== undefined)
+      return "--fallback-model 只用于 --provider openai 或 anthropic";
     if (flags["system-prompt-file"] !== undefined)
       return "--system-prompt-file 只用于 --provider openai 或 anthropic（Fake Model 不读系统提示）";
     return undefined;

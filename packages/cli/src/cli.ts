@@ -1,5 +1,6 @@
 import type { Approver } from "@coding-agent/tools";
 import { parseCliArgs, usage } from "./args.ts";
+import { runEvalCli } from "./eval-command.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import type { CliEnv } from "./model-provider.ts";
 import { replayRun } from "./replay.ts";
@@ -14,6 +15,8 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** Asks the user for a permission (`--approval ask`); absent without a terminal, which refuses. */
   readonly approver?: Approver;
+  /** Whether stderr is a terminal: a real model's reply text is shown there as it streams. */
+  readonly stderrIsTerminal?: boolean;
   /** Whether stdout shows colours (a terminal, and `NO_COLOR` unset); absent: no colour. */
   readonly color?: boolean;
   /** How a run's `trace.jsonl` lines are written; tests inject one that fails. */
@@ -51,6 +54,8 @@ export async function runCli(
       return listRunsCommand(command.json, io, env);
     case "trace":
       return runTraceCommand(command, io, env);
+    case "eval":
+      return runEvalCli(command.argv, io, signal);
     default: {
       const unreachable: never = command;
       throw new TypeError(`unhandled command ${JSON.stringify(unreachable)}`);

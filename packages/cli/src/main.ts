@@ -23,6 +23,7 @@ const code = await runCli(
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+    stderrIsTerminal: process.stderr.isTTY === true,
     // `--approval ask` prompts only on a terminal; without one it refuses (design §6).
     ...(process.stdin.isTTY && process.stderr.isTTY
       ? {

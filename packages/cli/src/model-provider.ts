@@ -54,6 +54,8 @@ export function createModelBackend(
   env: CliEnv,
   /** The system prompt of each request (see `createSystemPrompt`). */
   system?: ProviderOptions["system"],
+  /** Gets the reply text as it streams in (see `createTextEcho`). */
+  onText?: ProviderOptions["onText"],
 ): ModelBackend {
   const backend = BACKENDS[choice.name];
   if (choice.model === undefined) {
@@ -74,6 +76,7 @@ export function createModelBackend(
       apiKey,
       baseUrl,
       ...(system === undefined ? {} : { system }),
+      ...(onText === undefined ? {} : { onText }),
     });
     return { ok: true, provider, apiKey, endpoint: withoutCredentials(baseUrl) };
   } catch (error) {

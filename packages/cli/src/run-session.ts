@@ -37,6 +37,7 @@ import {
   replayingProvider,
 } from "./state/resume.ts";
 import { createWorkspaceTracker } from "./state/workspace-tracker.ts";
+import { createTextEcho, endingEcho } from "./stream-echo.ts";
 import { createSystemPrompt } from "./system-prompt.ts";
 import { openRunTrace, TRACE_FILE } from "./trace/run-trace.ts";
 
@@ -107,7 +108,7 @@ interface Session {
 
 async function execute(session: Session): Promise<number> {
   const { command, io, signal, env, resume } = session;
-  const model = await chooseModel(command, env, resume?.plan);
+  const model = await chooseModel(command, env, resume?.plan, io);
   if (!model.ok) {
     io.stderr(`${model.message}\n`);
     return EXIT_CODES.usage;
@@ -315,7 +316,15 @@ async function execute(session: Session): Promise<number> {
     ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
     requiredTrace: traced.requiredTrace,
     ...(traced.trace === undefined ? {} : { trace: traced.trace }),
-    ...(command.retries === 0 ? {} : { retry: { policy: retryPolicy(command.retries) } }),
+    // A fallback model needs the retry machinery even without retries: it decides when to ask it.
+    ...(command.retries === 0 && model.fallback === undefined
+      ? {}
+      : {
+          retry: {
+            policy: retryPolicy(command.retries),
+            ...(model.fallback === undefined ? {} : { fallback: model.fallback }),
+          },
+        }),
   });
   // Every server process ends with the run, however it ended.
   await servers?.close();
@@ -457,6 +466,8 @@ type ModelChoice =
       readonly turns?: () => number;
       /** A real model's system prompt for a request. */
       readonly system?: (request: ModelRequest) => Promise<string>;
+      /** `--fallback-model`: the same backend with the other model. */
+      readonly fallback?: { readonly provider: Provider; readonly model: string };
     }
   | { readonly ok: false; readonly message: string };
 
@@ -469,6 +480,7 @@ async function chooseModel(
   command: RunCommand,
   env: CliEnv,
   plan: ResumePlan | undefined,
+  io: CliIo,
 ): Promise<ModelChoice> {
   const { name } = command.provider;
   let choice: ModelChoice;
@@ -507,16 +519,35 @@ async function chooseModel(
       redact: (text) => redact(text),
       ...(base === undefined ? {} : { base }),
     });
-    const backend = createModelBackend({ ...command.provider, name }, env, system);
+    // On a terminal the reply text is shown as it streams in, masked like everything else.
+    const echo =
+      io.stderrIsTerminal === true
+        ? createTextEcho(
+            (text) => io.stderr(text),
+            (text) => redact(text),
+          )
+        : undefined;
+    const shown = (provider: Provider) =>
+      echo === undefined ? provider : endingEcho(provider, echo);
+    const backend = createModelBackend({ ...command.provider, name }, env, system, echo?.onText);
     if (!backend.ok) return backend;
     // The key is masked wherever it could show: results, reasons, observations, logs.
     redact = createRedactor({ env, secrets: [backend.apiKey] });
+    const fallbackModel = command.provider.fallbackModel;
+    let fallback: { readonly provider: Provider; readonly model: string } | undefined;
+    if (fallbackModel !== undefined) {
+      const other = { ...command.provider, name, model: fallbackModel };
+      const second = createModelBackend(other, env, system, echo?.onText);
+      if (!second.ok) return second;
+      fallback = { provider: shown(second.provider), model: fallbackModel };
+    }
     choice = {
       ok: true,
-      provider: backend.provider,
-      label: `${name} · ${command.provider.model ?? ""} · ${backend.endpoint}`,
+      provider: shown(backend.provider),
+      label: `${name} · ${command.provider.model ?? ""}${fallbackModel === undefined ? "" : `（备用 ${fallbackModel}）`} · ${backend.endpoint}`,
       redact,
       system,
+      ...(fallback === undefined ? {} : { fallback }),
     };
   }
   if (plan === undefined) return choice;

@@ -249,7 +249,7 @@ describe("runCli", () => {
   it("exits 2 with the usage when no command is given", async () => {
     const { code, stderr } = await cli([]);
     expect(code).toBe(2);
-    expect(stderr).toContain("缺少命令。可用命令：run、resume、replay、runs、trace、help");
+    expect(stderr).toContain("缺少命令。可用命令：run、resume、replay、runs、trace、eval、help");
   });
 
   it("prints the usage and exits 0 for help", async () => {

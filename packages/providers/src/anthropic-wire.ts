@@ -77,4 +77,6 @@ export interface AnthropicRequest {
   readonly system?: string;
   readonly messages: readonly AnthropicRequestMessage[];
   readonly tools?: readonly AnthropicTool[];
+  /** Asks for the reply as server-sent events. */
+  readonly stream?: boolean;
 }

@@ -4,13 +4,15 @@ import {
   toAnthropicMessages,
   toAnthropicTools,
 } from "./anthropic-messages.ts";
+import { createMessageStreamAssembler } from "./anthropic-stream.ts";
 import {
   ANTHROPIC_VERSION,
   AnthropicMessageSchema,
   type AnthropicRequest,
 } from "./anthropic-wire.ts";
-import { postJson } from "./http.ts";
+import { checkShape, postJson } from "./http.ts";
 import { checkOptions, type ProviderOptions, redactorFor, systemPromptFor } from "./options.ts";
+import { postStream } from "./sse.ts";
 
 /** Anthropic's own endpoint; Anthropic-style base URLs leave out `/v1`. */
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -21,7 +23,10 @@ export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 /**
  * A provider for the Anthropic Messages API: `POST <baseUrl>/v1/messages` with
  * `x-api-key`, `anthropic-version` and the required `max_tokens`. Each call sends
- * the whole history; the run's signal aborts it.
+ * the whole history; the run's signal aborts it. Replies stream (`stream: true`) unless
+ * `stream: false`: text and `input_json_delta` pieces are joined per content block, the
+ * usage read from `message_start` and `message_delta`, and the reply used only at
+ * `message_stop`, as the same response a plain request gives.
  */
 export function createAnthropicProvider(options: ProviderOptions): Provider {
   const base = checkOptions(options, ANTHROPIC_DEFAULT_BASE_URL);
@@ -44,16 +49,24 @@ export function createAnthropicProvider(options: ProviderOptions): Provider {
         messages: toAnthropicMessages(request.messages),
         ...(tools.length === 0 ? {} : { tools }),
       };
-      const message = await postJson({
-        vendor: "Anthropic",
-        url,
-        headers,
-        body,
+      const post = { vendor: "Anthropic", url, headers, signal, redact };
+      if (options.stream === false) {
+        const message = await postJson({ ...post, body, schema: AnthropicMessageSchema });
+        return { ...fromAnthropicMessage(message), model: options.model };
+      }
+      const assembler = createMessageStreamAssembler({ ...post, onText: options.onText });
+      const outcome = await postStream({
+        ...post,
+        body: { ...body, stream: true },
         schema: AnthropicMessageSchema,
-        signal,
-        redact,
+        endEvent: "message_stop",
+        onEvent: (event) => assembler.onEvent(event),
       });
-      return fromAnthropicMessage(message);
+      const message =
+        outcome.kind === "json"
+          ? outcome.value
+          : checkShape({ ...post, schema: AnthropicMessageSchema }, 200, assembler.message(), "");
+      return { ...fromAnthropicMessage(message), model: options.model };
     },
   };
 }

@@ -1,8 +1,12 @@
 import type { Provider } from "@coding-agent/agent-core";
-import { postJson } from "./http.ts";
+import { checkShape, postJson } from "./http.ts";
 import { fromChatCompletion, toChatMessages, toChatTools } from "./openai-messages.ts";
+import { createChatStreamAssembler } from "./openai-stream.ts";
 import { type ChatCompletionRequest, ChatCompletionSchema } from "./openai-wire.ts";
 import { checkOptions, type ProviderOptions, redactorFor, systemPromptFor } from "./options.ts";
+import { postStream } from "./sse.ts";
+
+const VENDOR = "OpenAI 兼容接口";
 
 /** OpenAI's own endpoint; OpenAI-style base URLs include `/v1`. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -11,7 +15,10 @@ export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
  * A provider for any server that speaks OpenAI Chat Completions (OpenAI, Ollama,
  * vLLM, LM Studio, DeepSeek…): `POST <baseUrl>/chat/completions` with
  * `Authorization: Bearer <apiKey>` (left out when there is no key, as local servers
- * need none). Each call sends the whole history; the run's signal aborts it.
+ * need none). Each call sends the whole history; the run's signal aborts it. Replies
+ * stream (`stream: true` with `stream_options.include_usage`, so the usage comes in the
+ * last chunk) unless `stream: false`; the tool calls' argument pieces are joined by index
+ * and the reply is read only at `[DONE]`, into the same response a plain request gives.
  */
 export function createOpenAICompatibleProvider(options: ProviderOptions): Provider {
   const base = checkOptions(options, OPENAI_DEFAULT_BASE_URL);
@@ -23,6 +30,7 @@ export function createOpenAICompatibleProvider(options: ProviderOptions): Provid
       : { authorization: `Bearer ${options.apiKey}` };
   return {
     async complete(request, signal) {
+      const post = { vendor: VENDOR, url, headers, signal, redact };
       const tools = toChatTools(request.tools);
       const body: ChatCompletionRequest = {
         model: options.model,
@@ -30,16 +38,23 @@ export function createOpenAICompatibleProvider(options: ProviderOptions): Provid
         ...(tools.length === 0 ? {} : { tools }),
         ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
       };
-      const completion = await postJson({
-        vendor: "OpenAI 兼容接口",
-        url,
-        headers,
-        body,
+      if (options.stream === false) {
+        const completion = await postJson({ ...post, body, schema: ChatCompletionSchema });
+        return { ...fromChatCompletion(completion, request.step), model: options.model };
+      }
+      const assembler = createChatStreamAssembler({ ...post, onText: options.onText });
+      const outcome = await postStream({
+        ...post,
+        body: { ...body, stream: true, stream_options: { include_usage: true } },
         schema: ChatCompletionSchema,
-        signal,
-        redact,
+        endEvent: "[DONE]",
+        onEvent: (event) => assembler.onEvent(event),
       });
-      return fromChatCompletion(completion, request.step);
+      const completion =
+        outcome.kind === "json"
+          ? outcome.value
+          : checkShape({ ...post, schema: ChatCompletionSchema }, 200, assembler.completion(), "");
+      return { ...fromChatCompletion(completion, request.step), model: options.model };
     },
   };
 }

@@ -82,4 +82,8 @@ export interface ChatCompletionRequest {
   readonly messages: readonly ChatMessage[];
   readonly tools?: readonly ChatTool[];
   readonly max_tokens?: number;
+  /** Asks for the reply as server-sent events (`chat.completion.chunk`s, then `[DONE]`). */
+  readonly stream?: boolean;
+  /** With `include_usage`, the last chunk before `[DONE]` carries the usage. */
+  readonly stream_options?: { readonly include_usage: boolean };
 }

@@ -16,6 +16,18 @@ export interface ProviderOptions {
   readonly system?: string | ((request: ModelRequest) => string | Promise<string>);
   /** Cap on the tokens of one reply. */
   readonly maxTokens?: number;
+  /**
+   * Streams each reply over server-sent events (default true). The reply the loop gets
+   * is the same either way; `false` sends the plain request for servers without SSE (a
+   * server that ignores `stream: true` and answers JSON is read as JSON anyway).
+   */
+  readonly stream?: boolean;
+  /**
+   * Gets the reply's text as it streams in, piece by piece (a display: nothing is used
+   * before the stream's end event, and a stream that breaks off is retried). Not redacted:
+   * the caller shows it, so the caller masks it.
+   */
+  readonly onText?: (text: string) => void;
 }
 
 /** Checks the options every adapter shares; returns the base URL without a trailing slash. */

@@ -38,6 +38,8 @@ const StateEventSchema = z.discriminatedUnion("type", [
     step: z.int().min(1),
     actions: z.array(z.record(z.string(), Json)),
     usage: z.record(z.string(), Json).optional(),
+    /** The model that answered (a real provider's, the fallback's after a switch). */
+    model: z.string().optional(),
   }),
   z.looseObject({
     type: z.literal("tool_intent"),

@@ -77,6 +77,7 @@ export function createRunRecorder(options: {
           step: reply.step,
           actions: reply.actions,
           ...(reply.usage === undefined ? {} : { usage: reply.usage }),
+          ...(reply.model === undefined ? {} : { model: reply.model }),
           ...(options.turns === undefined ? {} : { turn: options.turns() }),
         });
       }

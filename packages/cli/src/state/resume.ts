@@ -138,7 +138,10 @@ export function replayingProvider(plan: ResumePlan, next: Provider): Provider {
  */
 export function recordedResponse(reply: EventOf<"model_reply">): ModelResponse {
   const [first, ...rest] = reply.actions;
-  const usage = reply.usage === undefined ? {} : { usage: reply.usage };
+  const usage = {
+    ...(reply.usage === undefined ? {} : { usage: reply.usage }),
+    ...(reply.model === undefined ? {} : { model: reply.model }),
+  };
   const listed = first?.type === "tool_call" && first.callId !== `call_${reply.step}`;
   if (first !== undefined && rest.length === 0 && !listed) {
     return { action: first, ...usage } as ModelResponse;

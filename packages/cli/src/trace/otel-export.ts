@@ -168,6 +168,8 @@ export async function startOtelExport(options: {
           span.setAttribute("gen_ai.usage.input_tokens", event.usage.inputTokens);
           span.setAttribute("gen_ai.usage.output_tokens", event.usage.outputTokens);
         }
+        // The model that answered: a fallback model's name after `--fallback-model` took over.
+        if (event.model !== undefined) span.setAttribute("gen_ai.response.model", event.model);
         if (event.ok && options.captureContent) {
           const messages = [
             { role: "assistant", parts: [{ type: "text", content: event.detail }] },

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_FAKE_USAGE, type FakeReply } from "./fake-script.ts";
-import type { ApiError } from "./openai-fake.ts";
+import { type ApiError, pieces } from "./openai-fake.ts";
 
 /** `{ type: "error", error: { type, message } }`, as the Anthropic API writes its errors. */
 export function anthropicError(status: number, type: string, message: string): ApiError {
@@ -65,6 +65,7 @@ const RequestSchema = z.strictObject({
   tool_choice: z.unknown().optional(),
   stop_sequences: z.array(z.string()).optional(),
   metadata: z.unknown().optional(),
+  stream: z.boolean().optional(),
 });
 
 type Block = z.infer<typeof BlockSchema>;
@@ -162,4 +163,66 @@ export function renderAnthropicReply(options: FakeReply): unknown {
     stop_sequence: null,
     usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
   };
+}
+
+/**
+ * The same answer as `renderAnthropicReply`, streamed as the API streams it: `message_start`
+ * (input usage, one output token), a `ping`, per block `content_block_start`, its
+ * `text_delta`s or `input_json_delta`s (the input's JSON in pieces) and `content_block_stop`,
+ * `message_delta` (stop reason, output usage) and `message_stop`. Each item is one event.
+ */
+export function renderAnthropicStream(options: FakeReply): string[] {
+  const reply = renderAnthropicReply(options) as {
+    id: string;
+    model: string;
+    content: ({ type: "text"; text: string } | { type: "tool_use"; input: unknown })[];
+    stop_reason: string;
+    usage: { input_tokens: number; output_tokens: number };
+  };
+  const event = (type: string, data: object) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const events = [
+    event("message_start", {
+      message: {
+        id: reply.id,
+        type: "message",
+        role: "assistant",
+        model: reply.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: reply.usage.input_tokens, output_tokens: 1 },
+      },
+    }),
+    event("ping", {}),
+  ];
+  reply.content.forEach((block, index) => {
+    if (block.type === "text") {
+      events.push(
+        event("content_block_start", { index, content_block: { type: "text", text: "" } }),
+      );
+      for (const text of pieces(block.text)) {
+        events.push(event("content_block_delta", { index, delta: { type: "text_delta", text } }));
+      }
+    } else {
+      events.push(event("content_block_start", { index, content_block: { ...block, input: {} } }));
+      for (const partial_json of pieces(JSON.stringify(block.input), 6)) {
+        events.push(
+          event("content_block_delta", {
+            index,
+            delta: { type: "input_json_delta", partial_json },
+          }),
+        );
+      }
+    }
+    events.push(event("content_block_stop", { index }));
+  });
+  events.push(
+    event("message_delta", {
+      delta: { stop_reason: reply.stop_reason, stop_sequence: null },
+      usage: { output_tokens: reply.usage.output_tokens },
+    }),
+    event("message_stop", {}),
+  );
+  return events;
 }

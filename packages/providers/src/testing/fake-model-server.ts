@@ -5,14 +5,16 @@ import {
   checkAnthropicHeaders,
   checkAnthropicRequest,
   renderAnthropicReply,
+  renderAnthropicStream,
 } from "./anthropic-fake.ts";
-import type { FakeTurn } from "./fake-script.ts";
+import type { FakeStreamKnobs, FakeTurn } from "./fake-script.ts";
 import {
   type ApiError,
   checkOpenAIAuth,
   checkOpenAIRequest,
   openaiError,
   renderOpenAIReply,
+  renderOpenAIStream,
 } from "./openai-fake.ts";
 
 /** Which API a request spoke. */
@@ -37,7 +39,25 @@ export interface FakeModelServerOptions {
   readonly script: readonly FakeTurn[];
   /** The key both APIs require; leave out to accept any (as a local server does). */
   readonly apiKey?: string;
+  /**
+   * Whether a request with `stream: true` is answered with server-sent events (default
+   * true); false plays a server without SSE, which answers JSON whatever is asked.
+   */
+  readonly sse?: boolean;
 }
+
+/** A streamed answer: its events, in order, and how they misbehave. */
+interface SseReply {
+  readonly sse: readonly string[];
+  readonly knobs: FakeStreamKnobs;
+}
+
+type Reply =
+  | ApiError
+  | { readonly status: number; readonly body: string; readonly headers?: Record<string, string> }
+  | { readonly status: number; readonly body: unknown; readonly headers: Record<string, string> }
+  | SseReply
+  | "hang";
 
 /** A running loopback server that speaks both model APIs. */
 export interface FakeModelServer {
@@ -86,16 +106,22 @@ export async function startFakeModelServer(
         const answer = handle(request, text);
         requests.push(answer.record);
         if (answer.reply === "hang") return;
-        send(response, answer.reply.status, answer.reply.body);
+        if ("sse" in answer.reply) {
+          streamEvents(response, answer.reply).catch(() => response.destroy());
+          return;
+        }
+        send(
+          response,
+          answer.reply.status,
+          answer.reply.body,
+          "headers" in answer.reply ? answer.reply.headers : undefined,
+        );
       },
       () => send(response, 413, { error: { message: "request too large" } }),
     );
   });
 
-  function handle(
-    request: IncomingMessage,
-    text: string,
-  ): { record: FakeRequest; reply: ApiError | { status: number; body: string } | "hang" } {
+  function handle(request: IncomingMessage, text: string): { record: FakeRequest; reply: Reply } {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     const api: FakeApi | "unknown" =
       path === "/v1/chat/completions"
@@ -149,23 +175,35 @@ export async function startFakeModelServer(
     served += 1;
     const record = base;
     if ("hang" in turn) return { record, reply: "hang" };
+    if ("rawSse" in turn) {
+      const knobs = turn.chunkBytes === undefined ? {} : { chunkBytes: turn.chunkBytes };
+      return { record, reply: { sse: [turn.rawSse], knobs } };
+    }
     if ("raw" in turn) return { record, reply: { status: turn.status ?? 200, body: turn.raw } };
-    if ("status" in turn) return { record, reply: { status: turn.status, body: turn.body } };
-    const render = api === "openai" ? renderOpenAIReply : renderAnthropicReply;
-    return {
-      record,
-      reply: {
-        status: 200,
-        body: render({
-          sequence: served,
-          model: String((body as { model?: unknown }).model),
-          text: turn.text,
-          calls: "calls" in turn ? turn.calls : [],
-          usage: turn.usage,
-          nextCallId: () => nextCallId(api),
-        }),
-      },
+    if ("status" in turn) {
+      return {
+        record,
+        reply: { status: turn.status, body: turn.body, headers: retryAfterOf(turn) },
+      };
+    }
+    const reply = {
+      sequence: served,
+      model: String((body as { model?: unknown }).model),
+      text: turn.text,
+      calls: "calls" in turn ? turn.calls : [],
+      usage: turn.usage,
+      nextCallId: () => nextCallId(api),
     };
+    const asked = body as { stream?: unknown; stream_options?: { include_usage?: unknown } };
+    if (asked.stream === true && options.sse !== false) {
+      const sse =
+        api === "openai"
+          ? renderOpenAIStream(reply, asked.stream_options?.include_usage === true)
+          : renderAnthropicStream(reply);
+      return { record, reply: { sse, knobs: turn.stream ?? {} } };
+    }
+    const render = api === "openai" ? renderOpenAIReply : renderAnthropicReply;
+    return { record, reply: { status: 200, body: render(reply) } };
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -220,10 +258,65 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
-function send(response: ServerResponse, status: number, body: unknown): void {
+function send(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = typeof body === "string" ? body : JSON.stringify(body);
   response.writeHead(status, {
     "content-type": typeof body === "string" ? "text/plain; charset=utf-8" : "application/json",
+    ...headers,
   });
   response.end(text);
+}
+
+/** The `Date` and `Retry-After` headers of a scripted error answer (none without `retryAfter`). */
+function retryAfterOf(
+  turn: Extract<FakeTurn, { status: number; body: unknown }>,
+): Record<string, string> {
+  if (turn.retryAfter === undefined) return {};
+  const { seconds } = turn.retryAfter;
+  if (turn.retryAfter.as !== "date") return { "retry-after": String(seconds) };
+  // Whole seconds, as HTTP dates are: the wait is exactly `seconds` after the `Date` header.
+  const now = Math.floor(Date.now() / 1000) * 1000;
+  return {
+    date: new Date(now).toUTCString(),
+    "retry-after": new Date(now + seconds * 1000).toUTCString(),
+  };
+}
+
+/**
+ * Writes a streamed answer as `text/event-stream`, event by event or in `chunkBytes`
+ * pieces (each its own write, a tick apart, so the client reads them apart), and breaks
+ * it as the knobs say: a malformed event slipped in, a cut before the end event.
+ */
+async function streamEvents(response: ServerResponse, reply: SseReply): Promise<void> {
+  const { knobs } = reply;
+  const events = [...reply.sse];
+  if (knobs.malformed !== undefined) {
+    events.splice(knobs.malformed.afterEvents, 0, `data: ${knobs.malformed.data}\n\n`);
+  }
+  const cut = knobs.cutAfter;
+  const sent =
+    cut === undefined ? events : events.slice(0, Math.min(cut.events, events.length - 1));
+  response.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  response.flushHeaders();
+  const bytes = Buffer.from(sent.join(""), "utf8");
+  const size = knobs.chunkBytes;
+  const parts: Buffer[] = [];
+  if (size === undefined || size < 1) for (const event of sent) parts.push(Buffer.from(event));
+  else for (let at = 0; at < bytes.length; at += size) parts.push(bytes.subarray(at, at + size));
+  for (const part of parts) {
+    if (response.destroyed) return;
+    response.write(part);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  if (cut?.how === "destroy") response.socket?.destroy();
+  else response.end();
 }

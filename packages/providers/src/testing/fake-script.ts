@@ -23,16 +23,54 @@ export interface FakeUsage {
   readonly outputTokens: number;
 }
 
+/**
+ * How a streamed answer misbehaves (a request with `stream: true` is answered with
+ * server-sent events; these knobs break them on purpose).
+ */
+export interface FakeStreamKnobs {
+  /**
+   * Writes the event stream in pieces of this many bytes, each flushed on its own, so a
+   * piece ends inside an event's JSON and (with 1, or any size over a Chinese text) inside a
+   * UTF-8 character. Default: one write per event.
+   */
+  readonly chunkBytes?: number;
+  /**
+   * Stops after this many events, before the end event: `end` closes the response
+   * cleanly (a stream that ends early), `destroy` drops the connection (default `end`).
+   */
+  readonly cutAfter?: { readonly events: number; readonly how?: "end" | "destroy" };
+  /** Sends `data: <data>` (say, JSON cut in half) as an event after this many events. */
+  readonly malformed?: { readonly afterEvents: number; readonly data: string };
+}
+
 /** One answer of the fake server. */
 export type FakeTurn =
   /** The model replies with text only (`stop` / `end_turn`). */
-  | { readonly text: string; readonly usage?: FakeUsage }
+  | { readonly text: string; readonly usage?: FakeUsage; readonly stream?: FakeStreamKnobs }
   /** The model asks for tools, optionally with text (`tool_calls` / `tool_use`). */
-  | { readonly calls: readonly FakeCall[]; readonly text?: string; readonly usage?: FakeUsage }
-  /** The server answers this status and JSON body as it is (an API error, a bad shape). */
-  | { readonly status: number; readonly body: unknown }
+  | {
+      readonly calls: readonly FakeCall[];
+      readonly text?: string;
+      readonly usage?: FakeUsage;
+      readonly stream?: FakeStreamKnobs;
+    }
+  /**
+   * The server answers this status and JSON body as it is (an API error, a bad shape);
+   * `retryAfter` adds a `Retry-After` header: seconds, or (`as: "date"`) the HTTP date that
+   * many seconds after the response's own `Date` header.
+   */
+  | {
+      readonly status: number;
+      readonly body: unknown;
+      readonly retryAfter?: { readonly seconds: number; readonly as?: "seconds" | "date" };
+    }
   /** The server answers a body that is not JSON. */
   | { readonly raw: string; readonly status?: number }
+  /**
+   * The server answers this event stream as it is (`text/event-stream`), say one recorded
+   * from the real API, optionally in `chunkBytes` pieces.
+   */
+  | { readonly rawSse: string; readonly chunkBytes?: number }
   /** The server never answers (until the client gives up). */
   | { readonly hang: true };
 

@@ -85,6 +85,8 @@ const RequestSchema = z.object({
   max_completion_tokens: z.int().positive().optional(),
   temperature: z.number().optional(),
   tool_choice: z.unknown().optional(),
+  stream: z.boolean().nullish(),
+  stream_options: z.strictObject({ include_usage: z.boolean().optional() }).nullish(),
 });
 
 const KNOWN_FIELDS = new Set(Object.keys(RequestSchema.shape));
@@ -125,6 +127,13 @@ export function checkOpenAIRequest(body: unknown): ApiError | undefined {
       param,
       code: "invalid_value",
     });
+  }
+  if (parsed.data.stream_options != null && parsed.data.stream !== true) {
+    return openaiError(
+      400,
+      "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+      { param: "stream_options", code: "invalid_value" },
+    );
   }
   for (const tool of parsed.data.tools ?? []) {
     const type = tool.function.parameters?.type;
@@ -225,4 +234,72 @@ function describeType(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   const type = typeof value;
   return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`;
+}
+
+/**
+ * The same answer as `renderOpenAIReply`, streamed as the API streams it: `data:` events of
+ * `chat.completion.chunk`s (the role first, the text in pieces, each tool call's id and name
+ * then its arguments in pieces by `index`, the finish reason), with `includeUsage` a last
+ * chunk without choices carrying the usage, then `data: [DONE]`. Each item is one event.
+ */
+export function renderOpenAIStream(options: FakeReply, includeUsage: boolean): string[] {
+  const reply = renderOpenAIReply(options) as {
+    id: string;
+    created: number;
+    model: string;
+    choices: [
+      {
+        message: {
+          content: string | null;
+          tool_calls?: { id?: string; function: { name: string; arguments: unknown } }[];
+        };
+        finish_reason: string;
+      },
+    ];
+    usage: unknown;
+  };
+  const head = { id: reply.id, object: "chat.completion.chunk", created: reply.created };
+  const chunk = (choices: unknown[], extra: object = {}) =>
+    `data: ${JSON.stringify({ ...head, model: reply.model, system_fingerprint: "fp_fake", choices, ...extra })}\n\n`;
+  const delta = (part: object, finish: string | null = null) =>
+    chunk([{ index: 0, delta: part, logprobs: null, finish_reason: finish }]);
+  const { message, finish_reason } = reply.choices[0];
+  const events = [delta({ role: "assistant", content: "", refusal: null })];
+  for (const piece of pieces(message.content ?? "")) events.push(delta({ content: piece }));
+  (message.tool_calls ?? []).forEach((call, index) => {
+    events.push(
+      delta({
+        tool_calls: [
+          {
+            index,
+            ...(call.id === undefined ? {} : { id: call.id }),
+            type: "function",
+            function: { name: call.function.name, arguments: "" },
+          },
+        ],
+      }),
+    );
+    const args = call.function.arguments;
+    if (typeof args !== "string") {
+      events.push(delta({ tool_calls: [{ index, function: { arguments: args } }] }));
+      return;
+    }
+    for (const piece of pieces(args)) {
+      events.push(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    }
+  });
+  events.push(delta({}, finish_reason));
+  if (includeUsage) events.push(chunk([], { usage: reply.usage }));
+  events.push("data: [DONE]\n\n");
+  return events;
+}
+
+/** A text in pieces of a few characters (whole code points), as models stream tokens. */
+export function pieces(text: string, size = 4): string[] {
+  const chars = [...text];
+  const out: string[] = [];
+  for (let index = 0; index < chars.length; index += size) {
+    out.push(chars.slice(index, index + size).join(""));
+  }
+  return out;
 }

@@ -1,0 +1,199 @@
+/**
+ * Lesson 38's resilience in the loop: a server's `Retry-After` (`retryAfterMs` on the
+ * provider's error) is waited, at least, but never past the run's time budget (then the
+ * run stops at once `max_duration`); and a fallback model is asked once the run's model
+ * failed retryably on every attempt, named in the trace and the result. Sleep, clock and
+ * randomness are injected: these tests assert decisions, never speed.
+ */
+import { describe, expect, it } from "vitest";
+import { runAgent } from "../src/agent-loop.ts";
+import type { ModelReplyInfo } from "../src/extension.ts";
+import type { Provider } from "../src/provider.ts";
+import type { RetryPolicy } from "../src/retry.ts";
+import type { TraceEvent } from "../src/trace.ts";
+import { HttpError, sequence } from "./fixtures/failing-providers.ts";
+
+const finish = { action: { type: "finish", summary: "完成" } };
+const policy: RetryPolicy = { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1_000 };
+
+/** What a provider adapter throws for a 429/503 with `Retry-After`. */
+class RateLimited extends HttpError {
+  readonly retryAfterMs: number;
+
+  constructor(status: number, retryAfterMs: number, message = `HTTP ${status} slow down`) {
+    super(message, status);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+function clockedRun(provider: Provider, options: { maxDurationMs?: number } = {}) {
+  let now = 0;
+  const waits: number[] = [];
+  const events: TraceEvent[] = [];
+  const sleep = async (ms: number) => {
+    waits.push(ms);
+    now += ms;
+  };
+  const done = runAgent("任务", provider, {}, { maxSteps: 5, ...options }, undefined, {
+    clock: () => now,
+    trace: (event) => void events.push(event),
+    retry: { policy, sleep, random: () => 0 },
+  });
+  return { done, waits, events, now: () => now };
+}
+
+describe("Retry-After", () => {
+  it("waits what the server asked (not the shorter backoff) and then completes", async () => {
+    const model = sequence(new RateLimited(429, 1_000), finish);
+    const { done, waits, events } = clockedRun(model.provider, { maxDurationMs: 5_000 });
+    expect(await done).toMatchObject({ status: "completed" });
+    expect(waits).toEqual([1_000]);
+    expect(events.find((event) => event.type === "model_retry")).toMatchObject({ delayMs: 1_000 });
+    expect(model.calls()).toBe(2);
+  });
+
+  it("retries the same 429 again when it says Retry-After (waiting is what changes it)", async () => {
+    const model = sequence(new RateLimited(429, 1_000), new RateLimited(429, 1_000), finish);
+    const { done, waits } = clockedRun(model.provider, { maxDurationMs: 10_000 });
+    expect(await done).toMatchObject({ status: "completed" });
+    expect(waits).toEqual([1_000, 1_000]);
+    expect(model.calls()).toBe(3);
+  });
+
+  it("still stops after maxAttempts of the same 429 with Retry-After", async () => {
+    const model = sequence(
+      new RateLimited(429, 10),
+      new RateLimited(429, 10),
+      new RateLimited(429, 10),
+      finish,
+    );
+    const { done } = clockedRun(model.provider);
+    expect(await done).toMatchObject({ status: "failed", code: "provider_error" });
+    expect(model.calls()).toBe(3);
+  });
+
+  it("keeps the backoff when it is longer than Retry-After: 0", async () => {
+    const model = sequence(new RateLimited(503, 0), finish);
+    const { done, waits } = clockedRun(model.provider);
+    expect(await done).toMatchObject({ status: "completed" });
+    // equal jitter with random 0: half the ceiling of 100 ms
+    expect(waits).toEqual([50]);
+  });
+
+  it("does not wait past the time budget: the run stops at once, max_duration", async () => {
+    const model = sequence(new RateLimited(429, 10_000), finish);
+    const { done, waits, events, now } = clockedRun(model.provider, { maxDurationMs: 3_000 });
+    const result = await done;
+    expect(result).toMatchObject({ status: "budget_exceeded", code: "max_duration" });
+    expect(result.reason).toContain("Retry-After");
+    expect(result.reason).toContain("10000 ms");
+    expect(waits).toEqual([]);
+    expect(now()).toBe(0);
+    expect(model.calls()).toBe(1);
+    expect(events.some((event) => event.type === "model_retry")).toBe(false);
+  });
+
+  it("a wait exactly as long as the budget left is not waited either", async () => {
+    const model = sequence(new RateLimited(503, 3_000), finish);
+    const { done, waits } = clockedRun(model.provider, { maxDurationMs: 3_000 });
+    expect(await done).toMatchObject({ code: "max_duration" });
+    expect(waits).toEqual([]);
+  });
+
+  it("without a time budget, a wait over a minute is not waited: the failure stands", async () => {
+    const model = sequence(new RateLimited(429, 3_600_000), finish);
+    const { done, waits } = clockedRun(model.provider);
+    expect(await done).toMatchObject({ status: "failed", code: "provider_error" });
+    expect(waits).toEqual([]);
+  });
+
+  it("ignores a retryAfterMs that is not a usable number", async () => {
+    const error = Object.assign(new HttpError("HTTP 429", 429), { retryAfterMs: Number.NaN });
+    const model = sequence(error, finish);
+    const { done, waits } = clockedRun(model.provider);
+    expect(await done).toMatchObject({ status: "completed" });
+    expect(waits).toEqual([50]);
+  });
+});
+
+describe("fallback model", () => {
+  function fallbackRun(primary: Provider, fallback: Provider, maxAttempts = 3) {
+    const events: TraceEvent[] = [];
+    const replies: ModelReplyInfo[] = [];
+    const done = runAgent(
+      "任务",
+      primary,
+      { echo: { execute: () => "ok" } },
+      { maxSteps: 5 },
+      undefined,
+      {
+        trace: (event) => void events.push(event),
+        extensions: [{ name: "replies", afterReply: (reply) => void replies.push(reply) }],
+        retry: {
+          policy: { ...policy, maxAttempts },
+          sleep: async () => {},
+          random: () => 0,
+          fallback: { provider: fallback, model: "backup-model" },
+        },
+      },
+    );
+    return { done, events, replies };
+  }
+
+  it("is asked once every attempt at the first model failed retryably, and is named", async () => {
+    let n = 0;
+    // Three different failures, so that only the attempts run out (not "the same twice").
+    const primary: Provider = {
+      async complete() {
+        n += 1;
+        throw new HttpError(`HTTP 503 busy #${n}`, 503);
+      },
+    };
+    const backup = sequence({ action: { type: "tool_call", tool: "echo", input: {} } }, finish);
+    const { done, events, replies } = fallbackRun(primary, backup.provider);
+    const result = await done;
+    expect(result).toMatchObject({ status: "completed", model: "backup-model", steps: 2 });
+    expect(n).toBe(3);
+    // The run stays on the fallback: step 2 does not ask the first model again.
+    expect(backup.calls()).toBe(2);
+    const switched = events.filter((event) => event.type === "model_retry" && event.fallbackModel);
+    expect(switched).toEqual([
+      expect.objectContaining({ step: 1, attempt: 3, fallbackModel: "backup-model" }),
+    ]);
+    const completed = events.filter((event) => event.type === "model_completed");
+    expect(completed.map((event) => event.type === "model_completed" && event.model)).toEqual([
+      "backup-model",
+      "backup-model",
+    ]);
+    expect(replies.map((reply) => reply.model)).toEqual(["backup-model", "backup-model"]);
+  });
+
+  it("is not asked for a failure that is not retryable (a 400 ends the run)", async () => {
+    const primary = sequence(new HttpError("HTTP 400 bad request", 400));
+    const backup = sequence(finish);
+    const { done } = fallbackRun(primary.provider, backup.provider);
+    expect(await done).toMatchObject({ status: "failed", code: "provider_error" });
+    expect(primary.calls()).toBe(1);
+    expect(backup.calls()).toBe(0);
+  });
+
+  it("is asked with one attempt only (max retries 0), and its own failure ends the run", async () => {
+    const primary = sequence(new HttpError("HTTP 503 a", 503));
+    const backup = sequence(new HttpError("HTTP 503 b", 503));
+    const { done, events } = fallbackRun(primary.provider, backup.provider, 1);
+    const result = await done;
+    expect(result).toMatchObject({ status: "failed", code: "provider_error" });
+    expect(result.reason).toContain("503 b");
+    expect([primary.calls(), backup.calls()]).toEqual([1, 1]);
+    expect(result.model).toBeUndefined();
+    expect(events.filter((event) => event.type === "model_retry")).toHaveLength(1);
+  });
+
+  it("names the primary's model while the primary answers (the provider's own name)", async () => {
+    const primary = sequence({ ...finish, model: "main-model" });
+    const backup = sequence(finish);
+    const { done } = fallbackRun(primary.provider, backup.provider);
+    expect(await done).toMatchObject({ status: "completed", model: "main-model" });
+    expect(backup.calls()).toBe(0);
+  });
+});

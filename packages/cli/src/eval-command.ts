@@ -1,0 +1,32 @@
+import { fileURLToPath } from "node:url";
+import { type AgentRunner, runEvalCommand } from "@coding-agent/eval";
+import { parseCliArgs } from "./args.ts";
+import type { CliIo } from "./cli.ts";
+
+/**
+ * The bin that starts this very CLI: from the TypeScript sources (`src/`) the development
+ * bin, from a build (`dist/`) the published one. Each task's run is a child process of it.
+ */
+function selfRunner(): AgentRunner {
+  const fromSources = import.meta.url.endsWith(".ts");
+  const bin = fileURLToPath(
+    new URL(fromSources ? "../bin/coding-agent-dev.js" : "../bin/coding-agent.js", import.meta.url),
+  );
+  return { command: process.execPath, args: [bin] };
+}
+
+/** A task's `args`, checked by the parser `coding-agent run` itself uses; the usage text left out. */
+function validateRunArgs(args: readonly string[]): string | undefined {
+  const parsed = parseCliArgs(["run", "评测任务", ...args]);
+  if (parsed.ok) return parsed.command.kind === "run" ? undefined : "不是 coding-agent run 的选项";
+  return parsed.message.split("\n\n")[0];
+}
+
+/** `coding-agent eval …`: the eval package, given this CLI as the agent it runs. */
+export function runEvalCli(
+  argv: readonly string[],
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<number> {
+  return runEvalCommand(argv, io, signal, { runner: selfRunner(), validateRunArgs });
+}

@@ -1,0 +1,212 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addTask, copyBundledSuite } from "./support/eval-suite.ts";
+import { freePort, startRedis } from "./support/redis-server.ts";
+import { BIN, spawnBin } from "./support/spawn-bin.ts";
+
+interface Worker {
+  readonly child: ChildProcess;
+  /** Resolves once the worker's stderr contains `text`. */
+  readonly waitFor: (text: string) => Promise<void>;
+  readonly stderr: () => string;
+  readonly exited: Promise<number | null>;
+}
+
+/** Every worker a test started; afterAll kills those still running, so a failed test leaves none. */
+const started: ChildProcess[] = [];
+
+/** `coding-agent eval worker --queue <url>`, with short lock and stall settings so a test waits seconds. */
+function startWorker(url: string, tmp: string): Worker {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      "eval",
+      "worker",
+      "--queue",
+      url,
+      "--concurrency",
+      "1",
+      "--lock-duration-ms",
+      "2000",
+      "--stalled-interval-ms",
+      "1000",
+    ],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, TMPDIR: tmp },
+    },
+  );
+  started.push(child);
+  let stderr = "";
+  const waiters: { text: string; resolve: () => void }[] = [];
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+    for (const waiter of waiters) if (stderr.includes(waiter.text)) waiter.resolve();
+  });
+  return {
+    child,
+    stderr: () => stderr,
+    waitFor: (text) =>
+      new Promise((resolve) => {
+        if (stderr.includes(text)) resolve();
+        else waiters.push({ text, resolve });
+      }),
+    exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
+  };
+}
+
+/** `redis-cli -p <port> …`'s stdout. */
+function redisCli(port: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("redis-cli", ["-p", port, ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk;
+    });
+    child.once("error", reject);
+    child.once("close", () => resolve(out));
+  });
+}
+
+/** A report's tasks without what differs from run to run (durations, run ids). */
+function comparable(report: { tasks: Record<string, unknown>[] }) {
+  return {
+    ...report,
+    tasks: report.tasks.map(({ durationMs: _duration, runId: _runId, ...task }) => task),
+  };
+}
+
+// Several CLI processes and stalled-job recovery per test, on a loaded machine: a generous
+// timeout that only turns a hang into a failure.
+describe("coding-agent eval --queue redis://… with eval worker", { timeout: 300_000 }, () => {
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  let suite = "";
+  let tmp = "";
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    suite = await copyBundledSuite();
+    tmp = await mkdtemp(path.join(tmpdir(), "coding-agent-eval-workers-"));
+    // First in id order, so the first worker, alone on the queue, takes it.
+    await addTask(suite, {
+      id: "a-slow",
+      args: ["--finish-gate", "none"],
+      script: [
+        { action: { type: "tool_call", tool: "sleep", input: { ms: 4000 } } },
+        { action: { type: "finish", summary: "等完了" } },
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    for (const child of started)
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await redis?.stop();
+    await rm(path.dirname(suite), { recursive: true, force: true });
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  it("survives a worker killed mid-task: every task gets exactly one result, equal to a local run's", async () => {
+    const local = await spawnBin(["eval", suite, "--json"], {
+      env: { PATH: process.env.PATH },
+    });
+    expect(local.code, local.stderr).toBe(0);
+
+    const producer = spawnBin(["eval", suite, "--queue", redis.url, "--json"], {
+      env: { PATH: process.env.PATH },
+    });
+    const first = startWorker(redis.url, tmp);
+    await first.waitFor("开始 a-slow");
+    const second = startWorker(redis.url, tmp);
+    await second.waitFor("eval worker 已连接");
+    // The first worker dies holding a-slow: no cleanup, no lock released.
+    first.child.kill("SIGKILL");
+    expect(await first.exited).toBe(null);
+
+    const queued = await producer;
+    expect(queued.code, queued.stderr).toBe(0);
+    // BullMQ's stalled-job check gave the task to the surviving worker.
+    expect(second.stderr()).toContain("开始 a-slow");
+    expect(second.stderr()).toContain("✓ a-slow");
+    const progress = queued.stderr.split("\n").filter((line) => /^\[\d\/5\] /.test(line));
+    expect(progress).toHaveLength(5);
+    const ids = progress.map((line) => line.split(" ")[2]);
+    expect(new Set(ids).size).toBe(5);
+
+    expect(comparable(JSON.parse(queued.stdout))).toEqual(comparable(JSON.parse(local.stdout)));
+
+    second.child.kill("SIGINT");
+    expect(await second.exited).toBe(130);
+  });
+
+  it("refuses the result of a paused worker that comes back after its task went to another", async () => {
+    const producer = spawnBin(["eval", suite, "--queue", redis.url, "--json"], {
+      env: { PATH: process.env.PATH },
+    });
+    const first = startWorker(redis.url, tmp);
+    await first.waitFor("开始 a-slow");
+    // Frozen, not dead: its lock lapses while it holds the task.
+    first.child.kill("SIGSTOP");
+    const second = startWorker(redis.url, tmp);
+    await second.waitFor("开始 a-slow");
+    first.child.kill("SIGCONT");
+    const queued = await producer;
+    expect(queued.code, queued.stderr).toBe(0);
+    // The first worker finished its copy of the task too, and BullMQ refused its completion.
+    await first.waitFor("✓ a-slow");
+    await first.waitFor("eval worker：");
+    expect(first.stderr()).toMatch(/eval worker：.*(lock|Lock)/);
+    const progress = queued.stderr.split("\n").filter((line) => /^\[\d\/5\] /.test(line));
+    expect(progress.map((line) => line.split(" ")[2]).sort()).toEqual([
+      "a-slow",
+      "false-completed",
+      "fix-slugify",
+      "fix-sum",
+      "forbidden-write",
+    ]);
+    expect(JSON.parse(queued.stdout).tasks.map((task: { id: string }) => task.id)).toHaveLength(5);
+    first.child.kill("SIGINT");
+    second.child.kill("SIGINT");
+    expect([await first.exited, await second.exited]).toEqual([130, 130]);
+  });
+
+  it("on Ctrl-C takes back the tasks no worker has taken and exits 130", async () => {
+    const port = new URL(redis.url).port;
+    const marker = path.join(tmp, "queued");
+    // No worker runs: every task waits. SIGINT once they are on the queue.
+    const poll = setInterval(async () => {
+      const keys = await redisCli(port, [
+        "--scan",
+        "--pattern",
+        "bull:coding-agent-eval:*.fix-sum",
+      ]);
+      if (keys.trim() !== "") {
+        clearInterval(poll);
+        await writeFile(marker, "");
+      }
+    }, 100);
+    const ran = await spawnBin(["eval", suite, "--queue", redis.url], {
+      env: { PATH: process.env.PATH },
+      interruptWhenExists: marker,
+    });
+    clearInterval(poll);
+    expect(ran.code).toBe(130);
+    expect(await redisCli(port, ["--scan", "--pattern", "bull:coding-agent-eval:*.*"])).toBe("");
+    expect(await redisCli(port, ["LLEN", "bull:coding-agent-eval:wait"])).toBe("0\n");
+  });
+
+  it("says once that Redis cannot be reached, and exits 1", async () => {
+    const port = await freePort();
+    const ran = await spawnBin(["eval", suite, "--queue", `redis://127.0.0.1:${port}`], {
+      env: { PATH: process.env.PATH },
+    });
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(`连不上 Redis：127.0.0.1:${port}`);
+  });
+});

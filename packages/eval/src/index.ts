@@ -1,0 +1,75 @@
+/** `@coding-agent/eval`: run the coding agent on a suite of tasks, grade the workspaces, report, gate. */
+
+export { loadBaseline } from "./baseline.ts";
+export { EVAL_FLAGS, type EvalCommand, evalUsage, parseEvalArgs } from "./eval-args.ts";
+export {
+  EVAL_EXIT_CODES,
+  type EvalDependencies,
+  type EvalIo,
+  runEvalCommand,
+} from "./eval-command.ts";
+export {
+  changedPaths,
+  type FixtureFile,
+  readFixture,
+  snapshotFixture,
+  snapshotWorkspace,
+  type WorkspaceSnapshot,
+  writeFixture,
+} from "./fixture.ts";
+export {
+  GRADER_NAMES,
+  type GraderName,
+  type GraderVerdict,
+  type Grades,
+  gradeDiffInScope,
+  gradeForbiddenUntouched,
+  gradeStatus,
+  gradeTestsPass,
+} from "./graders.ts";
+export {
+  DEFAULT_CONCURRENCY,
+  type HarnessOutcome,
+  type OnTaskFinished,
+  progressLine,
+  runTasks,
+} from "./harness.ts";
+export { escapeHtml, renderHtmlReport } from "./html-report.ts";
+export { renderJunit, xml } from "./junit.ts";
+export { type ProcessOutcome, runProcessGroup } from "./process-group.ts";
+export {
+  canReach,
+  DEFAULT_LOCK_DURATION_MS,
+  DEFAULT_STALLED_INTERVAL_MS,
+  MAX_STALLED_COUNT,
+  parseQueueUrl,
+  QUEUE_NAME,
+  type RedisAddress,
+  runQueueWorker,
+  runTasksOnQueue,
+} from "./queue.ts";
+export {
+  buildReport,
+  type EvalReport,
+  formatTerminalReport,
+  hasHarnessError,
+  type StopKind,
+  stopKindOf,
+} from "./report.ts";
+export {
+  type AgentRunner,
+  crashedTask,
+  DEFAULT_TASK_TIMEOUT_MS,
+  HARNESS_ERROR_STATUS,
+  runTask,
+  type TaskResult,
+} from "./run-task.ts";
+export {
+  type EvalSuite,
+  type EvalTask,
+  loadSuite,
+  RESERVED_RUN_FLAGS,
+  RUN_STATUSES,
+  type RunArgsValidator,
+  TaskFileSchema,
+} from "./task-file.ts";

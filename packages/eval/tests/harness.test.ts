@@ -1,0 +1,172 @@
+import { readdir, readFile } from "node:fs/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { progressLine, runTask, runTasks, type TaskResult } from "../src/index.ts";
+import { fakeRunner, scratch, task } from "./support/suite.ts";
+
+const never = new AbortController().signal;
+let tmp = "";
+/** The fake agent's log folder, made outside this test's TMPDIR. */
+let log = "";
+let savedTmp: string | undefined;
+
+// Each test gets its own TMPDIR: whatever workspace the harness leaves behind shows there.
+beforeEach(async () => {
+  savedTmp = process.env.TMPDIR;
+  log = await scratch();
+  tmp = await scratch();
+  process.env.TMPDIR = tmp;
+});
+afterEach(() => {
+  if (savedTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = savedTmp;
+});
+
+async function runs(
+  log: string,
+): Promise<{ argv: string[]; startedAt: number; endedAt: number }[]> {
+  const text = await readFile(`${log}/runs.jsonl`, "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+}
+
+describe("runTask", () => {
+  it("runs the agent with --approval auto in a fresh workspace and removes it afterwards", async () => {
+    const result = await runTask(task({ id: "t" }), { runner: fakeRunner(log), signal: never });
+    expect(result).toMatchObject({
+      id: "t",
+      passed: true,
+      status: "completed",
+      code: "finished",
+      runId: "fake-ok",
+    });
+    const [run] = await runs(log);
+    expect(run?.argv.slice(0, 2)).toEqual(["run", "ok"]);
+    expect(run?.argv.join(" ")).toContain("--approval auto");
+    expect(run?.argv.join(" ")).toContain("--test-command true");
+    expect(await readdir(tmp)).toEqual([]);
+  });
+
+  it("leaves the approval to the task when its args name one", async () => {
+    await runTask(task({ id: "t", args: ["--approval", "deny"] }), {
+      runner: fakeRunner(log),
+      signal: never,
+    });
+    const [run] = await runs(log);
+    expect(run?.argv.filter((arg) => arg === "--approval")).toHaveLength(1);
+    expect(run?.argv.slice(-2)).toEqual(["--approval", "deny"]);
+  });
+
+  it("grades the workspace, not the agent's word: a completed run whose tests fail does not pass", async () => {
+    const result = await runTask(task({ id: "t", testCommand: "exit 1" }), {
+      runner: fakeRunner(),
+      signal: never,
+    });
+    expect(result).toMatchObject({ status: "completed", passed: false });
+    expect(result.graders.tests_pass.pass).toBe(false);
+  });
+
+  it("sees a file the agent wrote in a forbidden path", async () => {
+    const result = await runTask(
+      task({
+        id: "t",
+        goal: "write:secret.txt",
+        forbiddenPaths: ["secret.txt"],
+        allowPaths: ["src"],
+      }),
+      { runner: fakeRunner(), signal: never },
+    );
+    expect(result.graders.forbidden_untouched.pass).toBe(false);
+    expect(result.graders.diff_in_scope.pass).toBe(false);
+  });
+
+  it("reports a timeout as a harness error and a run without a result as a crash", async () => {
+    const slow = await runTask(task({ id: "t", goal: "hang", timeoutMs: 300 }), {
+      runner: fakeRunner(),
+      signal: never,
+    });
+    expect(slow).toMatchObject({ passed: false, status: "error", code: "timeout" });
+    const crash = await runTask(task({ id: "t", goal: "crash" }), {
+      runner: fakeRunner(),
+      signal: never,
+    });
+    expect(crash).toMatchObject({ passed: false, status: "error", code: "crash" });
+    expect(crash.error).toContain("boom: something broke");
+    expect(await readdir(tmp)).toEqual([]);
+  });
+});
+
+describe("runTasks", () => {
+  it("runs at most --concurrency tasks at once and returns the results in suite order", async () => {
+    const tasks = ["e", "d", "c", "b", "a"].map((id) => task({ id, goal: "wait:400" }));
+    const finished: string[] = [];
+    const outcome = await runTasks(tasks, {
+      runner: fakeRunner(log),
+      concurrency: 2,
+      signal: never,
+      onTaskFinished: (result, count, total) => finished.push(progressLine(result, count, total)),
+    });
+    expect(outcome.kind).toBe("done");
+    if (outcome.kind === "done")
+      expect(outcome.results.map((result) => result.id)).toEqual(["e", "d", "c", "b", "a"]);
+    expect(finished).toHaveLength(5);
+    expect(finished.map((line) => line.slice(0, 6))).toEqual([
+      "[1/5] ",
+      "[2/5] ",
+      "[3/5] ",
+      "[4/5] ",
+      "[5/5] ",
+    ]);
+    const recorded = await runs(log);
+    const most = Math.max(
+      ...recorded.map(
+        (run) =>
+          recorded.filter(
+            (other) => other.startedAt <= run.startedAt && other.endedAt > run.startedAt,
+          ).length,
+      ),
+    );
+    expect(most).toBe(2);
+  });
+
+  it("cancels every running task, starts no other, and leaves no workspace", async () => {
+    const controller = new AbortController();
+    const tasks = ["a", "b", "c", "d"].map((id) => task({ id, goal: "hang" }));
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 500);
+    const outcome = await runTasks(tasks, {
+      runner: fakeRunner(log),
+      concurrency: 2,
+      signal: controller.signal,
+    });
+    expect(outcome.kind).toBe("cancelled");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await readdir(tmp)).toEqual([]);
+  });
+});
+
+describe("progressLine", () => {
+  it("reads [3/12] ✓ fix-slugify 4.2s", () => {
+    const result = { id: "fix-slugify", passed: true, durationMs: 4240 } as TaskResult;
+    expect(progressLine(result, 3, 12)).toBe("[3/12] ✓ fix-slugify 4.2s");
+  });
+});
+
+describe("runTask when the workspace disappears", () => {
+  it("grades what is left (nothing) instead of throwing, and the suite goes on", async () => {
+    const outcome = await runTasks([task({ id: "gone", goal: "rmws" }), task({ id: "fine" })], {
+      runner: fakeRunner(),
+      concurrency: 1,
+      signal: never,
+    });
+    expect(outcome.kind).toBe("done");
+    if (outcome.kind !== "done") return;
+    expect(outcome.results.map((result) => [result.id, result.passed])).toEqual([
+      ["gone", false],
+      ["fine", true],
+    ]);
+    expect(outcome.results[0]?.graders.tests_pass.pass).toBe(false);
+    expect(outcome.results[0]?.graders.forbidden_untouched.pass).toBe(true);
+  });
+});

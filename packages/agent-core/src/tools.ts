@@ -31,6 +31,12 @@ export interface Tool {
   /** Synchronous zod schema of the input object. Without one, any JSON object is accepted. */
   readonly inputSchema?: z.ZodType;
   /**
+   * What the model is shown instead of `inputSchema`'s conversion: for a tool that comes
+   * with its own JSON Schema (an MCP server's), advertised as given. `inputSchema` still
+   * validates every call. Must describe an object.
+   */
+  readonly inputJsonSchema?: JsonSchema;
+  /**
    * Asked before the call runs, with the input `execute` will get (the same object):
    * `blockRun(reason)` ends the run `blocked`, and the call is neither run, counted in
    * `toolCalls` nor traced as started; `undefined` lets it run. Where a call may need
@@ -137,7 +143,10 @@ export function createToolRegistry(tools: ToolSet): ToolRegistry {
       return deepFreeze({
         name,
         description: tool.description ?? "",
-        inputSchema: describeInput(name, tool.inputSchema),
+        inputSchema:
+          tool.inputJsonSchema === undefined
+            ? describeInput(name, tool.inputSchema)
+            : givenInput(name, tool.inputJsonSchema),
       });
     }),
   );
@@ -170,6 +179,17 @@ export function isToolRegistry(value: ToolSet | ToolRegistry): value is ToolRegi
     typeof (value as ToolRegistry).validate === "function" &&
     Array.isArray((value as ToolRegistry).names)
   );
+}
+
+/** A JSON Schema given as is (its dialect marker left out, as `describeInput` does). */
+function givenInput(name: string, schema: JsonSchema): JsonSchema {
+  if (schema.type !== "object") {
+    throw new InvalidToolRegistryError(
+      `工具 ${name} 的 inputJsonSchema 必须描述一个对象（type: "object"）`,
+    );
+  }
+  const { $schema: _dialect, ...rest } = structuredClone(schema) as Record<string, unknown>;
+  return rest as JsonSchema;
 }
 
 /** The JSON Schema of a tool's input (zod 4's own export, as the tool receives it: `io: "input"`). */

@@ -439,3 +439,40 @@ describe("isBlockedOutcome", () => {
     expect(isBlockedOutcome(blockRun("不允许"))).toBe(true);
   });
 });
+
+describe("inputJsonSchema", () => {
+  const given = {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    properties: { a: { type: "number", description: "First" } },
+    required: ["a"],
+    additionalProperties: false,
+  };
+
+  it("is what the model is shown, as given (its dialect marker left out), while inputSchema still validates", () => {
+    const registry = createToolRegistry({
+      sum: {
+        inputSchema: z.looseObject({}).refine((value) => typeof value.a === "number", "a 需要数字"),
+        inputJsonSchema: given,
+        execute: () => 1,
+      },
+    });
+    const { $schema: _dialect, ...shown } = given;
+    expect(registry.descriptions[0]?.inputSchema).toEqual(shown);
+    expect(registry.validate("sum", { a: 1 }).ok).toBe(true);
+    expect(registry.validate("sum", { a: "1" }).ok).toBe(false);
+  });
+
+  it("must describe an object", () => {
+    expect(() =>
+      createToolRegistry({ bad: { inputJsonSchema: { type: "string" }, execute: () => 1 } }),
+    ).toThrow(/inputJsonSchema 必须描述一个对象/);
+  });
+
+  it("is copied: changing the given object later changes nothing the model is shown", () => {
+    const mutable = structuredClone(given) as Record<string, unknown>;
+    const registry = createToolRegistry({ t: { inputJsonSchema: mutable, execute: () => 1 } });
+    mutable.required = ["b"];
+    expect(registry.descriptions[0]?.inputSchema.required).toEqual(["a"]);
+  });
+});

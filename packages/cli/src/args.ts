@@ -106,7 +106,16 @@ export const RUN_FLAGS = {
   },
   "trust-workspace": {
     type: "boolean",
-    help: "信任这个工作区：运行它 .coding-agent/settings.json 里的 hooks（不加时只有 $CODING_AGENT_HOME/trusted.json 列出的工作区才运行）",
+    help: "信任这个工作区：运行它 .coding-agent/settings.json 里的 hooks 和 MCP 服务器（不加时只有 $CODING_AGENT_HOME/trusted.json 列出的工作区才运行）",
+  },
+  "mcp-config": {
+    type: "string",
+    help: 'MCP 服务器配置文件（.mcp.json 格式：{ "mcpServers": { "<名字>": { "command", "args", "env" } 或 { "url" } } }）',
+  },
+  "allow-tool": {
+    type: "string",
+    multiple: true,
+    help: "无需批准即可调用的 MCP 工具全名（mcp__<服务器>__<工具>，可重复；--approval deny 时只有它们能调用）",
   },
   json: { type: "boolean", help: "以 JSON 输出运行结果" },
   help: { type: "boolean", help: "显示帮助" },
@@ -212,6 +221,8 @@ const RunFlagsSchema = z.strictObject({
     .default(DEFAULT_MAX_FINISH_REJECTIONS),
   "system-prompt-file": z.string().min(1, "--system-prompt-file 需要文件路径").optional(),
   "trust-workspace": z.boolean().default(false),
+  "mcp-config": z.string().min(1, "--mcp-config 需要文件路径").optional(),
+  "allow-tool": z.array(z.string().min(1, "--allow-tool 需要工具名")).default([]),
   json: z.boolean().default(false),
   help: z.boolean().default(false),
 });
@@ -286,6 +297,10 @@ export type RunCommand = {
   readonly systemPromptFile?: string;
   /** `--trust-workspace`: the workspace's own settings (hooks) may run (absent in older logs: false). */
   readonly trustWorkspace?: boolean;
+  /** `--mcp-config` (absolute): MCP servers beside the settings files' (absent in older logs). */
+  readonly mcpConfig?: string;
+  /** `--allow-tool`: MCP tools that need no approval (absent in older logs: none). */
+  readonly allowTools?: readonly string[];
 };
 
 /** The outcome of `parseCliArgs`: a command, or a Chinese usage message (exit 2). */
@@ -414,6 +429,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         ? {}
         : { systemPromptFile: path.resolve(f["system-prompt-file"]) }),
       ...(f["trust-workspace"] ? { trustWorkspace: true } : {}),
+      ...(f["mcp-config"] === undefined ? {} : { mcpConfig: path.resolve(f["mcp-config"]) }),
+      ...(f["allow-tool"].length === 0 ? {} : { allowTools: f["allow-tool"] }),
     },
   };
 }

@@ -11,6 +11,7 @@ import {
 import type { RunCommand } from "./args.ts";
 import type { CliIo } from "./cli.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
+import { recordedMcpTools } from "./mcp/tools.ts";
 import type { CliEnv } from "./model-provider.ts";
 import type { compareWithLog } from "./replay/divergence.ts";
 import { createReplayer, type Replayer } from "./replay/replayer.ts";
@@ -118,7 +119,12 @@ async function replay(options: {
     version: replayer.version,
   });
   const executed: string[] = [];
-  const runTools = neverRun({ ...tools.tools, ...features.tools }, executed, replayer);
+  // MCP tools (lesson 37) from the log's record of what the servers listed: no server starts.
+  const mcp = recordedMcpTools(started.options, (name) => standIn(name, executed, replayer));
+  const runTools = mcp.registry({
+    ...neverRun({ ...tools.tools, ...features.tools }, executed, replayer),
+    ...mcp.tools,
+  });
   const { maxRepeatedActions: _counted, ...limits } = command.limits;
   io.stderr(`coding-agent：重放运行 ${started.runId}（${events.length} 条记录，离线）\n`);
   const outcome = await runAgent(command.goal, replayer.provider, runTools, limits, signal, {
@@ -151,21 +157,20 @@ function neverRun(tools: ToolSet, executed: string[], replayer: Replayer): ToolS
   return Object.fromEntries(
     Object.entries(tools).map(([name, tool]): [string, Tool] => {
       const { authorize: _authorize, ...rest } = tool;
-      return [
-        name,
-        {
-          ...rest,
-          execute: () => {
-            // The one call a stand-in answers: one that threw in the recorded run.
-            const recorded = replayer.recordedThrow();
-            if (recorded !== undefined) throw new Error(recorded);
-            executed.push(name);
-            throw new Error(`重放不执行工具（${name}）`);
-          },
-        },
-      ];
+      return [name, { ...rest, execute: standIn(name, executed, replayer) }];
     }),
   );
+}
+
+/** A stand-in's `execute`: records the call and fails. */
+function standIn(name: string, executed: string[], replayer: Replayer): Tool["execute"] {
+  return () => {
+    // The one call a stand-in answers: one that threw in the recorded run.
+    const recorded = replayer.recordedThrow();
+    if (recorded !== undefined) throw new Error(recorded);
+    executed.push(name);
+    throw new Error(`重放不执行工具（${name}）`);
+  };
 }
 
 function ranATool(result: RunResult, executed: readonly string[]): RunResult {

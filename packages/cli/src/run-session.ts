@@ -20,6 +20,7 @@ import type { RunCommand } from "./args.ts";
 import type { CliIo } from "./cli.ts";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
 import { hookExtensions, loadHookSettings } from "./hooks/index.ts";
+import { prepareMcp } from "./mcp/index.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
 import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.ts";
 import { prepareRunFeatures } from "./run-extensions.ts";
@@ -156,9 +157,27 @@ async function execute(session: Session): Promise<number> {
     return EXIT_CODES.usage;
   }
   if (settings.warning !== undefined) io.stderr(`${settings.warning}\n`);
+  // MCP servers (lesson 37): started before the log opens, so run_started records their tools.
+  const mcp = await prepareMcp({
+    settingsServers: settings.mcpServers,
+    configFile: command.mcpConfig,
+    workspace,
+    approval: command.approval,
+    ...(io.approver === undefined ? {} : { approver: io.approver }),
+    allowTools: command.allowTools ?? [],
+    redact: model.redact,
+    warn: (line) => io.stderr(line),
+    signal,
+  });
+  if (!mcp.ok) {
+    io.stderr(`${mcp.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  const servers = mcp.session;
   const runId = resume?.runId ?? newRunId();
   const files = await openRunFiles(session, runId, model.redact).catch((error: Error) => error);
   if (files instanceof Error) {
+    await servers?.close();
     return report(io, command, stateFailed(`运行目录无法写入：${files.message}`), undefined);
   }
   const { runDir, log } = files;
@@ -167,7 +186,13 @@ async function execute(session: Session): Promise<number> {
     ...(resume === undefined ? {} : { recorded: resume.plan.versions }),
   });
   if (resume === undefined) {
-    const options = { ...command, workspace, ...scriptPathOf(command), price: price.price };
+    const options = {
+      ...command,
+      workspace,
+      ...scriptPathOf(command),
+      price: price.price,
+      ...(servers === undefined ? {} : { mcp: servers.record }),
+    };
     const written = await Promise.all([
       writeFile(
         path.join(runDir, START_FILES),
@@ -190,6 +215,7 @@ async function execute(session: Session): Promise<number> {
       ),
     ]).catch((error: Error) => error);
     if (written instanceof Error) {
+      await servers?.close();
       await log.close().catch(() => {});
       return report(
         io,
@@ -221,6 +247,7 @@ async function execute(session: Session): Promise<number> {
         }),
   });
   if (!traces.ok) {
+    await servers?.close();
     await log.close().catch(() => {});
     const failed = traceFailed(traces.message);
     io.stderr(traceFailedMessage(path.join(runDir, TRACE_FILE), failed.reason));
@@ -278,8 +305,9 @@ async function execute(session: Session): Promise<number> {
   const { maxRepeatedActions: _counted, ...limits } = command.limits;
 
   io.stderr(`coding-agent：开始运行（${model.label}，Ctrl-C 取消）\n`);
-  const runTools = { ...tools.tools, ...features.tools };
-  const result = await runAgent(command.goal, model.provider, runTools, limits, signal, {
+  const runTools = { ...tools.tools, ...features.tools, ...servers?.tools };
+  const registry = servers === undefined ? runTools : servers.registry(runTools);
+  const result = await runAgent(command.goal, model.provider, registry, limits, signal, {
     redact: model.redact,
     maxObservationChars: command.maxObservationChars,
     maxFinishRejections: command.maxFinishRejections,
@@ -298,6 +326,8 @@ async function execute(session: Session): Promise<number> {
           },
         }),
   });
+  // Every server process ends with the run, however it ended.
+  await servers?.close();
   await traced.end();
   if (result.code === "trace_failed") io.stderr(traceFailedMessage(traced.file, result.reason));
   const logged = await recorder.finished(result);

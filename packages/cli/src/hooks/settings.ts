@@ -2,12 +2,14 @@ import { lstat, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
 import { formatValueIssues, toValueIssues } from "@coding-agent/agent-core";
 import { z } from "zod";
+import { type McpServerConfig, parseMcpServers } from "../mcp/config.ts";
 
 /**
  * Settings files (design §7, lesson 36): `$CODING_AGENT_HOME/settings.json` (the user's,
  * always trusted) and `<workspace>/.coding-agent/settings.json` (the workspace's, read only
  * when the workspace is trusted). Their `hooks` are in Claude Code's shape, flattened as §7
- * writes it; other top-level keys (`mcpServers`, …) are left to whoever reads them.
+ * writes it; their `mcpServers` (lesson 37) in the `.mcp.json` shape (`../mcp/config.ts`),
+ * under the same trust rule; other top-level keys are left to whoever reads them.
  */
 export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "Stop"] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
@@ -78,6 +80,8 @@ export type HookSettings =
   | {
       readonly ok: true;
       readonly hooks: readonly HookEntry[];
+      /** The MCP servers, the user's first, then a trusted workspace's. */
+      readonly mcpServers: readonly McpServerConfig[];
       /** The one warning to print: a workspace whose settings were ignored. */
       readonly warning?: string;
     }
@@ -102,19 +106,18 @@ export async function loadHookSettings(options: {
   const user = await readSettings(userFile, "user");
   if (!user.ok) return user;
   const workspaceFile = path.join(workspace, WORKSPACE_SETTINGS);
-  if (!(await exists(workspaceFile))) return { ok: true, hooks: user.hooks };
+  if (!(await exists(workspaceFile))) return user;
   const [realUser, realWorkspaceFile] = await Promise.all([
     realpath(userFile).catch(() => undefined),
     realpath(workspaceFile).catch(() => undefined),
   ]);
   // The workspace is the user's home folder: its settings file is the user's own.
-  if (realUser !== undefined && realUser === realWorkspaceFile)
-    return { ok: true, hooks: user.hooks };
+  if (realUser !== undefined && realUser === realWorkspaceFile) return user;
   const trusted = options.trustWorkspace || (await isTrusted(workspace, home));
   if (typeof trusted === "string") return { ok: false, message: trusted };
   if (!trusted) {
-    const warning = `警告：工作区 ${workspace} 未被信任，忽略它的 ${WORKSPACE_SETTINGS}（其中的 hooks 不会运行）。信任它：加 --trust-workspace，或把它的真实路径写进 ${path.join(home, "trusted.json")} 的 workspaces`;
-    return { ok: true, hooks: user.hooks, warning };
+    const warning = `警告：工作区 ${workspace} 未被信任，忽略它的 ${WORKSPACE_SETTINGS}（其中的 hooks 和 MCP 服务器不会运行）。信任它：加 --trust-workspace，或把它的真实路径写进 ${path.join(home, "trusted.json")} 的 workspaces`;
+    return { ...user, warning };
   }
   if (realWorkspaceFile === undefined || !isInside(workspace, realWorkspaceFile)) {
     return {
@@ -124,7 +127,11 @@ export async function loadHookSettings(options: {
   }
   const own = await readSettings(workspaceFile, "workspace");
   if (!own.ok) return own;
-  return { ok: true, hooks: [...user.hooks, ...own.hooks] };
+  return {
+    ok: true,
+    hooks: [...user.hooks, ...own.hooks],
+    mcpServers: [...user.mcpServers, ...own.mcpServers],
+  };
 }
 
 /** True when `workspace` (a real path) is listed in `trusted.json`; a message when that file is bad. */
@@ -152,11 +159,14 @@ export async function isTrusted(workspace: string, home: string): Promise<boolea
 async function readSettings(
   file: string,
   source: HookEntry["source"],
-): Promise<{ ok: true; hooks: HookEntry[] } | { ok: false; message: string }> {
+): Promise<
+  | { ok: true; hooks: HookEntry[]; mcpServers: readonly McpServerConfig[] }
+  | { ok: false; message: string }
+> {
   const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) =>
     absent(error) ? undefined : error,
   );
-  if (text === undefined) return { ok: true, hooks: [] };
+  if (text === undefined) return { ok: true, hooks: [], mcpServers: [] };
   if (text instanceof Error)
     return { ok: false, message: `设置文件 ${file} 读不了：${text.message}` };
   const parsed = parseJson(text);
@@ -167,6 +177,8 @@ async function readSettings(
     const details = formatValueIssues(toValueIssues(checked.error.issues), "；");
     return { ok: false, message: `设置文件 ${file} 无效：${details}` };
   }
+  const servers = parseMcpServers(checked.data.mcpServers, file);
+  if (!servers.ok) return { ok: false, message: `设置文件 ${file} 无效：${servers.details}` };
   const hooks: HookEntry[] = [];
   for (const event of HOOK_EVENTS) {
     const entries = checked.data.hooks?.[event] ?? [];
@@ -181,7 +193,7 @@ async function readSettings(
       });
     });
   }
-  return { ok: true, hooks };
+  return { ok: true, hooks, mcpServers: servers.servers };
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {

@@ -1,0 +1,55 @@
+import type { Redactor } from "@coding-agent/agent-core";
+import type { ApprovalMode, Approver } from "@coding-agent/tools";
+import { loadMcpConfigFile, type McpServerConfig, mergeServers } from "./config.ts";
+import { type McpSession, startMcpServers } from "./servers.ts";
+
+export { loadMcpConfigFile, type McpServerConfig, parseMcpServers } from "./config.ts";
+export type { McpSession } from "./servers.ts";
+export { startMcpServers } from "./servers.ts";
+export { type McpRecord, McpRecordSchema, type McpToolRecord, mcpToolShape } from "./tools.ts";
+
+/** The client version the CLI gives servers in `initialize`. */
+const CLIENT_VERSION = "0.1.0";
+
+/**
+ * The MCP servers of a run (lesson 37): those of the settings files (the user's, and a
+ * trusted workspace's: `loadHookSettings` applies the trust rule), then `--mcp-config`'s
+ * (the user named that file: it is trusted), a later definition of a name replacing an
+ * earlier one; started now. A bad `--mcp-config` is a usage error (exit 2) before anything
+ * starts.
+ */
+export async function prepareMcp(options: {
+  readonly settingsServers: readonly McpServerConfig[];
+  readonly configFile: string | undefined;
+  readonly workspace: string;
+  readonly approval: ApprovalMode;
+  readonly approver?: Approver;
+  readonly allowTools: readonly string[];
+  readonly redact: Redactor;
+  readonly warn: (line: string) => void;
+  readonly signal?: AbortSignal;
+}): Promise<
+  | { readonly ok: true; readonly session: McpSession | undefined }
+  | { readonly ok: false; readonly message: string }
+> {
+  let fromFile: readonly McpServerConfig[] = [];
+  if (options.configFile !== undefined) {
+    const loaded = await loadMcpConfigFile(options.configFile);
+    if (!loaded.ok) return loaded;
+    fromFile = loaded.servers;
+  }
+  const servers = mergeServers(options.settingsServers, fromFile);
+  if (servers.length === 0) return { ok: true, session: undefined };
+  const session = await startMcpServers({
+    servers,
+    workspace: options.workspace,
+    approval: options.approval,
+    ...(options.approver === undefined ? {} : { approver: options.approver }),
+    allowTools: options.allowTools,
+    redact: options.redact,
+    warn: options.warn,
+    version: CLIENT_VERSION,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  return { ok: true, session };
+}

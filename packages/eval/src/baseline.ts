@@ -6,11 +6,17 @@ const BaselineSchema = z.object({
   tasks: z.array(z.object({ id: z.string(), passed: z.boolean() })),
 });
 
-/** The ids that passed in a baseline file; `missing` when the file does not exist. */
+/** One task of a baseline file: its id and whether it passed. */
+export interface BaselineTask {
+  readonly id: string;
+  readonly passed: boolean;
+}
+
+/** The tasks of a baseline file, in its order; `missing` when the file does not exist. */
 export async function loadBaseline(
   file: string,
 ): Promise<
-  | { readonly kind: "loaded"; readonly passed: ReadonlySet<string> }
+  | { readonly kind: "loaded"; readonly tasks: readonly BaselineTask[] }
   | { readonly kind: "missing" }
   | { readonly kind: "invalid"; readonly message: string }
 > {
@@ -38,6 +44,6 @@ export async function loadBaseline(
     };
   return {
     kind: "loaded",
-    passed: new Set(parsed.data.tasks.filter((task) => task.passed).map((task) => task.id)),
+    tasks: parsed.data.tasks.map((task) => ({ id: task.id, passed: task.passed })),
   };
 }

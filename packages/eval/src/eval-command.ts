@@ -117,9 +117,7 @@ async function runSuite(
   const report = buildReport({
     suite: suite.name,
     results: outcome.results,
-    ...(baseline?.kind === "loaded" && !command.updateBaseline
-      ? { baselinePassed: baseline.passed }
-      : {}),
+    ...(baseline?.kind === "loaded" && !command.updateBaseline ? { baseline: baseline.tasks } : {}),
   });
   const json = `${JSON.stringify(report, null, 2)}\n`;
   io.stdout(command.json ? json : formatTerminalReport(report));

@@ -1,6 +1,6 @@
 /** `@coding-agent/eval`: run the coding agent on a suite of tasks, grade the workspaces, report, gate. */
 
-export { loadBaseline } from "./baseline.ts";
+export { type BaselineTask, loadBaseline } from "./baseline.ts";
 export { EVAL_FLAGS, type EvalCommand, evalUsage, parseEvalArgs } from "./eval-args.ts";
 export {
   EVAL_EXIT_CODES,
@@ -51,6 +51,8 @@ export {
 export {
   buildReport,
   type EvalReport,
+  type FindRegressions,
+  findRegressions,
   formatTerminalReport,
   hasHarnessError,
   type StopKind,

@@ -1,3 +1,4 @@
+import type { BaselineTask } from "./baseline.ts";
 import { GRADER_NAMES } from "./graders.ts";
 import { HARNESS_ERROR_STATUS, type TaskResult } from "./run-task.ts";
 
@@ -35,11 +36,34 @@ export function stopKindOf(result: Pick<TaskResult, "status" | "code">): StopKin
   return "harness";
 }
 
-/** The report of a run; `baselinePassed` holds the ids that passed in the baseline. */
+/** How a run's results are compared with a baseline: the ids of the regressions, in run order. */
+export type FindRegressions = (
+  baseline: readonly BaselineTask[],
+  results: readonly TaskResult[],
+) => readonly string[];
+
+/**
+ * The tasks that passed in the baseline and fail now, in the order of `results` (the suite's).
+ * Matched by id, never by position; a harness error (timeout, crash) has `passed: false`, so it
+ * fails; a task new since the baseline, or one that failed there too, is no regression.
+ */
+export function findRegressions(
+  baseline: readonly BaselineTask[],
+  results: readonly TaskResult[],
+): string[] {
+  const passedBefore = new Set(baseline.filter((task) => task.passed).map((task) => task.id));
+  return results
+    .filter((result) => !result.passed && passedBefore.has(result.id))
+    .map((result) => result.id);
+}
+
+/** The report of a run; `baseline` holds the tasks of the baseline file, if any. */
 export function buildReport(options: {
   readonly suite: string;
   readonly results: readonly TaskResult[];
-  readonly baselinePassed?: ReadonlySet<string>;
+  readonly baseline?: readonly BaselineTask[];
+  /** Replaces {@link findRegressions} (lesson 35 wires the learner's function in here). */
+  readonly findRegressions?: FindRegressions;
 }): EvalReport {
   const { results } = options;
   const passed = results.filter((result) => result.passed).length;
@@ -48,7 +72,8 @@ export function buildReport(options: {
     const kind = stopKindOf(result);
     if (kind !== undefined) stops[kind] += 1;
   }
-  const baseline = options.baselinePassed;
+  const baseline = options.baseline;
+  const regressionsOf = options.findRegressions ?? findRegressions;
   return {
     suite: options.suite,
     passRate: results.length === 0 ? 0 : passed / results.length,
@@ -56,10 +81,7 @@ export function buildReport(options: {
     total: results.length,
     tasks: results,
     stops,
-    regressions:
-      baseline === undefined
-        ? []
-        : results.filter((result) => !result.passed && baseline.has(result.id)).map((r) => r.id),
+    regressions: baseline === undefined ? [] : [...regressionsOf(baseline, results)],
   };
 }
 

@@ -2,6 +2,7 @@ import { DOMParser } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
 import {
   buildReport,
+  findRegressions,
   formatTerminalReport,
   type Grades,
   hasHarnessError,
@@ -85,14 +86,50 @@ describe("buildReport", () => {
     expect(hasHarnessError(buildReport({ suite: "s", results: results.slice(0, 3) }))).toBe(false);
   });
 
+  const passedIn = (...ids: string[]) => ids.map((id) => ({ id, passed: true }));
+
   it("names every task that passed in the baseline and fails now", () => {
     const report = buildReport({
       suite: "s",
       results,
-      baselinePassed: new Set(["a", "b", "e", "gone"]),
+      baseline: [...passedIn("a", "b", "e", "gone"), { id: "c", passed: false }],
     });
     expect(report.regressions).toEqual(["b", "e"]);
     expect(formatTerminalReport(report)).toContain("回归（基线中通过、这次失败）：b, e");
+  });
+
+  it("matches tasks by id in the run's order: a new task or one that failed before is no regression, a timeout is", () => {
+    // The baseline lists the tasks in another order, "c" failed there, "new" was not there.
+    const baseline = [{ id: "c", passed: false }, ...passedIn("e", "a", "b")];
+    const now = [
+      row("new", "failed", "tool_error"),
+      row("a", "completed", "finished"),
+      row("b", "failed", "tool_error"),
+      row("c", "failed", "tool_error"),
+      row("e", "error", "timeout"),
+    ];
+    expect(findRegressions(baseline, now)).toEqual(["b", "e"]);
+    expect(findRegressions([], now)).toEqual([]);
+  });
+
+  it("asks an injected findRegressions, given the baseline and the results as they are", () => {
+    const baseline = passedIn("a");
+    const seen: unknown[] = [];
+    const report = buildReport({
+      suite: "s",
+      results,
+      baseline,
+      findRegressions: (given, now) => {
+        seen.push(given, now);
+        return ["z"];
+      },
+    });
+    expect(seen).toEqual([baseline, results]);
+    expect(report.regressions).toEqual(["z"]);
+    // Without a baseline nothing is compared, whatever the function would say.
+    expect(buildReport({ suite: "s", results, findRegressions: () => ["z"] }).regressions).toEqual(
+      [],
+    );
   });
 });
 

@@ -1,0 +1,1 @@
+export { type BaselineTask, findRegressions } from "./regressions.ts";

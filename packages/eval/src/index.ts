@@ -71,7 +71,9 @@ export {
   type EvalTask,
   loadSuite,
   RESERVED_RUN_FLAGS,
+  type ReservedFlagCheck,
   RUN_STATUSES,
   type RunArgsValidator,
+  reservedFlagIn,
   TaskFileSchema,
 } from "./task-file.ts";

@@ -1,7 +1,13 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { changedPaths, snapshotFixture, snapshotWorkspace, writeFixture } from "./fixture.ts";
+import {
+  changedPaths,
+  snapshotFixture,
+  snapshotWorkspace,
+  type WorkspaceSnapshot,
+  writeFixture,
+} from "./fixture.ts";
 import {
   type Grades,
   gradeDiffInScope,
@@ -51,6 +57,8 @@ export async function runTask(
     readonly runner: AgentRunner;
     readonly signal: AbortSignal;
     readonly defaultTimeoutMs?: number;
+    /** How the graders learn what changed; `changedPaths` (added, modified, removed) by default. */
+    readonly diff?: (before: WorkspaceSnapshot, after: WorkspaceSnapshot) => readonly string[];
   },
 ): Promise<TaskResult> {
   const started = performance.now();
@@ -85,7 +93,8 @@ export async function runTask(
       ...(options.runner.env === undefined ? {} : { env: options.runner.env }),
     });
     const run = runOutcome(ran, timeoutMs);
-    const changed = changedPaths(snapshotFixture(task.files), await snapshotWorkspace(workspace));
+    const diff = options.diff ?? changedPaths;
+    const changed = diff(snapshotFixture(task.files), await snapshotWorkspace(workspace));
     const graders: Grades = {
       tests_pass: await gradeTestsPass({
         testCommand: task.testCommand,

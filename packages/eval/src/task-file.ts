@@ -65,6 +65,19 @@ export interface EvalSuite {
 /** Says why a task's `args` are not valid `coding-agent run` options (Chinese), or undefined. */
 export type RunArgsValidator = (args: readonly string[]) => string | undefined;
 
+/** Names the first of a task's `args` that the harness sets itself, or undefined. */
+export type ReservedFlagCheck = (args: readonly string[]) => string | undefined;
+
+/**
+ * The first of `args` that is a flag of `RESERVED_RUN_FLAGS`, alone (`--json`) or with its
+ * value after `=` (`--workspace=/tmp/x`); a value that merely reads like one (`--model json`)
+ * is not a flag.
+ */
+export const reservedFlagIn: ReservedFlagCheck = (args) =>
+  args.find((arg) =>
+    RESERVED_RUN_FLAGS.some((flag) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)),
+  );
+
 /** A suite, or a Chinese message naming the file and the field (exit 2). */
 export type SuiteLoadResult =
   | { readonly ok: true; readonly suite: EvalSuite }
@@ -72,11 +85,13 @@ export type SuiteLoadResult =
 
 /**
  * Reads every `<suite>/<id>/task.json`, validates it with zod, the fake-model script with the
- * CLI's own schema and `args` with `validateRunArgs`, and reads the fixture's files.
+ * CLI's own schema and `args` with `validateRunArgs` (after `findReservedFlag`, which refuses
+ * the flags the harness sets), and reads the fixture's files.
  */
 export async function loadSuite(
   suiteDir: string,
   validateRunArgs: RunArgsValidator,
+  findReservedFlag: ReservedFlagCheck = reservedFlagIn,
 ): Promise<SuiteLoadResult> {
   const dir = path.resolve(suiteDir);
   let entries: string[];
@@ -96,7 +111,7 @@ export async function loadSuite(
       () => false,
     );
     if (!exists) continue;
-    const task = await loadTask(file, name, validateRunArgs);
+    const task = await loadTask(file, name, validateRunArgs, findReservedFlag);
     if (!task.ok) return task;
     tasks.push(task.task);
   }
@@ -109,6 +124,7 @@ async function loadTask(
   file: string,
   folder: string,
   validateRunArgs: RunArgsValidator,
+  findReservedFlag: ReservedFlagCheck,
 ): Promise<{ ok: true; task: EvalTask } | { ok: false; message: string }> {
   const bad = (field: string, message: string) => ({
     ok: false as const,
@@ -138,9 +154,7 @@ async function loadTask(
   if (!script.ok) return bad("script", script.message);
 
   const args = spec.args ?? [];
-  const reserved = args.find((arg) =>
-    RESERVED_RUN_FLAGS.some((flag) => arg === `--${flag}` || arg.startsWith(`--${flag}=`)),
-  );
+  const reserved = findReservedFlag(args);
   if (reserved !== undefined) return bad("args", `${reserved} 由评测框架设置，任务不能给`);
   const argsProblem = validateRunArgs(args);
   if (argsProblem !== undefined) return bad("args", argsProblem);

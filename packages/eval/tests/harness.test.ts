@@ -81,6 +81,32 @@ describe("runTask", () => {
     expect(result.graders.diff_in_scope.pass).toBe(false);
   });
 
+  it("grades with the diff it is given, which alone decides what changed", async () => {
+    const seen: [string[], string[]][] = [];
+    const result = await runTask(
+      task({
+        id: "t",
+        goal: "write:secret.txt",
+        forbiddenPaths: ["README.md"],
+        allowPaths: ["src"],
+      }),
+      {
+        runner: fakeRunner(),
+        signal: never,
+        diff: (before, after) => {
+          seen.push([[...before.keys()], [...after.keys()]]);
+          return ["README.md"];
+        },
+      },
+    );
+    expect(seen).toEqual([[["README.md"], ["README.md", "secret.txt"]]]);
+    expect(result.graders.forbidden_untouched).toEqual({
+      pass: false,
+      detail: "改动了禁止的文件：README.md",
+    });
+    expect(result.graders.diff_in_scope.detail).toBe("allowPaths 之外的改动：README.md");
+  });
+
   it("reports a timeout as a harness error and a run without a result as a crash", async () => {
     const slow = await runTask(task({ id: "t", goal: "hang", timeoutMs: 300 }), {
       runner: fakeRunner(),

@@ -1,16 +1,21 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadSuite, type RunArgsValidator } from "../src/index.ts";
+import {
+  loadSuite,
+  type ReservedFlagCheck,
+  type RunArgsValidator,
+  reservedFlagIn,
+} from "../src/index.ts";
 import { scratch, writeTask } from "./support/suite.ts";
 
 const valid = { id: "t1", goal: "修好它", repo: "repo", testCommand: "node --test" };
 const acceptAll: RunArgsValidator = () => undefined;
 
-async function loadOne(json: unknown, validate = acceptAll) {
+async function loadOne(json: unknown, validate = acceptAll, reserved?: ReservedFlagCheck) {
   const suite = await scratch();
   const file = await writeTask(suite, "t1", json);
-  return { file, result: await loadSuite(suite, validate) };
+  return { file, result: await loadSuite(suite, validate, reserved) };
 }
 
 describe("loadSuite", () => {
@@ -99,6 +104,21 @@ describe("loadSuite", () => {
       expect(reserved.result.ok, flag).toBe(false);
       if (!reserved.result.ok) expect(reserved.result.message).toContain(flag);
     }
+  });
+
+  it("refuses the flags the harness sets with the given check, which decides alone", async () => {
+    expect(reservedFlagIn(["--model", "json", "--max-steps", "3"])).toBeUndefined();
+    expect(reservedFlagIn(["--model", "m", "--workspace=/tmp/x"])).toBe("--workspace=/tmp/x");
+    const refused = await loadOne({ ...valid, args: ["--max-steps", "3"] }, acceptAll, (args) =>
+      args.find((arg) => arg === "3"),
+    );
+    expect(refused.result.ok).toBe(false);
+    if (!refused.result.ok)
+      expect(refused.result.message).toBe(
+        `任务文件 ${refused.file} 无效：args: 3 由评测框架设置，任务不能给`,
+      );
+    const allowed = await loadOne({ ...valid, args: ["--json"] }, acceptAll, () => undefined);
+    expect(allowed.result.ok).toBe(true);
   });
 
   it("says so when the suite has no task and when a task file is not JSON", async () => {

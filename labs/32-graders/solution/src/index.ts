@@ -1,0 +1,6 @@
+export {
+  changedPaths,
+  type GraderVerdict,
+  gradeForbiddenUntouched,
+  type Snapshot,
+} from "./diff-graders.ts";

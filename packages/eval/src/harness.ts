@@ -1,4 +1,4 @@
-import { type AgentRunner, runTask, type TaskResult } from "./run-task.ts";
+import { type AgentRunner, crashedTask, runTask, type TaskResult } from "./run-task.ts";
 import type { EvalTask } from "./task-file.ts";
 
 /** Tasks run side by side unless `--concurrency` says otherwise. */
@@ -25,6 +25,8 @@ export interface PoolOptions<T, R> {
   readonly signal: AbortSignal;
   /** Runs one item; it resolves with that item's result (a failed task is a result, not a throw). */
   readonly run: (item: T, index: number) => Promise<R>;
+  /** The result of an item whose `run` threw: one broken item must not end the whole run. */
+  readonly crashed: (error: unknown, item: T, index: number) => R;
   /** Called once per finished item, in the order they finish, while no cancel came. */
   readonly onFinished?: (result: R, finished: number, total: number) => void;
 }
@@ -52,7 +54,13 @@ export const runPool: Pool = async <T, R>(
     while (next < items.length && !options.signal.aborted) {
       const index = next;
       next += 1;
-      const result = await options.run(items[index] as T, index);
+      const item = items[index] as T;
+      let result: R;
+      try {
+        result = await options.run(item, index);
+      } catch (error) {
+        result = options.crashed(error, item, index);
+      }
       results[index] = result;
       if (options.signal.aborted) return;
       finished += 1;
@@ -92,6 +100,9 @@ export async function runTasks(
           ? {}
           : { defaultTimeoutMs: options.defaultTimeoutMs }),
       }),
+    // runTask turns what it can into a result; what escapes it (no temporary folder) is a crash.
+    crashed: (error, task) =>
+      crashedTask(task.id, error instanceof Error ? error.message : String(error), 0),
     ...(options.onTaskFinished === undefined ? {} : { onFinished: options.onTaskFinished }),
   });
 }

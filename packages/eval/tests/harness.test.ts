@@ -195,9 +195,23 @@ describe("runPool", () => {
         pending -= 1;
         return ms * 2;
       },
+      crashed: () => -1,
     });
     expect(most).toBe(2);
     expect(outcome).toEqual({ kind: "done", results: [60, 10, 40, 2] });
+  });
+
+  it("turns an item whose run throws into its crash result and runs the others", async () => {
+    const outcome = await runPool(["a", "boom", "c"], {
+      concurrency: 1,
+      signal: never,
+      run: async (item) => {
+        if (item === "boom") throw new Error("no temporary folder");
+        return item.toUpperCase();
+      },
+      crashed: (error, item) => `${item}: ${(error as Error).message}`,
+    });
+    expect(outcome).toEqual({ kind: "done", results: ["A", "boom: no temporary folder", "C"] });
   });
 });
 

@@ -1,4 +1,4 @@
-import { type AgentRunner, runTask, type TaskResult } from "./run-task.ts";
+import { type AgentRunner, crashedTask, runTask, type TaskResult } from "./run-task.ts";
 import type { EvalTask } from "./task-file.ts";
 
 /** Tasks run side by side unless `--concurrency` says otherwise. */
@@ -12,6 +12,66 @@ export type HarnessOutcome =
   | { readonly kind: "done"; readonly results: readonly TaskResult[] }
   | { readonly kind: "cancelled" };
 
+/** What a pool gives back: every item's result in the order of the items, or cancelled. */
+export type PoolOutcome<R> =
+  | { readonly kind: "done"; readonly results: readonly R[] }
+  | { readonly kind: "cancelled" };
+
+/** How a pool is told what to run. */
+export interface PoolOptions<T, R> {
+  /** At most this many `run` calls are pending at once (at least one). */
+  readonly concurrency: number;
+  /** Once aborted, the pool starts no new item and reports cancelled. */
+  readonly signal: AbortSignal;
+  /** Runs one item; it resolves with that item's result (a failed task is a result, not a throw). */
+  readonly run: (item: T, index: number) => Promise<R>;
+  /** The result of an item whose `run` threw: one broken item must not end the whole run. */
+  readonly crashed: (error: unknown, item: T, index: number) => R;
+  /** Called once per finished item, in the order they finish, while no cancel came. */
+  readonly onFinished?: (result: R, finished: number, total: number) => void;
+}
+
+/** The shape of `runPool`; `runTasks` takes another one (a lesson's) through its `pool` option. */
+export type Pool = <T, R>(
+  items: readonly T[],
+  options: PoolOptions<T, R>,
+) => Promise<PoolOutcome<R>>;
+
+/**
+ * Runs `items` at most `concurrency` at a time: a fixed number of lanes, each taking the next
+ * item when its previous one finished. Results land at their item's index, so they come back
+ * in the items' order whatever order they finish in.
+ */
+export const runPool: Pool = async <T, R>(
+  items: readonly T[],
+  options: PoolOptions<T, R>,
+): Promise<PoolOutcome<R>> => {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let finished = 0;
+  const lane = async () => {
+    // An item is taken only while no cancel came: a cancelled run starts nothing new.
+    while (next < items.length && !options.signal.aborted) {
+      const index = next;
+      next += 1;
+      const item = items[index] as T;
+      let result: R;
+      try {
+        result = await options.run(item, index);
+      } catch (error) {
+        result = options.crashed(error, item, index);
+      }
+      results[index] = result;
+      if (options.signal.aborted) return;
+      finished += 1;
+      options.onFinished?.(result, finished, items.length);
+    }
+  };
+  const lanes = Math.max(1, Math.min(options.concurrency, items.length));
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return options.signal.aborted ? { kind: "cancelled" } : { kind: "done", results };
+};
+
 /**
  * Runs `tasks` at most `concurrency` at a time, each in its own temporary workspace. A cancel
  * kills every running task's process group and waits for their workspaces to be removed.
@@ -24,33 +84,27 @@ export async function runTasks(
     readonly signal: AbortSignal;
     readonly defaultTimeoutMs?: number;
     readonly onTaskFinished?: OnTaskFinished;
+    /** The pool that schedules the tasks; `runPool` unless a lesson brings its own. */
+    readonly pool?: Pool;
   },
 ): Promise<HarnessOutcome> {
-  const results: TaskResult[] = new Array(tasks.length);
-  let next = 0;
-  let finished = 0;
-  const lane = async () => {
-    // A task is taken only while no cancel came: a cancelled run starts nothing new.
-    while (next < tasks.length && !options.signal.aborted) {
-      const index = next;
-      next += 1;
-      const task = tasks[index] as EvalTask;
-      const result = await runTask(task, {
+  const pool = options.pool ?? runPool;
+  return pool(tasks, {
+    concurrency: options.concurrency,
+    signal: options.signal,
+    run: (task) =>
+      runTask(task, {
         runner: options.runner,
         signal: options.signal,
         ...(options.defaultTimeoutMs === undefined
           ? {}
           : { defaultTimeoutMs: options.defaultTimeoutMs }),
-      });
-      results[index] = result;
-      if (options.signal.aborted) return;
-      finished += 1;
-      options.onTaskFinished?.(result, finished, tasks.length);
-    }
-  };
-  const lanes = Math.max(1, Math.min(options.concurrency, tasks.length));
-  await Promise.all(Array.from({ length: lanes }, lane));
-  return options.signal.aborted ? { kind: "cancelled" } : { kind: "done", results };
+      }),
+    // runTask turns what it can into a result; what escapes it (no temporary folder) is a crash.
+    crashed: (error, task) =>
+      crashedTask(task.id, error instanceof Error ? error.message : String(error), 0),
+    ...(options.onTaskFinished === undefined ? {} : { onFinished: options.onTaskFinished }),
+  });
 }
 
 /** The progress line of a finished task (stderr): `[3/12] ✓ fix-slugify 4.2s`. */

@@ -31,7 +31,11 @@ export {
   DEFAULT_CONCURRENCY,
   type HarnessOutcome,
   type OnTaskFinished,
+  type Pool,
+  type PoolOptions,
+  type PoolOutcome,
   progressLine,
+  runPool,
   runTasks,
 } from "./harness.ts";
 export { escapeHtml, renderHtmlReport } from "./html-report.ts";

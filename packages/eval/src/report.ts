@@ -64,12 +64,15 @@ export function buildReport(options: {
   readonly baseline?: readonly BaselineTask[];
   /** Replaces {@link findRegressions} (lesson 35 wires the learner's function in here). */
   readonly findRegressions?: FindRegressions;
+  /** How a stop is classified; `stopKindOf` unless a lesson brings its own. */
+  readonly classify?: (result: TaskResult) => StopKind | undefined;
 }): EvalReport {
   const { results } = options;
+  const classify = options.classify ?? stopKindOf;
   const passed = results.filter((result) => result.passed).length;
   const stops = { capability: 0, safety: 0, harness: 0 };
   for (const result of results) {
-    const kind = stopKindOf(result);
+    const kind = classify(result);
     if (kind !== undefined) stops[kind] += 1;
   }
   const baseline = options.baseline;

@@ -1,6 +1,13 @@
 import { readdir, readFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { progressLine, runTask, runTasks, type TaskResult } from "../src/index.ts";
+import {
+  type Pool,
+  progressLine,
+  runPool,
+  runTask,
+  runTasks,
+  type TaskResult,
+} from "../src/index.ts";
 import { fakeRunner, scratch, task } from "./support/suite.ts";
 
 const never = new AbortController().signal;
@@ -169,6 +176,68 @@ describe("runTasks", () => {
     expect(outcome.kind).toBe("cancelled");
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(await readdir(tmp)).toEqual([]);
+  });
+});
+
+describe("runTasks with a pool of its own", () => {
+  it("schedules the tasks through the given pool and hands it the concurrency and the signal", async () => {
+    const seen: { ids: string[]; concurrency: number; signal: AbortSignal }[] = [];
+    const pool: Pool = (items, options) => {
+      seen.push({
+        ids: items.map((item) => (item as { id: string }).id),
+        concurrency: options.concurrency,
+        signal: options.signal,
+      });
+      return runPool(items, options);
+    };
+    const outcome = await runTasks(
+      [task({ id: "a" }), task({ id: "b", goal: "status:failed/max_steps" })],
+      {
+        runner: fakeRunner(),
+        concurrency: 3,
+        signal: never,
+        pool,
+      },
+    );
+    expect(seen).toEqual([{ ids: ["a", "b"], concurrency: 3, signal: never }]);
+    expect(outcome.kind === "done" && outcome.results.map((r) => [r.id, r.code])).toEqual([
+      ["a", "finished"],
+      ["b", "max_steps"],
+    ]);
+  });
+});
+
+describe("runPool", () => {
+  it("keeps at most concurrency items pending and the results in the items' order", async () => {
+    let pending = 0;
+    let most = 0;
+    const outcome = await runPool([30, 5, 20, 1], {
+      concurrency: 2,
+      signal: never,
+      run: async (ms) => {
+        pending += 1;
+        most = Math.max(most, pending);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        pending -= 1;
+        return ms * 2;
+      },
+      crashed: () => -1,
+    });
+    expect(most).toBe(2);
+    expect(outcome).toEqual({ kind: "done", results: [60, 10, 40, 2] });
+  });
+
+  it("turns an item whose run throws into its crash result and runs the others", async () => {
+    const outcome = await runPool(["a", "boom", "c"], {
+      concurrency: 1,
+      signal: never,
+      run: async (item) => {
+        if (item === "boom") throw new Error("no temporary folder");
+        return item.toUpperCase();
+      },
+      crashed: (error, item) => `${item}: ${(error as Error).message}`,
+    });
+    expect(outcome).toEqual({ kind: "done", results: ["A", "boom: no temporary folder", "C"] });
   });
 });
 

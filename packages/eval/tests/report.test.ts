@@ -46,6 +46,23 @@ function parseXml(text: string) {
   return { doc, errors };
 }
 
+describe("buildReport with a classifier of its own", () => {
+  it("counts each stop under the kind the given classifier names", () => {
+    const results = [row("a", "completed", "finished"), row("b", "failed", "tool_error")];
+    const seen: string[] = [];
+    const report = buildReport({
+      suite: "s",
+      results,
+      classify: (result) => {
+        seen.push(result.id);
+        return result.status === "completed" ? undefined : "harness";
+      },
+    });
+    expect(seen).toEqual(["a", "b"]);
+    expect(report.stops).toEqual({ capability: 0, safety: 0, harness: 1 });
+  });
+});
+
 describe("stopKindOf", () => {
   it.each([
     ["completed", "finished", undefined],

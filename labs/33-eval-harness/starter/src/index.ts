@@ -1,0 +1,1 @@
+export { runPool } from "./pool.ts";

@@ -1,0 +1,1 @@
+export { passRateOf, stopKindOf } from "./stops.ts";

@@ -131,6 +131,10 @@ async function packAndInstall(): Promise<Installed> {
         private: true,
         type: "module",
         dependencies: tarballs,
+        // Every dependent of a package here (the CLI of eval, eval of tools) takes its
+        // tarball too: without this npm asked the registry for `@coding-agent/tools@0.1.0`
+        // while placing eval's dependencies, and retried there until the hook timed out.
+        overrides: tarballs,
         devDependencies: { "@types/node": typesNode.version },
       }),
     );

@@ -1,8 +1,8 @@
 import type { Pool, PoolOptions, PoolOutcome } from "@coding-agent/eval";
 
 /**
- * Runs `items` at most `options.concurrency` at a time and gives back every result in the
- * items' order; once `options.signal` is aborted it starts nothing new and reports cancelled.
+ * 同时最多运行 `options.concurrency` 个 `items`，按 items 原来的顺序交回每个结果；
+ * `options.signal` 取消之后不再启动新的任务，没启动的报告为 cancelled。
  */
 export const runPool: Pool = async <T, R>(
   items: readonly T[],

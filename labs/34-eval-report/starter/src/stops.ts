@@ -1,9 +1,8 @@
 import type { StopKind, TaskResult } from "@coding-agent/eval";
 
 /**
- * Why a task that did not complete stopped: capability (the agent could not do it), safety (a
- * policy stopped it) or harness (the eval itself gave no verdict); undefined for a run that
- * completed, whatever its graders say.
+ * 没有完成的任务为什么停下：capability（Agent 做不到）、safety（被策略拦下）或 harness
+ * （评测本身没有给出结论）；运行以 completed 结束时返回 undefined，不管评分器怎么判。
  */
 export function stopKindOf(result: Pick<TaskResult, "status" | "code">): StopKind | undefined {
   // #region exercise
@@ -18,7 +17,7 @@ export function stopKindOf(result: Pick<TaskResult, "status" | "code">): StopKin
   // #endregion exercise
 }
 
-/** The share of tasks that passed, over every task of the suite (0 for an empty suite). */
+/** 通过的任务占整个任务集的比例（分母是全部任务；空任务集为 0）。 */
 export function passRateOf(results: readonly Pick<TaskResult, "passed" | "status">[]): number {
   // #region exercise
   // TODO(lab-34): 现在总是 0。返回通过的任务占任务集的比例（0 到 1 之间）；任务集为空时是 0。

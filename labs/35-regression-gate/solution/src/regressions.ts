@@ -3,9 +3,8 @@ import type { BaselineTask, TaskResult } from "@coding-agent/eval";
 export type { BaselineTask };
 
 /**
- * The regressions of a run against a baseline: the ids of the tasks that passed in the baseline
- * and fail now, in the order of `results` (the suite's order). `baseline` is the `tasks` of a
- * results file that `coding-agent eval --json` (or `--update-baseline`) wrote.
+ * 这次运行相对基线的回归：基线里通过、这次失败的任务 id，按 `results` 的顺序（即任务集的顺序）。
+ * `baseline` 是 `coding-agent eval --json`（或 `--update-baseline`）写下的结果文件里的 `tasks`。
  */
 export function findRegressions(
   baseline: readonly BaselineTask[],

@@ -289,15 +289,16 @@ async function execute(session: Session): Promise<number> {
     warn: (line) => io.stderr(line),
     log,
   });
-  // The resume answers first (what is already recorded), the tool hooks next (the log
-  // records what they let through), the log writes, the gate judges, the Stop hooks see a
-  // finish the gate accepted; loop detection and the context budget see the results as
-  // the log has them.
+  // The resume answers first (what is already recorded); the gate sees each tool's own
+  // result, before a PostToolUse hook may replace it (a hook cannot turn failing tests into
+  // evidence); the tool hooks next (the log records what they let through), the log writes,
+  // the Stop hooks see a finish the gate accepted; loop detection and the context budget see
+  // the results as the log has them.
   const extensions: RunExtension[] = [
     ...(resume === undefined ? [] : [createResumeExtension(resume.plan, workspace)]),
+    gate,
     ...hooks.tools,
     recorder,
-    gate,
     ...hooks.stop,
     ...features.extensions,
   ];

@@ -854,6 +854,14 @@ describe("statusOf", () => {
     ["invalid_action", "failed"],
     ["provider_error", "failed"],
     ["permission_denied", "blocked"],
+    ["loop_detected", "budget_exceeded"],
+    ["context_exhausted", "budget_exceeded"],
+    ["max_cost", "budget_exceeded"],
+    ["finish_rejected", "failed"],
+    ["extension_error", "failed"],
+    ["state_failed", "failed"],
+    ["replay_diverged", "failed"],
+    ["trace_failed", "failed"],
   ] as const)("maps %s to %s", (code, status) => {
     expect(statusOf(code)).toBe(status);
   });

@@ -254,3 +254,91 @@ describe("beforeModelCall", () => {
     expect(Object.keys(extension)).toEqual(["name"]);
   });
 });
+
+describe("the verdicts a hook may give, checked before they take effect", () => {
+  /** A provider that keeps every request it is asked and always finishes. */
+  function recordingModel() {
+    const requests: Array<{ messages: readonly Message[] }> = [];
+    return {
+      requests,
+      provider: {
+        async complete(request: { messages: readonly Message[] }) {
+          requests.push(request);
+          return { action: finish };
+        },
+      },
+    };
+  }
+  const withHooks = (hooks: Hooks, provider: ReturnType<typeof recordingModel>["provider"]) =>
+    runAgent("目标", provider, {}, { maxSteps: 3 }, undefined, {
+      extensions: [createHookExtension(hooks)],
+    });
+
+  it.each([
+    ["undefined", undefined],
+    ["null", null],
+  ])("beforeModelCall answering %s allows the call unchanged", async (_name, answer) => {
+    const model = recordingModel();
+    const result = await withHooks(
+      { name: "quiet", beforeModelCall: () => answer as never },
+      model.provider,
+    );
+    expect(result).toMatchObject({ status: "completed" });
+    expect(model.requests).toHaveLength(1);
+    expect(JSON.stringify(model.requests[0]?.messages)).not.toContain("附加说明");
+  });
+
+  it("beforeModelCall's rewrite is the request the model gets", async () => {
+    const model = recordingModel();
+    const result = await withHooks(
+      {
+        name: "context",
+        beforeModelCall: (request) => ({
+          kind: "rewrite",
+          request: {
+            ...request,
+            messages: [...request.messages, { role: "user", content: "附加说明：先读 README" }],
+          },
+        }),
+      },
+      model.provider,
+    );
+    expect(result).toMatchObject({ status: "completed" });
+    expect(model.requests[0]?.messages.at(-1)).toMatchObject({ content: "附加说明：先读 README" });
+  });
+
+  it.each([
+    ["a veto without a message", { kind: "veto" }, "的 veto 缺少 message"],
+    ["an unknown kind", { kind: "bogus" }, "返回了无效的决定"],
+    ["a kind that is not a string", { kind: 42 }, "返回了无效的决定"],
+  ])("preToolUse giving %s fails closed, naming the hook", async (_name, answer, message) => {
+    const seen: unknown[] = [];
+    const result = await run({ name: "odd", preToolUse: () => answer as never }, echoTools(seen), [
+      call("echo", { text: "a" }),
+      finish,
+    ]);
+    expect(seen).toEqual([]);
+    expect(result.status).toBe("failed");
+    expect(result.reason).toContain(`hook odd ${message}`);
+  });
+
+  it("postToolUse's rewrite without a result fails closed instead of answering undefined", async () => {
+    const seen: unknown[] = [];
+    const result = await run(
+      { name: "post", postToolUse: () => ({ kind: "rewrite" }) as never },
+      echoTools(seen),
+      [call("echo", { text: "a" }), finish],
+    );
+    expect(seen).toEqual([{ text: "a" }]);
+    expect(result.status).toBe("failed");
+    expect(result.reason).toContain("hook post 的 rewrite 缺少 result");
+  });
+
+  it("a stop hook may not rewrite: only allow or veto", async () => {
+    const result = await run({ name: "stopper", stop: () => ({ kind: "rewrite" }) as never }, {}, [
+      finish,
+    ]);
+    expect(result.status).toBe("failed");
+    expect(result.reason).toContain("hook stopper 返回了无效的决定");
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Action } from "../src/action.ts";
 import { InvalidLimitsError } from "../src/errors.ts";
-import { createLoopGuard } from "../src/loop-guard.ts";
+import { createLoopGuard, guardOfRun, parseLimits, tightenLimits } from "../src/loop-guard.ts";
 
 const say = (content: string): Action => ({ type: "message", content });
 const read = (path: string, callId?: string): Action => ({
@@ -283,5 +283,66 @@ describe("createLoopGuard", () => {
     const guard = createLoopGuard({ maxSteps: 9 }, { clock: () => now });
     now = 1_250;
     expect(guard.counters().elapsedMs).toBe(250);
+  });
+});
+
+describe("the guard of a run (guardOfRun) compares replies by value", () => {
+  const runGuard = () => guardOfRun(parseLimits({ maxSteps: 10, maxRepeatedActions: 1 }), () => 0);
+
+  it("sees the same list of actions twice as a repeat", () => {
+    const guard = runGuard();
+    expect(guard.recordAction([read("a.ts"), read("b.ts")]).stop).toBe(false);
+    expect(guard.recordAction([read("a.ts"), read("b.ts")])).toMatchObject({
+      stop: true,
+      code: "repeated_action",
+    });
+  });
+
+  it.each([
+    [
+      "a list that differs in its last action",
+      [read("a.ts"), read("b.ts")],
+      [read("a.ts"), read("c.ts")],
+    ],
+    ["a longer list with the same start", [read("a.ts")], [read("a.ts"), read("b.ts")]],
+    ["a shorter list with the same start", [read("a.ts"), read("b.ts")], [read("a.ts")]],
+    ["one action after a list of that one action", [read("a.ts")], read("a.ts")],
+    ["a list of one action after that action alone", read("a.ts"), [read("a.ts")]],
+  ])("does not see %s as a repeat", (_name, first, second) => {
+    const guard = runGuard();
+    guard.recordAction(first);
+    expect(guard.recordAction(second).stop).toBe(false);
+  });
+});
+
+describe("createLoopGuard compares fingerprints", () => {
+  it("does not take an action its caller changed after recording it for the same one", () => {
+    const guard = createLoopGuard({ maxSteps: 10, maxRepeatedActions: 1 });
+    const action = { type: "tool_call", tool: "read_file", input: { path: "a.ts" } } as {
+      type: "tool_call";
+      tool: string;
+      input: { path: string };
+    };
+    guard.recordAction(action);
+    action.input.path = "b.ts";
+    expect(guard.recordAction(action).stop).toBe(false);
+  });
+});
+
+describe("tightenLimits", () => {
+  it("keeps the caller's limit where a task names a budget without a value", () => {
+    expect(
+      tightenLimits({ maxSteps: 5, maxToolCalls: 3 }, { maxSteps: undefined, maxToolCalls: 2 }),
+    ).toEqual({
+      maxSteps: 5,
+      maxToolCalls: 2,
+    });
+  });
+
+  it("takes the task's budget where the caller set none, and the smaller where both did", () => {
+    expect(tightenLimits({ maxSteps: 5 }, { maxSteps: 8, maxTokens: 100 })).toEqual({
+      maxSteps: 5,
+      maxTokens: 100,
+    });
   });
 });

@@ -213,3 +213,58 @@ describe("boundTraceEvent", () => {
     expect(boundTraceEvent(small)).toEqual(small);
   });
 });
+
+describe("boundTraceEvent at its bounds", () => {
+  it("keeps a text of exactly the bound and cuts one character more", () => {
+    const exact = boundTraceEvent({ type: "x", detail: "a".repeat(MAX_TRACE_FIELD_CHARS) });
+    expect(exact).toEqual({ type: "x", detail: "a".repeat(MAX_TRACE_FIELD_CHARS) });
+    const over = boundTraceEvent({ type: "x", detail: "a".repeat(MAX_TRACE_FIELD_CHARS + 1) });
+    expect(over.truncated).toBe(true);
+    expect(over.detail.length).toBeLessThanOrEqual(MAX_TRACE_FIELD_CHARS);
+  });
+
+  it("keeps a list of exactly the bound and cuts one entry more", () => {
+    const list = (length: number) => Array.from({ length }, (_, index) => index);
+    expect(boundTraceEvent({ type: "x", items: list(MAX_TRACE_LIST_ITEMS) })).toEqual({
+      type: "x",
+      items: list(MAX_TRACE_LIST_ITEMS),
+    });
+    expect(boundTraceEvent({ type: "x", items: list(MAX_TRACE_LIST_ITEMS + 1) })).toEqual({
+      type: "x",
+      items: list(MAX_TRACE_LIST_ITEMS),
+      truncated: true,
+    });
+  });
+
+  it("leaves numbers, booleans, null and short nested values as they are", () => {
+    const event = {
+      type: "x",
+      n: 3,
+      ok: false,
+      none: null,
+      nested: { list: [1, "two", { deep: true }], empty: [] },
+    };
+    expect(boundTraceEvent(event)).toEqual(event);
+  });
+});
+
+describe("createTracer's settled", () => {
+  it("waits for a required write that finishes on a later timer, not only on a microtask", async () => {
+    let written = false;
+    const tracer = createTracer(
+      undefined,
+      () => 0,
+      () =>
+        new Promise<void>((resolve) => {
+          setTimeout(() => {
+            written = true;
+            resolve();
+          }, 5);
+        }),
+    );
+    tracer.emit({ type: "model_started", step: 1 });
+    await tracer.settled();
+    expect(written).toBe(true);
+    expect(tracer.failure).toBeUndefined();
+  });
+});

@@ -163,10 +163,13 @@ describe("mcpApprovalCall", () => {
   });
 });
 
-/** server-everything, the reference MCP server, run by node straight from its package. */
+/**
+ * server-everything, the reference MCP server, run by node straight from its package (the
+ * capstone's own MCP tests use it: it is found beside @coding-agent/cli).
+ */
 const EVERYTHING = join(
   dirname(
-    createRequire(join(process.cwd(), "package.json")).resolve(
+    createRequire(createRequire(import.meta.url).resolve("@coding-agent/cli/package.json")).resolve(
       "@modelcontextprotocol/server-everything/package.json",
     ),
   ),

@@ -25,7 +25,10 @@ describe("parseMcpServers", () => {
   });
 
   it("refuses an unknown key and a value of the wrong type, at its path, never coercing it", () => {
-    expect(details({ s: { command: "x", arg: ["y"] } })).toContain("mcpServers.s");
+    expect(details({ s: { command: "x", arg: ["y"] } })).toContain(
+      "mcpServers.s: 不认识的字段 arg",
+    );
+    expect(details({ s: 3 })).toContain("mcpServers.s: 需要对象");
     expect(details({ s: { url: "http://h/mcp", header: {} } })).toContain("mcpServers.s");
     expect(details({ s: { command: "x", args: [1] } })).toContain("mcpServers.s.args[0]");
     expect(details({ s: { command: "x", env: { A: true } } })).toContain("mcpServers.s.env.A");

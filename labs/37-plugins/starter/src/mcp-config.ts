@@ -9,6 +9,14 @@ import { z } from "zod";
 const SERVER_NAME = /^.+$/;
 // #endregion exercise
 
+/** 一项配置本身的问题（中文）：有不认识的字段，或者它根本不是对象。 */
+const entryError = (issue: { code?: string; keys?: readonly string[] }) =>
+  issue.code === "unrecognized_keys"
+    ? `不认识的字段 ${(issue.keys ?? []).join("、")}（stdio 服务器：command、args、env；HTTP 服务器：url、headers；都可以写 type）`
+    : issue.code === "invalid_type"
+      ? "需要对象：{ command, args?, env? } 或 { url, headers? }"
+      : undefined;
+
 // 一个服务器的配置：没有 url 的是 stdio（运行时启动的进程），有 url 的是 streamable HTTP。
 // #region exercise
 // TODO(lab-37): 现在的 schema 对不认识的键一声不吭地丢掉（"arg" 拼错了，参数就没了），
@@ -16,18 +24,24 @@ const SERVER_NAME = /^.+$/;
 //   不认识的键是错误；args、env、headers 的值必须本来就是字符串；command 非空；
 //   url 只能是 http:// 或 https://；type 可以不写，写了就要和这一项相符（stdio；http 或 streamable-http）。
 //   每条错误用中文写明原因。
-const StdioServerSchema = z.object({
-  type: z.string().optional(),
-  command: z.string(),
-  args: z.array(z.coerce.string()).default([]),
-  env: z.record(z.string(), z.coerce.string()).default({}),
-});
+const StdioServerSchema = z.object(
+  {
+    type: z.string().optional(),
+    command: z.string(),
+    args: z.array(z.coerce.string()).default([]),
+    env: z.record(z.string(), z.coerce.string()).default({}),
+  },
+  { error: entryError },
+);
 
-const HttpServerSchema = z.object({
-  type: z.string().optional(),
-  url: z.string(),
-  headers: z.record(z.string(), z.coerce.string()).default({}),
-});
+const HttpServerSchema = z.object(
+  {
+    type: z.string().optional(),
+    url: z.string(),
+    headers: z.record(z.string(), z.coerce.string()).default({}),
+  },
+  { error: entryError },
+);
 // #endregion exercise
 
 /**

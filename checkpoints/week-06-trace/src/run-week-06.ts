@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "@coding-agent/cli";
+import { runCliCaptured } from "@coding-agent/cli";
 import {
   type CliRun,
   COST_BUDGET_USD,
@@ -105,20 +105,8 @@ function runIdOf(run: CliRun): string {
 }
 
 /** `coding-agent <argv>` in this process, with exactly `env`. */
-async function cli(argv: string[], env: Record<string, string | undefined>): Promise<CliRun> {
-  let stdout = "";
-  let stderr = "";
-  const io = {
-    stdout: (text: string) => {
-      stdout += text;
-    },
-    stderr: (text: string) => {
-      stderr += text;
-    },
-  };
-  const exitCode = await runCli(argv, io, new AbortController().signal, env);
-  return { exitCode, stdout, stderr };
-}
+const cli = (argv: string[], env: Record<string, string | undefined>): Promise<CliRun> =>
+  runCliCaptured(argv, env);
 
 /** A loopback OTLP/HTTP collector keeping every request body (OTLP/JSON, the exporter's default). */
 async function startCollector() {

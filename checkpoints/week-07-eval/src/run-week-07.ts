@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { runCli } from "@coding-agent/cli";
+import { runCliCaptured } from "@coding-agent/cli";
 import { BROKEN_TASK, type CliRun, type Week07Run } from "./week-07.ts";
 
 /** The suite `@coding-agent/eval` bundles: two fixes, a false "completed", a forbidden write. */
@@ -39,17 +39,5 @@ export async function runWeek07(): Promise<Week07Run> {
 }
 
 /** `coding-agent <argv>` in this process, with exactly `env`. */
-async function cli(argv: string[], env: Record<string, string | undefined>): Promise<CliRun> {
-  let stdout = "";
-  let stderr = "";
-  const io = {
-    stdout: (text: string) => {
-      stdout += text;
-    },
-    stderr: (text: string) => {
-      stderr += text;
-    },
-  };
-  const exitCode = await runCli(argv, io, new AbortController().signal, env);
-  return { exitCode, stdout, stderr };
-}
+const cli = (argv: string[], env: Record<string, string | undefined>): Promise<CliRun> =>
+  runCliCaptured(argv, env);

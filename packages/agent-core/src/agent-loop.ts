@@ -124,7 +124,7 @@ function prepareRun(
   const redact = options.redact ?? redactorForEnvironment();
   const callerLimits = parseLimits(limits);
   if (options.retry !== undefined) checkPolicy(options.retry.policy);
-  const { maxFinishRejections, price, maxCostUsd } = checkRunOptions(options);
+  const { maxFinishRejections, price, fallbackPrice, maxCostUsd } = checkRunOptions(options);
   const runLimits = tightenLimits(callerLimits, parsedTask.task.budgets);
   const registry = isToolRegistry(tools) ? tools : createToolRegistry(tools);
   const extensions = [...(options.extensions ?? [])];
@@ -151,9 +151,11 @@ function prepareRun(
     maxFinishRejections,
     finishRejections: 0,
     price,
+    fallbackPrice,
     maxCostUsd,
     costOf: options.costOf ?? costOf,
     costUsd: 0,
+    costKnown: true,
   };
   return { run, callerLimits };
 }
@@ -256,7 +258,8 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
   if (costUsd === false) {
     return modelFailed(run, step, "extension_error", "costOf 没有给出有效的成本（有限、非负的数）");
   }
-  if (costUsd !== null) run.costUsd += costUsd;
+  if (costUsd === null) run.costKnown = false;
+  else run.costUsd += costUsd;
 
   const single = response.response.actions === undefined;
   const replies = single ? [response.response.action] : (response.response.actions ?? []);
@@ -400,7 +403,8 @@ function finish(run: Run, stop: Stop | Finished): RunResult {
   const reason = clip(run, stop.reason);
   const counters = run.guard.counters();
   const status = statusOf(stop.code);
-  const costUsd = run.price === undefined || run.price === null ? null : run.costUsd;
+  const costUsd =
+    run.price === undefined || run.price === null || !run.costKnown ? null : run.costUsd;
   const result: RunResult = Object.freeze({
     status,
     code: stop.code,

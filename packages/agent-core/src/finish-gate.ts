@@ -71,8 +71,9 @@ export interface FinishGateOptions {
     signal: AbortSignal,
   ) => Promise<{ readonly version: string; readonly changedFiles: readonly string[] }>;
   /**
-   * The version right after a tool call, for its test report. Default: `inspect`'s. A
-   * resumed run answers from its log here, where the workspace has moved on since.
+   * The version right after a tool call, for its test report, asked when the gate next
+   * judges (so another extension may record it after the gate saw the result). Default:
+   * `inspect`'s at the call. A resumed run answers from its log here.
    */
   readonly versionAfter?: (callId: string, signal: AbortSignal) => Promise<string>;
   /** The run's start version (for the evidence). */
@@ -109,12 +110,26 @@ export function createFinishGate(options: FinishGateOptions): FinishGate {
   const enforce = options.enforce ?? true;
   const judge = options.judge ?? judgeFinish;
   let tests: TestEvidence | null = null;
+  // A report whose version is asked of `versionAfter` when the gate next judges: the gate may
+  // sit before the extension that records that version (it sees the tool's own result there,
+  // before any later extension replaces it).
+  let pending: { readonly report: Omit<TestEvidence, "version">; readonly callId: string } | null =
+    null;
+  const settled = async (signal: AbortSignal): Promise<TestEvidence | null> => {
+    if (pending !== null && options.versionAfter !== undefined) {
+      const { report, callId } = pending;
+      pending = null;
+      tests = { ...report, version: await options.versionAfter(callId, signal) };
+    }
+    return tests;
+  };
   const evidence = async (signal = new AbortController().signal): Promise<FinishEvidence> => {
+    const latest = await settled(signal);
     const now = await options.inspect(signal);
     return {
       startVersion: options.startVersion,
       endVersion: now.version,
-      tests,
+      tests: latest,
       changedFiles: now.changedFiles,
     };
   };
@@ -124,11 +139,11 @@ export function createFinishGate(options: FinishGateOptions): FinishGate {
       if (call.tool !== testTool || !result.ok) return undefined;
       const report = testReport(result.value);
       if (report === undefined) return undefined;
-      const version =
-        options.versionAfter === undefined
-          ? (await options.inspect(signal)).version
-          : await options.versionAfter(call.callId, signal);
-      tests = { ...report, version };
+      if (options.versionAfter !== undefined) {
+        pending = { report, callId: call.callId };
+        return undefined;
+      }
+      tests = { ...report, version: (await options.inspect(signal)).version };
       return undefined;
     },
     async onFinish(_proposal, signal): Promise<FinishDecision | undefined> {
@@ -139,6 +154,7 @@ export function createFinishGate(options: FinishGateOptions): FinishGate {
     },
     evidence,
     restoreTests(restored) {
+      pending = null;
       tests = restored;
     },
   };

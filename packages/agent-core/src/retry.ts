@@ -1,3 +1,4 @@
+import type { ModelPrice } from "./cost.ts";
 import { AbortError, isAbortError } from "./errors.ts";
 import { classifyFailure, type Failure, type FailureClass } from "./failure.ts";
 import type { Provider } from "./provider.ts";
@@ -196,9 +197,13 @@ export interface ModelRetryOptions {
    * Another model, asked once the attempts at the run's own model have failed retryably
    * (`maxAttempts` of them, or fewer when the same failure came twice): from that step on
    * the run stays on it, with the same policy. Its replies name `model` in the trace and
-   * the result.
+   * the result, and cost at its own `price` (null: unknown; absent: the run's `price`).
    */
-  readonly fallback?: { readonly provider: Provider; readonly model: string };
+  readonly fallback?: {
+    readonly provider: Provider;
+    readonly model: string;
+    readonly price?: ModelPrice | null;
+  };
   /** What a wait the server named leads to; `retryWait` by default (lesson 38 passes the learner's). */
   readonly wait?: RetryWait;
 }

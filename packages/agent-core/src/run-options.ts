@@ -66,6 +66,8 @@ export const DEFAULT_MAX_FINISH_REJECTIONS = 3;
 export interface CheckedRunOptions {
   readonly maxFinishRejections: number;
   readonly price: ModelPrice | null | undefined;
+  /** The price of `retry.fallback`'s calls: its own when given, else `price`. */
+  readonly fallbackPrice: ModelPrice | null | undefined;
   readonly maxCostUsd: number | undefined;
 }
 
@@ -78,10 +80,12 @@ export function checkRunOptions(options: RunOptions): CheckedRunOptions {
     );
   }
   const { maxCostUsd } = options;
-  const price =
-    options.price === undefined || options.price === null
-      ? options.price
-      : parsePrice(options.price);
+  const price = checkedPrice(options.price, "price");
+  const fallback = options.retry?.fallback;
+  const fallbackPrice =
+    fallback !== undefined && "price" in fallback
+      ? checkedPrice(fallback.price, "retry.fallback.price")
+      : price;
   if (maxCostUsd !== undefined) {
     if (!Number.isFinite(maxCostUsd) || maxCostUsd < 0) {
       throw new InvalidLimitsError(
@@ -92,13 +96,20 @@ export function checkRunOptions(options: RunOptions): CheckedRunOptions {
     if (price === undefined || price === null) {
       throw new InvalidLimitsError("invalid options: maxCostUsd needs the model's price");
     }
+    if (fallback !== undefined && (fallbackPrice === undefined || fallbackPrice === null)) {
+      throw new InvalidLimitsError("invalid options: maxCostUsd needs the fallback model's price");
+    }
   }
-  return { maxFinishRejections, price, maxCostUsd };
+  return { maxFinishRejections, price, fallbackPrice, maxCostUsd };
 }
 
-function parsePrice(price: ModelPrice): ModelPrice {
+function checkedPrice(
+  price: ModelPrice | null | undefined,
+  name: string,
+): ModelPrice | null | undefined {
+  if (price === undefined || price === null) return price;
   const parsed = ModelPriceSchema.safeParse(price);
   if (parsed.success) return parsed.data;
   const details = formatValueIssues(toValueIssues(parsed.error.issues), "; ");
-  throw new InvalidLimitsError(`invalid options: price: ${details}`, { cause: parsed.error });
+  throw new InvalidLimitsError(`invalid options: ${name}: ${details}`, { cause: parsed.error });
 }

@@ -42,11 +42,15 @@ export interface Run {
   finishRejections: number;
   /** The model's price: undefined without pricing, null when its price is unknown. */
   readonly price: ModelPrice | null | undefined;
+  /** The fallback model's price, for the calls it answers (see `onFallback`). */
+  readonly fallbackPrice: ModelPrice | null | undefined;
   readonly maxCostUsd: number | undefined;
   /** Prices one call's usage (`RunOptions.costOf`, default `costOf`). */
   readonly costOf: (usage: TokenUsage | undefined, price: ModelPrice) => number;
   /** USD the run's model calls cost so far (0 without a price). */
   costUsd: number;
+  /** False once a call's cost was unknown: `costUsd` is then a part, and the run's cost unknown. */
+  costKnown: boolean;
 }
 
 /** Why a phase ends the run: the stop code and a readable reason (redacted at the end). */
@@ -73,9 +77,10 @@ export function boundedText(run: Run, value: unknown): string {
 
 /** The cost of one call: null without a known price, false when `costOf` broke. */
 export function callCost(run: Run, usage: TokenUsage | undefined): number | null | false {
-  if (run.price === undefined || run.price === null) return null;
+  const price = run.onFallback ? run.fallbackPrice : run.price;
+  if (price === undefined || price === null) return null;
   try {
-    const cost = run.costOf(usage, run.price);
+    const cost = run.costOf(usage, price);
     return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : false;
   } catch {
     return false;

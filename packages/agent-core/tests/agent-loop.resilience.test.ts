@@ -189,6 +189,58 @@ describe("fallback model", () => {
     expect(events.filter((event) => event.type === "model_retry")).toHaveLength(1);
   });
 
+  describe("cost", () => {
+    const usage = { inputTokens: 1_000_000, outputTokens: 0 };
+    const main = { inputPerMTok: 3, outputPerMTok: 15 };
+    const cheap = { inputPerMTok: 1, outputPerMTok: 5 };
+    /** Step 1 on the primary, then three different 503s, then step 2 on the fallback. */
+    function pricedRun(fallback: { price?: typeof cheap | null }, maxCostUsd?: number) {
+      let n = 0;
+      const primary: Provider = {
+        async complete() {
+          n += 1;
+          if (n === 1) return { action: { type: "tool_call", tool: "echo", input: {} }, usage };
+          throw new HttpError(`HTTP 503 busy #${n}`, 503);
+        },
+      };
+      const backup = sequence({ ...finish, usage });
+      return runAgent(
+        "任务",
+        primary,
+        { echo: { execute: () => "ok" } },
+        { maxSteps: 5 },
+        undefined,
+        {
+          price: main,
+          ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+          retry: {
+            policy,
+            sleep: async () => {},
+            random: () => 0,
+            fallback: { provider: backup.provider, model: "backup-model", ...fallback },
+          },
+        },
+      );
+    }
+
+    it("prices the fallback's calls at the fallback's price", async () => {
+      expect(await pricedRun({ price: cheap })).toMatchObject({ status: "completed", costUsd: 4 });
+    });
+
+    it("an unknown fallback price makes the run's cost unknown from then on, not the first model's", async () => {
+      const result = await pricedRun({ price: null });
+      expect(result).toMatchObject({ status: "completed", costUsd: null });
+    });
+
+    it("keeps the run's price for a fallback given none (the old behaviour)", async () => {
+      expect(await pricedRun({})).toMatchObject({ status: "completed", costUsd: 6 });
+    });
+
+    it("refuses a cost budget with a fallback of unknown price, before any call", async () => {
+      await expect(pricedRun({ price: null }, 10)).rejects.toThrow(/fallback model's price/);
+    });
+  });
+
   it("names the primary's model while the primary answers (the provider's own name)", async () => {
     const primary = sequence({ ...finish, model: "main-model" });
     const backup = sequence(finish);

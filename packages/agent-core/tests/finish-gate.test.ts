@@ -230,6 +230,59 @@ describe("createFinishGate's options", () => {
     expect((await gate.evidence()).tests?.version).toBe("after call_1");
   });
 
+  it("asks versionAfter when it judges, so an extension after the gate may record the version", async () => {
+    const versions = new Map<string, string>();
+    const gate = createFinishGate({
+      startVersion: "v0",
+      inspect: async () => ({ version: "v1", changedFiles: [] }),
+      versionAfter: async (callId) => versions.get(callId) ?? "unknown",
+    });
+    // Placed after the gate, as the CLI's state recorder is; it also replaces the result.
+    const recorder = {
+      name: "recorder",
+      afterToolCall: async (info: { callId: string }) => {
+        versions.set(info.callId, "v1");
+        return { kind: "replace" as const, value: { passed: 9, failed: 0, skipped: 0 } };
+      },
+    };
+    const failing = { run_tests: { execute: () => ({ passed: 1, failed: 2, skipped: 0 }) } };
+    const result = await runAgent(
+      "修复",
+      replies(call("run_tests", {}), finish()),
+      failing,
+      { maxSteps: 5 },
+      undefined,
+      { extensions: [gate, recorder], maxFinishRejections: 1 },
+    );
+    expect(result).toMatchObject({ status: "failed", code: "finish_rejected" });
+    expect((await gate.evidence()).tests).toEqual({
+      passed: 1,
+      failed: 2,
+      skipped: 0,
+      version: "v1",
+    });
+  });
+
+  it("a restored report replaces one still waiting for its version", async () => {
+    const gate = createFinishGate({
+      startVersion: "v0",
+      inspect: async () => ({ version: "v2", changedFiles: [] }),
+      versionAfter: async () => "v1",
+    });
+    await gate.afterToolCall?.(
+      { tool: "run_tests", callId: "call_1", step: 1, input: {} } as never,
+      { ok: true, value: { passed: 0, failed: 1, skipped: 0 } },
+      new AbortController().signal,
+    );
+    gate.restoreTests({ passed: 4, failed: 0, skipped: 0, version: "v2" });
+    expect((await gate.evidence()).tests).toEqual({
+      passed: 4,
+      failed: 0,
+      skipped: 0,
+      version: "v2",
+    });
+  });
+
   it("takes a report without counts (a runner it could not read) as no evidence", async () => {
     const { gate } = world();
     const tools: ToolSet = {

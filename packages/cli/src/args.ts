@@ -275,6 +275,8 @@ export type RunCommand = {
    * `run_started` options, so a resume and a replay count with the prices the run had.
    */
   readonly price?: ModelPrice | null;
+  /** `--fallback-model`'s price as the run started (null: unknown), recorded like `price`. */
+  readonly fallbackPrice?: ModelPrice | null;
   /** The backend; `model` and `baseUrl` only for a real one (checked when parsing). */
   readonly provider: {
     readonly name: ProviderName;

@@ -23,6 +23,36 @@ export interface CliIo {
   readonly traceWriter?: (file: string) => TraceWriter;
 }
 
+/** What `runCliCaptured` saw: the exit code and everything printed, in order per stream. */
+export interface CapturedCliRun {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * `coding-agent <argv>` in this process with exactly `env`, its output collected instead of
+ * printed (no terminal: `--approval ask` refuses, no colour, no streamed text).
+ */
+export async function runCliCaptured(
+  argv: readonly string[],
+  env: CliEnv,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<CapturedCliRun> {
+  let stdout = "";
+  let stderr = "";
+  const io: CliIo = {
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+  };
+  const exitCode = await runCli(argv, io, signal, env);
+  return { exitCode, stdout, stderr };
+}
+
 /**
  * Runs the CLI for `argv` (without node and the script path) and returns the exit
  * code. Never calls `process.exit`; `signal` is the user's Ctrl-C; `env` is where

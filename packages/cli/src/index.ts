@@ -12,7 +12,7 @@ export {
   usage,
 } from "./args.ts";
 export { BUILTIN_TOOLS } from "./builtin-tools.ts";
-export { type CliIo, runCli } from "./cli.ts";
+export { type CapturedCliRun, type CliIo, runCli, runCliCaptured } from "./cli.ts";
 export { EXIT_CODES, EXIT_USAGE, type ExitCode, exitCodeFor } from "./exit-codes.ts";
 export { createCommandHooks, type HookDecision } from "./hooks/command-hooks.ts";
 export { hookExtensions } from "./hooks/index.ts";

@@ -191,6 +191,7 @@ async function execute(session: Session): Promise<number> {
       workspace,
       ...scriptPathOf(command),
       price: price.price,
+      ...(price.fallbackPrice === undefined ? {} : { fallbackPrice: price.fallbackPrice }),
       ...(servers === undefined ? {} : { mcp: servers.record }),
     };
     const written = await Promise.all([
@@ -289,15 +290,16 @@ async function execute(session: Session): Promise<number> {
     warn: (line) => io.stderr(line),
     log,
   });
-  // The resume answers first (what is already recorded), the tool hooks next (the log
-  // records what they let through), the log writes, the gate judges, the Stop hooks see a
-  // finish the gate accepted; loop detection and the context budget see the results as
-  // the log has them.
+  // The resume answers first (what is already recorded); the gate sees each tool's own
+  // result, before a PostToolUse hook may replace it (a hook cannot turn failing tests into
+  // evidence); the tool hooks next (the log records what they let through), the log writes,
+  // the Stop hooks see a finish the gate accepted; loop detection and the context budget see
+  // the results as the log has them.
   const extensions: RunExtension[] = [
     ...(resume === undefined ? [] : [createResumeExtension(resume.plan, workspace)]),
+    gate,
     ...hooks.tools,
     recorder,
-    gate,
     ...hooks.stop,
     ...features.extensions,
   ];
@@ -322,7 +324,9 @@ async function execute(session: Session): Promise<number> {
       : {
           retry: {
             policy: retryPolicy(command.retries),
-            ...(model.fallback === undefined ? {} : { fallback: model.fallback }),
+            ...(model.fallback === undefined
+              ? {}
+              : { fallback: { ...model.fallback, price: price.fallbackPrice ?? null } }),
           },
         }),
   });
@@ -342,26 +346,35 @@ async function execute(session: Session): Promise<number> {
 }
 
 /**
- * The price of the run's model: the one its log recorded (a resume counts with the prices
- * the run started with), else its `--pricing` file over the built-in table. A cost budget
- * for a model without a price is a usage error, found before any model call.
+ * The prices of the run's model and of its `--fallback-model`: those its log recorded (a
+ * resume counts with the prices the run started with), else its `--pricing` file over the
+ * built-in table. A cost budget for a model without a price is a usage error, found before
+ * any model call.
  */
-async function priceOfRun(
-  command: RunCommand,
-): Promise<
-  | { readonly ok: true; readonly price: ModelPrice | null }
+async function priceOfRun(command: RunCommand): Promise<
+  | {
+      readonly ok: true;
+      readonly price: ModelPrice | null;
+      /** Absent without `--fallback-model`. */
+      readonly fallbackPrice?: ModelPrice | null;
+    }
   | { readonly ok: false; readonly message: string }
 > {
-  const model = pricedModel(command.provider);
-  const resolved =
-    command.price !== undefined
-      ? { ok: true as const, price: command.price }
-      : await resolvePrice({ model, pricingPath: command.pricingPath });
-  if (!resolved.ok) return resolved;
-  if (command.maxCostUsd !== undefined && resolved.price === null) {
-    return { ok: false, message: unknownPriceMessage(model) };
-  }
-  return resolved;
+  const priceOf = async (model: string, recorded: ModelPrice | null | undefined) => {
+    const resolved =
+      recorded !== undefined
+        ? { ok: true as const, price: recorded }
+        : await resolvePrice({ model, pricingPath: command.pricingPath });
+    if (resolved.ok && command.maxCostUsd !== undefined && resolved.price === null) {
+      return { ok: false as const, message: unknownPriceMessage(model) };
+    }
+    return resolved;
+  };
+  const main = await priceOf(pricedModel(command.provider), command.price);
+  const { fallbackModel } = command.provider;
+  if (!main.ok || fallbackModel === undefined) return main;
+  const fallback = await priceOf(fallbackModel, command.fallbackPrice);
+  return fallback.ok ? { ok: true, price: main.price, fallbackPrice: fallback.price } : fallback;
 }
 
 /** The run's folder and its state log (appended to, for a resume). */

@@ -276,6 +276,55 @@ describe("--fallback-model", HANG_GUARD, () => {
     expect(outcome(replayed.result)).toEqual(outcome(result));
   });
 
+  it("prices the fallback's calls at the fallback's own price, recorded for a resume", async () => {
+    const server = await serve("openai", [
+      { status: 503, body: { error: { message: "overloaded #1" } } },
+      { status: 503, body: { error: { message: "overloaded #2" } } },
+      { text: "备用模型完成", usage: { inputTokens: 1_000_000, outputTokens: 0 } },
+    ]);
+    const prices = join(home, "pricing.json");
+    await writeFile(
+      prices,
+      JSON.stringify({
+        "main-model": { inputPerMTok: 10, outputPerMTok: 10 },
+        "backup-model": { inputPerMTok: 1, outputPerMTok: 1 },
+      }),
+    );
+    const flags = ["--max-retries", "1", "--fallback-model", "backup-model", "--pricing", prices];
+    const { code, result } = await cli(runArgs("openai", server, ...flags));
+    expect(code).toBe(0);
+    expect(result).toMatchObject({ model: "backup-model", costUsd: 1 });
+    const state = await readFile(join(home, "runs", result.runId, "state.jsonl"), "utf8");
+    expect(JSON.parse(state.split("\n")[0] ?? "").options).toMatchObject({
+      price: { inputPerMTok: 10 },
+      fallbackPrice: { inputPerMTok: 1 },
+    });
+  });
+
+  it("a cost budget with a fallback of unknown price is a usage error before any request", async () => {
+    const server = await serve("openai", [{ text: "不应被请求" }]);
+    const prices = join(home, "pricing.json");
+    await writeFile(
+      prices,
+      JSON.stringify({ "main-model": { inputPerMTok: 1, outputPerMTok: 1 } }),
+    );
+    const { code, stderr } = await cli(
+      runArgs(
+        "openai",
+        server,
+        "--fallback-model",
+        "mystery-model",
+        "--pricing",
+        prices,
+        "--max-cost-usd",
+        "5",
+      ),
+    );
+    expect(code).toBe(2);
+    expect(stderr).toContain("mystery-model");
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("the OpenTelemetry chat spans name the model that answered (gen_ai.response.model)", async () => {
     const collector = await startCollector();
     try {

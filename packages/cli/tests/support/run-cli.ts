@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Approver } from "@coding-agent/tools";
-import { runCli } from "../../src/cli.ts";
+import { runCli, runCliCaptured } from "../../src/cli.ts";
 
 /** A scripted model turn calling `tool`, and the turn that finishes. */
 export const call = (tool: string, input: unknown) => ({
@@ -76,19 +76,11 @@ export async function captureCli(
   argv: readonly string[],
   env?: Record<string, string | undefined>,
 ) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(
-    argv,
-    { stdout: (text) => out.push(text), stderr: (text) => err.push(text) },
-    new AbortController().signal,
-    env,
-  );
-  const stdout = out.join("");
+  const { exitCode, stdout, stderr } = await runCliCaptured(argv, env ?? process.env);
   return {
-    code,
+    code: exitCode,
     stdout,
-    stderr: err.join(""),
+    stderr,
     result: stdout.startsWith("{") ? JSON.parse(stdout) : undefined,
   };
 }

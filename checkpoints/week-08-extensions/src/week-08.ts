@@ -1,0 +1,183 @@
+import { z } from "zod";
+
+/** What the week-8 checkpoint must prove, in its own words. */
+export const WEEK_08_SUMMARY =
+  "扩展都走同一道门：受信任工作区的 hook 否决写文件（hook_denied，文件没写），不受信任的工作区的 hook 不运行；真实 MCP 服务器的工具能调用，起不来的服务器答 mcp_error、运行照常，--approval deny 挡住 MCP 工具，运行结束没有服务器进程残留；流式回复遇到 429 按 Retry-After 等待、被截断的流重试，拼出的工具调用和完整回复一样";
+
+/** One `coding-agent` invocation: its exit code and what it printed. */
+export interface CliRun {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The streamed run and what the loopback API saw. */
+export interface StreamRun {
+  readonly run: CliRun;
+  /** The API key the run used: it must never be printed. */
+  readonly key: string;
+  readonly requests: number;
+  readonly streamedRequests: number;
+  /** The run's trace.jsonl. */
+  readonly trace: string;
+}
+
+/** The checkpoint's runs. */
+export interface Week08Run {
+  readonly hooks: {
+    /** A PreToolUse hook vetoing write_file, the workspace trusted (`--trust-workspace`). */
+    readonly trusted: CliRun;
+    readonly trustedWrote: boolean;
+    /** The same settings in a workspace nobody trusted. */
+    readonly untrusted: CliRun;
+    readonly untrustedWrote: boolean;
+  };
+  readonly mcp: {
+    /** server-everything's echo, then a tool of a server that never started; `--approval auto`. */
+    readonly auto: CliRun;
+    /** server-everything's echo under `--approval deny`, no `--allow-tool`. */
+    readonly denied: CliRun;
+    /** Every server-everything process the two runs started, and those still running. */
+    readonly serverPids: readonly number[];
+    readonly alive: readonly number[];
+  };
+  readonly stream: StreamRun;
+}
+
+export type Week08Verdict = {
+  readonly week: 8;
+  readonly summary: string;
+  readonly evidence: readonly string[];
+} & ({ readonly ok: true } | { readonly ok: false; readonly reason: string });
+
+/** The parts of a `--json` RunResult the verdict reads (design §6). */
+const ResultSchema = z.looseObject({
+  status: z.string(),
+  code: z.string(),
+  messages: z.array(
+    z.looseObject({
+      role: z.string(),
+      ok: z.boolean().optional(),
+      content: z.string().optional(),
+      error: z.looseObject({ code: z.string(), message: z.string().optional() }).optional(),
+    }),
+  ),
+});
+type Result = z.infer<typeof ResultSchema>;
+
+class Refusal extends Error {}
+function refuse(reason: string): never {
+  throw new Refusal(reason);
+}
+
+function resultOf(name: string, run: CliRun): Result {
+  let json: unknown;
+  try {
+    json = JSON.parse(run.stdout);
+  } catch {
+    refuse(`${name}：stdout 不是 JSON（退出码 ${run.exitCode}）：${run.stderr.slice(-300)}`);
+  }
+  const parsed = ResultSchema.safeParse(json);
+  return parsed.success ? parsed.data : refuse(`${name}：--json 结果的字段不对`);
+}
+
+const toolMessages = (result: Result) => result.messages.filter((m) => m.role === "tool");
+
+/** Judges the runs: the two lines it prints, and exit 1 unless all holds. */
+export function judgeWeek08(run: Week08Run): Week08Verdict {
+  try {
+    const evidence = [judgeHooks(run), ...judgeMcp(run), judgeStream(run.stream)];
+    return { week: 8, ok: true, summary: WEEK_08_SUMMARY, evidence };
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    return { week: 8, ok: false, summary: WEEK_08_SUMMARY, evidence: [], reason: error.message };
+  }
+}
+
+function judgeHooks({ hooks }: Week08Run): string {
+  const trusted = resultOf("受信任工作区", hooks.trusted);
+  const [vetoed] = toolMessages(trusted);
+  if (vetoed?.ok !== false || vetoed.error?.code !== "hook_denied") {
+    refuse("受信任工作区的 PreToolUse hook 应否决 write_file（hook_denied）");
+  }
+  if (hooks.trustedWrote) refuse("hook 否决了写入，文件却被写了");
+  if (!vetoed.error.message?.includes("检查点：不许写文件")) {
+    refuse("否决的理由（hook 的 stderr）没有交给模型");
+  }
+  const untrusted = resultOf("不受信任的工作区", hooks.untrusted);
+  if (!hooks.untrusted.stderr.includes("未被信任")) refuse("不受信任的工作区应有一行警告");
+  const [written] = toolMessages(untrusted);
+  if (written?.ok !== true || !hooks.untrustedWrote) {
+    refuse("不受信任的工作区的 hook 不应运行：write_file 应照常写入");
+  }
+  return "hooks:trusted PreToolUse veto hook_denied,file not written; untrusted workspace: warned, hook not run";
+}
+
+function judgeMcp({ mcp }: Week08Run): string[] {
+  const auto = resultOf("MCP（approval auto）", mcp.auto);
+  const [echo, ghost] = toolMessages(auto);
+  if (echo?.ok !== true || !echo.content?.includes("你好 MCP")) {
+    refuse("mcp__everything__echo 应回显消息");
+  }
+  if (ghost?.ok !== false || ghost.error?.code !== "mcp_error") {
+    refuse("起不来的服务器 ghost 的工具应答 mcp_error");
+  }
+  if (auto.status !== "completed" || mcp.auto.exitCode !== 0) {
+    refuse(`一个服务器起不来，运行应照常完成，实际 ${auto.status}（退出码 ${mcp.auto.exitCode}）`);
+  }
+  const failures = mcp.auto.stderr.split("\n").filter((line) => line.includes("ghost"));
+  if (failures.length !== 1)
+    refuse(`ghost 启动失败应在 stderr 上恰好一行，实际 ${failures.length}`);
+  const denied = resultOf("MCP（approval deny）", mcp.denied);
+  if (denied.status !== "blocked" || mcp.denied.exitCode !== 4) {
+    refuse(
+      `--approval deny 应挡住 MCP 工具（blocked，退出码 4），实际 ${denied.status}（退出码 ${mcp.denied.exitCode}）`,
+    );
+  }
+  if (mcp.serverPids.length !== 2)
+    refuse(`应启动 2 次 everything 服务器，实际 ${mcp.serverPids.length}`);
+  if (mcp.alive.length > 0) refuse(`运行结束后仍有 MCP 服务器进程：${mcp.alive.join("、")}`);
+  return [
+    "mcp:mcp__everything__echo answered,ghost mcp_error,run completed",
+    `mcp-gate:--approval deny blocked mcp__everything__echo,exit 4; ${mcp.serverPids.length} server processes started,0 left`,
+  ];
+}
+
+const TraceLine = z.looseObject({ type: z.string(), delayMs: z.number().optional() });
+
+function judgeStream(stream: StreamRun): string {
+  const result = resultOf("流式运行", stream.run);
+  if (result.status !== "completed" || stream.run.exitCode !== 0) {
+    refuse(`流式运行应完成，实际 ${result.status}（退出码 ${stream.run.exitCode}）`);
+  }
+  const tools = toolMessages(result);
+  if (tools.length !== 2 || !tools[0]?.content?.includes("第二行") || tools[1]?.ok !== true) {
+    refuse("流里拼出的两个工具调用（read_file、echo）应各执行一次");
+  }
+  if (result.messages.some((m) => m.content?.includes("被截断的半截回复"))) {
+    refuse("被截断的流里的半截回复不应被使用");
+  }
+  const events = stream.trace
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => TraceLine.parse(JSON.parse(line)));
+  const retries = events.filter((event) => event.type === "model_retry");
+  if (retries.length !== 2) refuse(`应重试 2 次（429、截断），实际 ${retries.length}`);
+  if ((retries[0]?.delayMs ?? 0) < 1_000) refuse("429 的 Retry-After: 1 应至少等 1000 ms");
+  if (stream.requests !== 4 || stream.streamedRequests !== 4) {
+    refuse(`应发出 4 个流式请求，实际 ${stream.streamedRequests}/${stream.requests}`);
+  }
+  for (const text of [stream.run.stdout, stream.run.stderr, stream.trace]) {
+    if (text.includes(stream.key)) refuse("API key 出现在了输出或 trace 里");
+  }
+  return `stream:429 waited ≥1000 ms,cut stream retried,${stream.requests} streamed requests,2 tool calls assembled,completed`;
+}
+
+/** The checkpoint's two lines: a Chinese verdict, then the verdict as one JSON line. */
+export function formatVerdict(verdict: Week08Verdict): string[] {
+  const head = verdict.ok
+    ? `第 8 周检查点通过：${verdict.summary}`
+    : `第 8 周检查点未通过：${verdict.reason}`;
+  return [head, JSON.stringify(verdict)];
+}

@@ -1,7 +1,7 @@
 import { errorText, isAbortError } from "./errors.ts";
 import { classifyFailure, type Failure, type FailureClass } from "./failure.ts";
 import type { ModelRequest, Provider } from "./provider.ts";
-import { decideRetry, type ModelRetryOptions, withRetry } from "./retry.ts";
+import { decideRetry, type ModelRetryOptions, retryWait, withRetry } from "./retry.ts";
 import { clip, type Run } from "./run-state.ts";
 import { truncateMiddle } from "./serialize.ts";
 import { type CallOutcome, timedCall } from "./timed-call.ts";
@@ -111,9 +111,6 @@ class FailedModelCall {
   }
 }
 
-/** Longest `Retry-After` honoured without a time budget; a longer one is not waited. */
-export const MAX_RETRY_AFTER_MS = 60_000;
-
 /** How one model's attempts ended; `gaveUp` when its last failure was still retryable. */
 interface Attempts {
   readonly outcome: CallOutcome<unknown>;
@@ -164,20 +161,22 @@ async function retryModelCall(
         );
         if (decision.retry && asked !== undefined) {
           // The server said how long: at least that, and never a wait the budget cannot hold.
-          const delayMs = Math.max(decision.delayMs, asked);
           const left = run.guard.remainingMs();
-          if (left !== undefined && delayMs >= left) {
+          const wait = (retry.wait ?? retryWait)({
+            backoffMs: decision.delayMs,
+            retryAfterMs: asked,
+            remainingMs: left,
+          });
+          if (wait.kind === "past_budget") {
             pastBudget = {
               kind: "timeout",
               limit: "run",
-              reason: `服务器要求等待 ${delayMs} ms 后重试（Retry-After），超过剩余的时间预算 ${left} ms（共 ${run.limits.maxDurationMs} ms），没有等待，运行停止`,
+              reason: `服务器要求等待 ${wait.ms} ms 后重试（Retry-After），超过剩余的时间预算 ${left} ms（共 ${run.limits.maxDurationMs} ms），没有等待，运行停止`,
             };
             return { retry: false, reason: "attempts_exhausted" };
           }
-          if (left === undefined && delayMs > MAX_RETRY_AFTER_MS) {
-            return { retry: false, reason: "attempts_exhausted" };
-          }
-          decision = { retry: true, delayMs };
+          if (wait.kind === "too_long") return { retry: false, reason: "attempts_exhausted" };
+          decision = { retry: true, delayMs: wait.ms };
         }
         if (decision.retry) {
           run.tracer.emit({

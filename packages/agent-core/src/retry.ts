@@ -204,4 +204,44 @@ export interface ModelRetryOptions {
     readonly model: string;
     readonly price?: ModelPrice | null;
   };
+  /** What a wait the server named leads to; `retryWait` by default (lesson 38 passes the learner's). */
+  readonly wait?: RetryWait;
 }
+
+/** Longest `Retry-After` honoured without a time budget; a longer one is not waited. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** A retry the server named its wait for (`Retry-After`), as the run decides on it. */
+export interface RetryWaitInput {
+  /** The backoff with jitter the run's policy chose for this attempt (`decideRetry`). */
+  readonly backoffMs: number;
+  /** How long the server asked to wait, in milliseconds. */
+  readonly retryAfterMs: number;
+  /** The run's time budget left, in milliseconds; undefined when it has none. */
+  readonly remainingMs: number | undefined;
+}
+
+/**
+ * `wait`: sleep `ms`, then the next attempt. `past_budget`: the wait would end at or past the
+ * run's time budget, so it is not waited: the run stops now (`max_duration`), as it would
+ * have then. `too_long`: no budget, and the wait is longer than `MAX_RETRY_AFTER_MS`: the
+ * run gives up on this model.
+ */
+export type RetryWaitDecision =
+  | { readonly kind: "wait"; readonly ms: number }
+  | { readonly kind: "past_budget"; readonly ms: number }
+  | { readonly kind: "too_long"; readonly ms: number };
+
+export type RetryWait = (input: RetryWaitInput) => RetryWaitDecision;
+
+/**
+ * The wait before retrying a failure whose server said when to come back (design §7,
+ * lesson 38): at least what the server asked, never less than the policy's own backoff,
+ * and never a wait the time budget cannot hold.
+ */
+export const retryWait: RetryWait = ({ backoffMs, retryAfterMs, remainingMs }) => {
+  const ms = Math.max(backoffMs, retryAfterMs);
+  if (remainingMs !== undefined && ms >= remainingMs) return { kind: "past_budget", ms };
+  if (remainingMs === undefined && ms > MAX_RETRY_AFTER_MS) return { kind: "too_long", ms };
+  return { kind: "wait", ms };
+};

@@ -19,6 +19,16 @@ export { hookExtensions } from "./hooks/index.ts";
 export { type HookRun, runHookCommand } from "./hooks/run-hook.ts";
 export { type HookEntry, type HookEvent, loadHookSettings } from "./hooks/settings.ts";
 export { type HookVerdict, hookVerdict } from "./hooks/verdict.ts";
+export {
+  type McpApprovalCall,
+  type McpGatedTool,
+  type McpServerConfig,
+  type McpServersParse,
+  type McpSession,
+  mcpApprovalCall,
+  parseMcpServers,
+  startMcpServers,
+} from "./mcp/index.ts";
 export { type CliEnv, createModelBackend, type ModelBackend } from "./model-provider.ts";
 export {
   describeParseArgsError,

@@ -49,7 +49,14 @@ export function createAnthropicProvider(options: ProviderOptions): Provider {
         messages: toAnthropicMessages(request.messages),
         ...(tools.length === 0 ? {} : { tools }),
       };
-      const post = { vendor: "Anthropic", url, headers, signal, redact };
+      const post = {
+        vendor: "Anthropic",
+        url,
+        headers,
+        signal,
+        redact,
+        parseRetryAfter: options.parseRetryAfter,
+      };
       if (options.stream === false) {
         const message = await postJson({ ...post, body, schema: AnthropicMessageSchema });
         return { ...fromAnthropicMessage(message), model: options.model };

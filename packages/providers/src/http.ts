@@ -23,7 +23,15 @@ export interface JsonPost<Schema extends z.ZodType> {
   readonly signal: AbortSignal;
   /** Masks the key and other secrets in every excerpt and message. */
   readonly redact: Redactor;
+  /** Reads `Retry-After`; `parseRetryAfter` by default (lesson 38 passes the learner's). */
+  readonly parseRetryAfter?: RetryAfterParser | undefined;
 }
+
+/**
+ * `Retry-After` (the header's value, and the response's `Date`) in milliseconds, or
+ * undefined when there is none to honour.
+ */
+export type RetryAfterParser = (value: string | null, date: string | null) => number | undefined;
 
 /**
  * POSTs `body` as JSON and returns the response parsed by `schema`. Every way the
@@ -89,7 +97,7 @@ function unreachable(
 
 /** HTTP 4xx/5xx as a `ProviderError`: the status, a redacted excerpt, any `Retry-After`. */
 export function failedResponse(
-  post: Pick<JsonPost<z.ZodType>, "vendor" | "redact">,
+  post: Pick<JsonPost<z.ZodType>, "vendor" | "redact" | "parseRetryAfter">,
   response: Response,
   text: string,
 ): ProviderError {
@@ -97,7 +105,10 @@ export function failedResponse(
   const status = response.status;
   const retryAfterMs =
     status === 429 || status === 503
-      ? parseRetryAfter(response.headers.get("retry-after"), response.headers.get("date"))
+      ? (post.parseRetryAfter ?? parseRetryAfter)(
+          response.headers.get("retry-after"),
+          response.headers.get("date"),
+        )
       : undefined;
   const wait = retryAfterMs === undefined ? "" : `（Retry-After：${retryAfterMs} ms）`;
   return new ProviderError(`${post.vendor} 返回 HTTP ${status}${wait}：${excerpt}`, {

@@ -28,9 +28,22 @@ export {
   type ProviderErrorDetails,
   ProvidersError,
 } from "./errors.ts";
-export { excerptOf, type JsonPost, MAX_EXCERPT_CHARS, postJson } from "./http.ts";
+export {
+  excerptOf,
+  type JsonPost,
+  MAX_EXCERPT_CHARS,
+  parseRetryAfter,
+  postJson,
+  type RetryAfterParser,
+} from "./http.ts";
 export { createOpenAICompatibleProvider, OPENAI_DEFAULT_BASE_URL } from "./openai-compatible.ts";
 export { fromChatCompletion, toChatMessages, toChatTools } from "./openai-messages.ts";
+export {
+  type AddToolCallDelta,
+  addToolCallDelta,
+  type ToolCallDelta,
+  type ToolCallParts,
+} from "./openai-stream.ts";
 export {
   type ChatCompletion,
   type ChatCompletionRequest,

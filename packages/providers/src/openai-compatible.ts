@@ -30,7 +30,14 @@ export function createOpenAICompatibleProvider(options: ProviderOptions): Provid
       : { authorization: `Bearer ${options.apiKey}` };
   return {
     async complete(request, signal) {
-      const post = { vendor: VENDOR, url, headers, signal, redact };
+      const post = {
+        vendor: VENDOR,
+        url,
+        headers,
+        signal,
+        redact,
+        parseRetryAfter: options.parseRetryAfter,
+      };
       const tools = toChatTools(request.tools);
       const body: ChatCompletionRequest = {
         model: options.model,
@@ -42,7 +49,11 @@ export function createOpenAICompatibleProvider(options: ProviderOptions): Provid
         const completion = await postJson({ ...post, body, schema: ChatCompletionSchema });
         return { ...fromChatCompletion(completion, request.step), model: options.model };
       }
-      const assembler = createChatStreamAssembler({ ...post, onText: options.onText });
+      const assembler = createChatStreamAssembler({
+        ...post,
+        onText: options.onText,
+        addToolCallDelta: options.addToolCallDelta,
+      });
       const outcome = await postStream({
         ...post,
         body: { ...body, stream: true, stream_options: { include_usage: true } },

@@ -4,6 +4,12 @@ import { z } from "zod";
 import type { ChatCompletion } from "./openai-wire.ts";
 import { eventJson, malformedEvent } from "./sse.ts";
 
+const ToolCallDeltaSchema = z.object({
+  index: z.int().min(0),
+  id: z.string().nullish(),
+  function: z.object({ name: z.string().nullish(), arguments: z.unknown() }).nullish(),
+});
+
 /**
  * One `chat.completion.chunk` of a streamed Chat Completion, as documented, loosely (servers
  * add fields): `choices[].delta` carries pieces of the text and of the tool calls (their
@@ -21,17 +27,7 @@ export const ChatCompletionChunkSchema = z.object({
           .object({
             content: z.string().nullish(),
             refusal: z.string().nullish(),
-            tool_calls: z
-              .array(
-                z.object({
-                  index: z.int().min(0),
-                  id: z.string().nullish(),
-                  function: z
-                    .object({ name: z.string().nullish(), arguments: z.unknown() })
-                    .nullish(),
-                }),
-              )
-              .nullish(),
+            tool_calls: z.array(ToolCallDeltaSchema).nullish(),
           })
           .nullish(),
         finish_reason: z.string().nullish(),
@@ -49,13 +45,45 @@ export const ChatCompletionChunkSchema = z.object({
   error: z.unknown().optional(),
 });
 
-interface CallParts {
+/** One tool call of a streamed reply, as its deltas have built it so far. */
+export interface ToolCallParts {
   id: string | undefined;
   name: string;
   /** Pieces of a JSON text; a server that sends the object itself (Ollama) sets `whole`. */
   pieces: string[];
   whole: unknown;
 }
+
+/** One `choices[0].delta.tool_calls[]` entry of a chunk. */
+export interface ToolCallDelta {
+  readonly index: number;
+  readonly id?: string | null | undefined;
+  readonly function?:
+    | { readonly name?: string | null | undefined; readonly arguments?: unknown }
+    | null
+    | undefined;
+}
+
+/** Adds one delta to the calls built so far (lesson 38 passes the learner's). */
+export type AddToolCallDelta = (calls: Map<number, ToolCallParts>, delta: ToolCallDelta) => void;
+
+/**
+ * Adds one tool-call delta to `calls`, keyed by the delta's `index` (design §7, lesson 38):
+ * the deltas of parallel calls may interleave, and only `index` says which call a piece of
+ * `arguments` belongs to. The first delta of a call brings its `id` and `name`; later ones
+ * bring pieces of `arguments` (kept in arrival order, joined at the end). A name a server
+ * repeats is not doubled; `arguments` that are a JSON object already (Ollama) are kept whole.
+ */
+export const addToolCallDelta: AddToolCallDelta = (calls, delta) => {
+  const call = calls.get(delta.index) ?? { id: undefined, name: "", pieces: [], whole: undefined };
+  calls.set(delta.index, call);
+  if (delta.id != null && delta.id !== "") call.id ??= delta.id;
+  const name = delta.function?.name;
+  if (typeof name === "string" && name !== "" && call.name !== name) call.name += name;
+  const args = delta.function?.arguments;
+  if (typeof args === "string") call.pieces.push(args);
+  else if (args !== undefined && args !== null) call.whole = args;
+};
 
 /** Assembles the chunks of one streamed Chat Completion into the completion they make. */
 export interface ChatStreamAssembler {
@@ -74,6 +102,8 @@ export function createChatStreamAssembler(options: {
   readonly vendor: string;
   readonly redact: Redactor;
   readonly onText?: ((text: string) => void) | undefined;
+  /** How a tool-call delta is added; `addToolCallDelta` by default. */
+  readonly addToolCallDelta?: AddToolCallDelta | undefined;
 }): ChatStreamAssembler {
   const { vendor, redact } = options;
   let id: string | undefined;
@@ -83,7 +113,8 @@ export function createChatStreamAssembler(options: {
   const refusal: string[] = [];
   let finishReason: string | undefined;
   let usage: ChatCompletion["usage"];
-  const calls = new Map<number, CallParts>();
+  const calls = new Map<number, ToolCallParts>();
+  const addDelta = options.addToolCallDelta ?? addToolCallDelta;
   return {
     onEvent(event) {
       if (event.data.trim() === "[DONE]") return true;
@@ -109,22 +140,7 @@ export function createChatStreamAssembler(options: {
           emit(options.onText, delta.content);
         }
         if (typeof delta.refusal === "string") refusal.push(delta.refusal);
-        for (const part of delta.tool_calls ?? []) {
-          const call = calls.get(part.index) ?? {
-            id: undefined,
-            name: "",
-            pieces: [],
-            whole: undefined,
-          };
-          calls.set(part.index, call);
-          if (part.id != null && part.id !== "") call.id ??= part.id;
-          const name = part.function?.name;
-          // The name comes whole in the call's first delta; a server that repeats it is not doubled.
-          if (typeof name === "string" && name !== "" && call.name !== name) call.name += name;
-          const args = part.function?.arguments;
-          if (typeof args === "string") call.pieces.push(args);
-          else if (args !== undefined && args !== null) call.whole = args;
-        }
+        for (const part of delta.tool_calls ?? []) addDelta(calls, part);
       }
       return false;
     },

@@ -1,5 +1,7 @@
 import { createRedactor, type ModelRequest, type Redactor } from "@coding-agent/agent-core";
 import { InvalidProviderOptionsError } from "./errors.ts";
+import type { RetryAfterParser } from "./http.ts";
+import type { AddToolCallDelta } from "./openai-stream.ts";
 
 /** What every adapter is configured with. */
 export interface ProviderOptions {
@@ -28,6 +30,16 @@ export interface ProviderOptions {
    * the caller shows it, so the caller masks it.
    */
   readonly onText?: (text: string) => void;
+  /**
+   * Reads a 429/503's `Retry-After` into the wait the run honours; the providers' own
+   * `parseRetryAfter` by default (lesson 38 passes the learner's).
+   */
+  readonly parseRetryAfter?: RetryAfterParser;
+  /**
+   * Adds one streamed tool-call delta of an OpenAI-compatible reply to the calls built so
+   * far; the adapter's own `addToolCallDelta` by default (lesson 38 passes the learner's).
+   */
+  readonly addToolCallDelta?: AddToolCallDelta;
 }
 
 /** Checks the options every adapter shares; returns the base URL without a trailing slash. */

@@ -13,20 +13,41 @@ import { z } from "zod";
 /** A server's name: letters, digits, `-` and single `_` (the tool name `mcp__<server>__<tool>` stays unambiguous). */
 const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
 
-const StdioServerSchema = z.strictObject({
-  type: z.literal("stdio", "stdio 服务器的 type 只能是 stdio").optional(),
-  command: z.string().trim().min(1, "需要要启动的程序（非空字符串）"),
-  args: z.array(z.string("参数需要是字符串")).default([]),
-  env: z.record(z.string(), z.string("环境变量的值需要是字符串")).default({}),
-});
+/** The entry's own problems in Chinese: a key it does not know, or an entry that is not an object. */
+const entryError = (issue: { code?: string; keys?: readonly string[] }) =>
+  issue.code === "unrecognized_keys"
+    ? `不认识的字段 ${(issue.keys ?? []).join("、")}（stdio 服务器：command、args、env；HTTP 服务器：url、headers；都可以写 type）`
+    : issue.code === "invalid_type"
+      ? "需要对象：{ command, args?, env? } 或 { url, headers? }"
+      : undefined;
 
-const HttpServerSchema = z.strictObject({
-  type: z.enum(["http", "streamable-http"], "url 服务器的 type 只能是 http").optional(),
-  url: z
-    .url("需要 http:// 或 https:// 地址")
-    .refine((url) => /^https?:\/\//.test(url), "需要 http:// 或 https:// 地址"),
-  headers: z.record(z.string(), z.string("请求头的值需要是字符串")).default({}),
-});
+const StdioServerSchema = z.strictObject(
+  {
+    type: z.literal("stdio", "stdio 服务器的 type 只能是 stdio").optional(),
+    command: z
+      .string("需要要启动的程序（非空字符串）")
+      .trim()
+      .min(1, "需要要启动的程序（非空字符串）"),
+    args: z.array(z.string("参数需要是字符串"), "args 需要是字符串数组").default([]),
+    env: z
+      .record(z.string(), z.string("环境变量的值需要是字符串"), "env 需要是对象（变量名 → 值）")
+      .default({}),
+  },
+  { error: entryError },
+);
+
+const HttpServerSchema = z.strictObject(
+  {
+    type: z.enum(["http", "streamable-http"], "url 服务器的 type 只能是 http").optional(),
+    url: z
+      .url("需要 http:// 或 https:// 地址")
+      .refine((url) => /^https?:\/\//.test(url), "需要 http:// 或 https:// 地址"),
+    headers: z
+      .record(z.string(), z.string("请求头的值需要是字符串"), "headers 需要是对象（名字 → 值）")
+      .default({}),
+  },
+  { error: entryError },
+);
 
 /** One configured server, with the file that defined it (named in every message about it). */
 export type McpServerConfig =

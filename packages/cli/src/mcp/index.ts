@@ -3,7 +3,17 @@ import type { ApprovalMode, Approver } from "@coding-agent/tools";
 import { loadMcpConfigFile, type McpServerConfig, mergeServers } from "./config.ts";
 import { type McpSession, startMcpServers } from "./servers.ts";
 
-export { loadMcpConfigFile, type McpServerConfig, parseMcpServers } from "./config.ts";
+export {
+  type McpApprovalCall,
+  type McpGatedTool,
+  mcpApprovalCall,
+} from "./approval.ts";
+export {
+  loadMcpConfigFile,
+  type McpServerConfig,
+  type McpServersParse,
+  parseMcpServers,
+} from "./config.ts";
 export type { McpSession } from "./servers.ts";
 export { startMcpServers } from "./servers.ts";
 export { type McpRecord, McpRecordSchema, type McpToolRecord, mcpToolShape } from "./tools.ts";

@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type McpApprovalCall, mcpApprovalCall } from "./approval.ts";
 import { bounded, callMcpTool, errorText, notRunning } from "./call-tool.ts";
 import type { McpServerConfig } from "./config.ts";
 import {
@@ -66,6 +67,8 @@ export async function startMcpServers(options: {
   readonly approval: ApprovalMode;
   readonly approver?: Approver;
   readonly allowTools: readonly string[];
+  /** What the gate is asked about a call; `mcpApprovalCall` by default (lesson 37 passes the learner's). */
+  readonly approvalCall?: McpApprovalCall;
   readonly redact: Redactor;
   /** One line to stderr. */
   readonly warn: (line: string) => void;
@@ -85,6 +88,7 @@ export async function startMcpServers(options: {
     auto: "allow",
   });
   const allowed = new Set(options.allowTools);
+  const approvalCall = options.approvalCall ?? mcpApprovalCall;
   for (const outcome of started) {
     if (!outcome.ok) {
       failed.push(outcome.config.name);
@@ -118,19 +122,8 @@ export async function startMcpServers(options: {
         inputSchema: listed.inputSchema as JsonSchema,
       };
       records.push(record);
-      // What the approver is shown: the tool and its input (an "allow for the run" covers the tool).
-      const call = (input: object) =>
-        allowed.has(name)
-          ? undefined
-          : {
-              request: {
-                tool: name,
-                argv: [name, bounded(JSON.stringify(input))],
-                program: name,
-                reason: `调用 MCP 工具 ${name}（服务器 ${server.config.name}）需要批准（--approval，或用 --allow-tool ${name} 允许）`,
-              },
-              undone: `${name} 没有调用`,
-            };
+      const gated = { name, server: server.config.name };
+      const call = (input: object) => approvalCall(gated, input, options.allowTools);
       tools[name] = {
         ...mcpToolShape(record, warn),
         authorize: (input, signal) => gate.authorize(input, call(input), signal),

@@ -1,0 +1,1 @@
+export { mcpApprovalCall, parseMcpServers } from "./mcp-config.ts";

@@ -1,0 +1,2 @@
+export { parseRetryAfter, retryWait } from "./retry-after.ts";
+export { addToolCallDelta } from "./tool-call-deltas.ts";

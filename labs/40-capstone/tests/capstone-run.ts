@@ -9,7 +9,6 @@ import { cp, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { TraceEvent } from "@coding-agent/agent-core";
 import { parseStateLog, runCli, type StateEvent } from "@coding-agent/cli";
 import {
   type EvalReport,
@@ -18,7 +17,7 @@ import {
   snapshotWorkspace,
   type WorkspaceSnapshot,
 } from "@coding-agent/eval";
-import type { CapstoneEvidence, PatchEntry, RunJson } from "@lab";
+import type { CapstoneEvidence, PatchEntry, RunJson, TraceLine } from "@lab";
 import { afterAll } from "vitest";
 
 const EXAMPLES = join(
@@ -78,7 +77,7 @@ export interface FixtureRun {
   readonly cli: CliRun;
   readonly run: RunJson;
   readonly state: readonly StateEvent[];
-  readonly trace: readonly TraceEvent[];
+  readonly trace: readonly TraceLine[];
   readonly patch: readonly PatchEntry[];
   readonly workspace: string;
 }
@@ -112,7 +111,7 @@ export async function runFixture(
   const trace = traceText
     .split("\n")
     .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as TraceEvent);
+    .map((line) => JSON.parse(line) as TraceLine);
   const before = snapshotFixture(await readFixture(join(TASK_DIR, "repo")));
   const patch = patchOf(before, await snapshotWorkspace(workspace));
   return { cli: ran, run, state: log.events, trace, patch, workspace };

@@ -1,4 +1,4 @@
-import { checkTrace, type TraceEvent } from "@coding-agent/agent-core";
+import { checkTrace } from "@coding-agent/agent-core";
 import type { StateEvent } from "@coding-agent/cli";
 import type { EvalReport } from "@coding-agent/eval";
 import { createPathAllowance } from "@coding-agent/tools";
@@ -9,6 +9,7 @@ import type {
   CapstoneVerdict,
   PatchEntry,
   RunJson,
+  TraceLine,
 } from "./evidence.ts";
 
 const reason = (check: CapstoneCheck, message: string): CapstoneReason => ({ check, message });
@@ -95,7 +96,7 @@ function passing(result: Extract<StateEvent, { type: "tool_result" }>): boolean 
 }
 
 /** 轨迹完整（第 26 课的 checkTrace），而且是这次运行的轨迹。 */
-function traceReasons(trace: readonly TraceEvent[], runId: string): CapstoneReason[] {
+function traceReasons(trace: readonly TraceLine[], runId: string): CapstoneReason[] {
   // #region exercise
   const reasons: CapstoneReason[] = [];
   const check = checkTrace(trace);

@@ -1,4 +1,4 @@
-import { checkTrace, type TraceEvent } from "@coding-agent/agent-core";
+import { checkTrace } from "@coding-agent/agent-core";
 import type { StateEvent } from "@coding-agent/cli";
 import type { EvalReport } from "@coding-agent/eval";
 import { createPathAllowance } from "@coding-agent/tools";
@@ -9,6 +9,7 @@ import type {
   CapstoneVerdict,
   PatchEntry,
   RunJson,
+  TraceLine,
 } from "./evidence.ts";
 
 const reason = (check: CapstoneCheck, message: string): CapstoneReason => ({ check, message });
@@ -64,7 +65,7 @@ function passing(result: Extract<StateEvent, { type: "tool_result" }>): boolean 
 }
 
 /** 轨迹完整（第 26 课的 checkTrace），而且是这次运行的轨迹。 */
-function traceReasons(trace: readonly TraceEvent[], runId: string): CapstoneReason[] {
+function traceReasons(trace: readonly TraceLine[], runId: string): CapstoneReason[] {
   // #region exercise
   // TODO(lab-40): 现在不看轨迹。改成：用 agent-core 的 checkTrace 检查它完整（seq 没有缺口、
   //   run_started 开头、run_finished 结尾……），不完整就把它的 message 写进理由；再检查每个

@@ -24,6 +24,9 @@ export interface RunJson {
   readonly evidence: FinishEvidence | null;
 }
 
+/** trace.jsonl 的一行：agent-core 的事件，CLI 写文件时加上这次运行的 runId（设计 §7）。 */
+export type TraceLine = TraceEvent & { readonly runId: string };
+
 /** 补丁里的一个文件：和夹具仓库逐字节比较得出，不是工具的记录。 */
 export interface PatchEntry {
   /** 相对工作区，`/` 分隔。 */
@@ -42,7 +45,7 @@ export interface CapstoneEvidence {
   /** 这次运行的 state.jsonl（第 22 课）。 */
   readonly state: readonly StateEvent[];
   /** 这次运行的 trace.jsonl（第 26 课）。 */
-  readonly trace: readonly TraceEvent[];
+  readonly trace: readonly TraceLine[];
   /** 最终工作区与夹具仓库的差别。 */
   readonly patch: readonly PatchEntry[];
   /** `coding-agent eval --json --baseline` 的报告（第 31–35 课）。 */

@@ -7,4 +7,5 @@ export type {
   FinishEvidence,
   PatchEntry,
   RunJson,
+  TraceLine,
 } from "./evidence.ts";

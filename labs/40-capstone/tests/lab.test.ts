@@ -23,7 +23,9 @@ const REAL = 120_000;
 const fixed = once(() => runFixture(FIX_SCRIPT));
 const evaluated = once(() => runEval());
 /** fix-sum's agent only claims to be done: it passed in the baseline and fails now. */
-const regressed = once(() => runEval({ only: ["fix-sum", "fix-paginate"], broken: ["fix-sum"] }));
+const regressed = once(() => runEval({ broken: ["fix-sum"] }));
+/** The fix straight to the finish, the gate off: a whole trace of another run, too. */
+const untested = once(() => runFixture(UNTESTED, ["--finish-gate", "none"]));
 const fixedEvidence = once(async () => evidenceOf(await fixed(), await evaluated()));
 /** A run's evidence with the good eval (the attacks are in the run, not in the eval). */
 const withGoodEval = async (run: ReturnType<typeof runFixture>) =>
@@ -97,7 +99,7 @@ describe("acceptCapstone refuses what a completed status hides", () => {
   it(
     "a run that finished with the finish gate off and never ran the tests: finish_gate and tests_after_change",
     async () => {
-      const evidence = await withGoodEval(runFixture(UNTESTED, ["--finish-gate", "none"]));
+      const evidence = evidenceOf(await untested(), await evaluated());
       expect(evidence.run.status, "这次运行的 status 是 completed").toBe("completed");
       const verdict = acceptCapstone(evidence);
       expect(verdict.accepted, "模型说完成了，但没有人跑过测试").toBe(false);
@@ -221,7 +223,7 @@ describe("acceptCapstone checks the trace it is given", () => {
   it(
     "the whole trace of another run: trace",
     async () => {
-      const other = await runFixture(FIX_SCRIPT);
+      const other = await untested();
       const verdict = await tampered(() => other.trace);
       expect(verdict.accepted, "换成另一次运行的完整轨迹").toBe(false);
       expect(messagesOf(verdict, "trace"), "理由写出另一次运行的 runId").toContain(other.run.runId);

@@ -28,20 +28,20 @@ export const TESTED_BEFORE_LAST_CHANGE = [
   finish("修好了，顺手整理了 hasNext"),
 ];
 
-/** No fix: the two failing tests get `.skip`, so the tests "pass" and the gate accepts. */
+/** No fix: the two failing tests get node:test's `skip` option, so the tests "pass" and the gate accepts. */
 export const SKIPPED_TESTS = [
   call("run_tests", {}),
   call("apply_edits", {
     edits: [
       {
         path: "test/paginate.test.ts",
-        old: 'test("the last page may be shorter',
-        new: 'test.skip("the last page may be shorter',
+        old: 'test("the last page may be shorter than perPage", () => {',
+        new: 'test("the last page may be shorter than perPage", { skip: true }, () => {',
       },
       {
         path: "test/paginate.test.ts",
-        old: 'test("a page before a short last page',
-        new: 'test.skip("a page before a short last page',
+        old: 'test("a page before a short last page has a next page", () => {',
+        new: 'test("a page before a short last page has a next page", { skip: true }, () => {',
       },
     ],
   }),

@@ -3,6 +3,7 @@
  * a TypeScript library tested by `node --test`) fixed by the whole agent through the CLI,
  * reported by `coding-agent trace`, and graded by `coding-agent eval` with the week-7 suite.
  */
+import { existsSync } from "node:fs";
 import { cp, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -89,46 +90,53 @@ describe("the capstone fixture end to end", () => {
     expect(text, "self-contained: nothing fetched").not.toMatch(/<script[^>]+src=|<link[^>]+href=/);
   });
 
-  it("coding-agent eval grades the week-7 suite with the capstone task, and gates on the baseline", async () => {
+  const baseline = () => join(base, "baseline.json");
+  const row = (id: string, report: EvalReport) => report.tasks.find((task) => task.id === id);
+
+  it("coding-agent eval grades the week-7 suite with the capstone task, and writes the baseline", async () => {
     const suite = join(base, "suite");
     await cp(join(EXAMPLES, "basic"), suite, { recursive: true });
     await cp(TASK, join(suite, "fix-paginate"), { recursive: true });
-    const baseline = join(base, "baseline.json");
     const graded = await captureCli([
       "eval",
       suite,
       "--json",
       "--baseline",
-      baseline,
+      baseline(),
       "--update-baseline",
     ]);
     expect(graded.code, graded.stderr).toBe(0);
     expect(graded.result).toMatchObject({ total: 5, passed: 3, regressions: [] });
-    const row = (id: string, report: EvalReport) => report.tasks.find((task) => task.id === id);
-    expect(row("fix-paginate", graded.result)).toMatchObject({ passed: true, status: "completed" });
+    const passed = (graded.result as EvalReport).tasks.filter((task) => task.passed);
+    expect(passed.map((task) => task.id)).toEqual(["fix-paginate", "fix-slugify", "fix-sum"]);
+    expect(row("fix-paginate", graded.result)).toMatchObject({ status: "completed" });
+    const written = JSON.parse(await readFile(baseline(), "utf8")) as EvalReport;
+    expect(row("fix-paginate", written)?.passed, "the baseline holds the capstone task").toBe(true);
+  });
 
-    // The agent now makes the tests pass by skipping the failing ones: the run completes
-    // (the gate's default --allow-path is the whole workspace), the grader does not.
+  it("an agent that skips the failing tests completes, and the graders and the baseline catch it", async () => {
+    // The tests pass because the failing ones are skipped: the run completes (the gate's
+    // default --allow-path is the whole workspace), the graders do not.
+    const suite = join(base, "skipping");
+    await cp(TASK, join(suite, "fix-paginate"), { recursive: true });
+    const skip = (name: string) => ({
+      path: "test/paginate.test.ts",
+      old: `test("${name}", () => {`,
+      new: `test("${name}", { skip: true }, () => {`,
+    });
     const skipping = [
       call("apply_edits", {
         edits: [
-          {
-            path: "test/paginate.test.ts",
-            old: 'test("the last page may be shorter',
-            new: 'test.skip("the last page may be shorter',
-          },
-          {
-            path: "test/paginate.test.ts",
-            old: 'test("a page before a short last page',
-            new: 'test.skip("a page before a short last page',
-          },
+          skip("the last page may be shorter than perPage"),
+          skip("a page before a short last page has a next page"),
         ],
       }),
       call("run_tests", {}),
       { action: { type: "finish", summary: "测试全部通过" } },
     ];
     await writeFile(join(suite, "fix-paginate", "script.json"), JSON.stringify(skipping));
-    const gated = await captureCli(["eval", suite, "--json", "--baseline", baseline]);
+    expect(existsSync(baseline()), "the baseline of the previous test").toBe(true);
+    const gated = await captureCli(["eval", suite, "--json", "--baseline", baseline()]);
     expect(gated.code, "a regression exits 1").toBe(1);
     expect(gated.result.regressions).toEqual(["fix-paginate"]);
     expect(row("fix-paginate", gated.result)).toMatchObject({

@@ -39,7 +39,7 @@ function finishReasons(run: RunJson): CapstoneReason[] {
   // #region exercise
   // TODO(lab-40): 现在只看 status：模型说完成就算完成。改成：还要完成验证门认可了它——
   //   run.evidence.tests 不是 null，failed 为 0、passed 至少 1，而且它的 version 就是
-  //   run.evidence.endVersion（测试之后工作区没再变）。不满足就加一条 check 为 "finish_gate" 的理由。
+  //   run.evidence.endVersion（测试之后工作区没再变）。不满足就加一条 check 为 finish_gate 的理由。
   // #endregion exercise
   return reasons;
 }
@@ -51,7 +51,7 @@ function testReasons(state: readonly StateEvent[]): CapstoneReason[] {
   //   tool_intent 记下 callId → tool；tool_result 的 version 和前一个不同（第一个和
   //   run_started 的 startVersion 比）就是一次改动，记下它的 seq；tool 是 run_tests 的
   //   tool_result 记下最后一个。没有 run_tests、它早于最后一次改动、或者它没有通过（用下面的
-  //   passing），各是一条 check 为 "tests_after_change" 的理由。
+  //   passing），各是一条 check 为 tests_after_change 的理由。
   void passing;
   void state;
   return [];
@@ -69,7 +69,7 @@ function traceReasons(trace: readonly TraceLine[], runId: string): CapstoneReaso
   // #region exercise
   // TODO(lab-40): 现在不看轨迹。改成：用 agent-core 的 checkTrace 检查它完整（seq 没有缺口、
   //   run_started 开头、run_finished 结尾……），不完整就把它的 message 写进理由；再检查每个
-  //   事件的 runId 都是这次运行的。check 都是 "trace"。
+  //   事件的 runId 都是这次运行的。check 都是 trace。
   void checkTrace;
   void trace;
   void runId;
@@ -86,7 +86,7 @@ function scopeReasons(
 ): CapstoneReason[] {
   // #region exercise
   // TODO(lab-40): 现在不看补丁。改成：用 createPathAllowance(allowPaths) 判断补丁里的每个文件，
-  //   不在允许范围里的（新增、修改、删除都算）各是一条 check 为 "scope" 的理由，写出路径
+  //   不在允许范围里的（新增、修改、删除都算）各是一条 check 为 scope 的理由，写出路径
   //   和 CHANGE_WORDS 里的动作。
   void createPathAllowance;
   void CHANGE_WORDS;
@@ -101,7 +101,7 @@ function evalReasons(report: EvalReport, taskId: string): CapstoneReason[] {
   // #region exercise
   // TODO(lab-40): 现在不看评测报告。改成：报告里找到 taskId 那一行，找不到或没有通过是一条
   //   理由（写出没通过的评分器）；report.regressions 不是空的也是一条理由，写出回归的任务。
-  //   check 都是 "eval"。
+  //   check 都是 eval。
   void report;
   void taskId;
   return [];

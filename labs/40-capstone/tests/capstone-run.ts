@@ -11,11 +11,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseStateLog, runCli, type StateEvent } from "@coding-agent/cli";
 import {
+  diffSnapshots,
   type EvalReport,
   readFixture,
   snapshotFixture,
   snapshotWorkspace,
-  type WorkspaceSnapshot,
 } from "@coding-agent/eval";
 import type { CapstoneEvidence, PatchEntry, RunJson, TraceLine } from "@lab";
 import { afterAll } from "vitest";
@@ -113,20 +113,8 @@ export async function runFixture(
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as TraceLine);
   const before = snapshotFixture(await readFixture(join(TASK_DIR, "repo")));
-  const patch = patchOf(before, await snapshotWorkspace(workspace));
+  const patch = diffSnapshots(before, await snapshotWorkspace(workspace));
   return { cli: ran, run, state: log.events, trace, patch, workspace };
-}
-
-/** Every file whose bytes differ between the fixture and the final workspace. */
-function patchOf(before: WorkspaceSnapshot, after: WorkspaceSnapshot): PatchEntry[] {
-  const paths = [...new Set([...before.keys(), ...after.keys()])].sort();
-  return paths.flatMap((path): PatchEntry[] => {
-    const was = before.get(path);
-    const is = after.get(path);
-    if (was === is) return [];
-    const change = was === undefined ? "added" : is === undefined ? "removed" : "modified";
-    return [{ path, change }];
-  });
 }
 
 /** What `coding-agent eval --json --baseline` printed, and its report. */

@@ -8,7 +8,13 @@ import { cp, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { EvalReport } from "@coding-agent/eval";
+import {
+  diffSnapshots,
+  type EvalReport,
+  readFixture,
+  snapshotFixture,
+  snapshotWorkspace,
+} from "@coding-agent/eval";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TraceReport } from "../src/index.ts";
 import { call, captureCli } from "./support/run-cli.ts";
@@ -57,6 +63,10 @@ describe("the capstone fixture end to end", () => {
     expect(result.evidence.tests).toMatchObject({ passed: 6, failed: 0, skipped: 0 });
     expect(result.evidence.tests.version).toBe(result.evidence.endVersion);
     expect(result.evidence.changedFiles).toEqual(["src/paginate.ts"]);
+    const fixture = snapshotFixture(await readFixture(join(TASK, "repo")));
+    expect(diffSnapshots(fixture, await snapshotWorkspace(workspace)), "the real patch").toEqual([
+      { path: "src/paginate.ts", change: "modified" },
+    ]);
     for (const test of ["test/paginate.test.ts", "test/errors.test.ts"]) {
       const after = await readFile(join(workspace, test), "utf8");
       expect(after, `${test} 没有被改动`).toBe(await readFile(join(TASK, "repo", test), "utf8"));

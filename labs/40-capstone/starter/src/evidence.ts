@@ -1,6 +1,6 @@
 import type { TraceEvent } from "@coding-agent/agent-core";
 import type { StateEvent } from "@coding-agent/cli";
-import type { EvalReport } from "@coding-agent/eval";
+import type { EvalReport, FileChange } from "@coding-agent/eval";
 
 /** 完成验证门留在结果里的证据（设计 §7，第 21 课）。 */
 export interface FinishEvidence {
@@ -27,12 +27,11 @@ export interface RunJson {
 /** trace.jsonl 的一行：agent-core 的事件，CLI 写文件时加上这次运行的 runId（设计 §7）。 */
 export type TraceLine = TraceEvent & { readonly runId: string };
 
-/** 补丁里的一个文件：和夹具仓库逐字节比较得出，不是工具的记录。 */
-export interface PatchEntry {
-  /** 相对工作区，`/` 分隔。 */
-  readonly path: string;
-  readonly change: "added" | "modified" | "removed";
-}
+/**
+ * 补丁里的一个文件（path 相对工作区，change 是 added、modified 或 removed）：最终工作区和
+ * 夹具仓库逐字节比较得出（@coding-agent/eval 的 diffSnapshots），不是工具的记录。
+ */
+export type PatchEntry = FileChange;
 
 /** 一次结业运行留下的全部证据。 */
 export interface CapstoneEvidence {

@@ -9,7 +9,7 @@ import { cp, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { parseStateLog, runCli, type StateEvent } from "@coding-agent/cli";
+import { readRunRecords, runCli, type StateEvent, type TraceLine } from "@coding-agent/cli";
 import {
   diffSnapshots,
   type EvalReport,
@@ -17,7 +17,7 @@ import {
   snapshotFixture,
   snapshotWorkspace,
 } from "@coding-agent/eval";
-import type { CapstoneEvidence, PatchEntry, RunJson, TraceLine } from "@lab";
+import type { CapstoneEvidence, PatchEntry, RunJson } from "@lab";
 import { afterAll } from "vitest";
 
 const EXAMPLES = join(
@@ -104,17 +104,11 @@ export async function runFixture(
   } catch {
     throw new Error(`coding-agent run 没有输出 JSON（退出码 ${ran.exitCode}）：${ran.stderr}`);
   }
-  const runDir = join(await baseDir(), "home", "runs", run.runId);
-  const log = parseStateLog(await readFile(join(runDir, "state.jsonl"), "utf8"));
-  if (!log.ok) throw new Error(log.message);
-  const traceText = await readFile(join(runDir, "trace.jsonl"), "utf8");
-  const trace = traceText
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as TraceLine);
+  const records = await readRunRecords(join(await baseDir(), "home", "runs", run.runId));
+  if (!records.ok) throw new Error(records.message);
   const before = snapshotFixture(await readFixture(join(TASK_DIR, "repo")));
   const patch = diffSnapshots(before, await snapshotWorkspace(workspace));
-  return { cli: ran, run, state: log.events, trace, patch, workspace };
+  return { cli: ran, run, state: records.state, trace: records.trace, patch, workspace };
 }
 
 /** What `coding-agent eval --json --baseline` printed, and its report. */

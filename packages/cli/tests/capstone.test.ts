@@ -4,10 +4,11 @@
  * reported by `coding-agent trace`, and graded by `coding-agent eval` with the week-7 suite.
  */
 import { existsSync } from "node:fs";
-import { cp, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { checkTrace } from "@coding-agent/agent-core";
 import {
   diffSnapshots,
   type EvalReport,
@@ -17,6 +18,7 @@ import {
 } from "@coding-agent/eval";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TraceReport } from "../src/index.ts";
+import { readRunRecords } from "../src/run-evidence.ts";
 import { call, captureCli } from "./support/run-cli.ts";
 
 const EXAMPLES = join(
@@ -75,6 +77,13 @@ describe("the capstone fixture end to end", () => {
       "Math.ceil(items.length / perPage)",
     );
     runId = result.runId;
+    const records = await readRunRecords(result.runDir);
+    expect(records.ok && records.warnings, "the run's records").toEqual([]);
+    const { state, trace } = records.ok ? records : { state: [], trace: [] };
+    expect(checkTrace(trace), "a whole trace").toEqual({ ok: true, events: trace.length });
+    expect(new Set(trace.map((event) => event.runId))).toEqual(new Set([runId]));
+    expect(state.map((event) => event.type).at(0)).toBe("run_started");
+    expect(state.at(-1)).toMatchObject({ type: "run_finished", status: "completed" });
   });
 
   it("coding-agent trace --json and --html report the run", async () => {
@@ -171,5 +180,60 @@ describe("the capstone fixture end to end", () => {
     expect(rejections).toHaveLength(1);
     expect(rejections[0]?.reasons).toEqual(["no_test_evidence"]);
     expect(result.evidence.tests).toMatchObject({ passed: 6, failed: 0 });
+  });
+});
+
+describe("readRunRecords reads a run's folder as evidence, judging nothing", () => {
+  const runDir = async (name: string, state: string, trace: string) => {
+    const dir = join(base, name);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "state.jsonl"), state);
+    await writeFile(join(dir, "trace.jsonl"), trace);
+    return dir;
+  };
+  const started = JSON.stringify({
+    seq: 1,
+    type: "run_started",
+    runId: "r1",
+    startedAt: "2026-01-01T00:00:00.000Z",
+    goal: "g",
+    workspace: "/w",
+    options: {},
+    startVersion: "v0",
+  });
+  const event = (seq: number, runId = "r1") =>
+    JSON.stringify({ seq, atMs: seq, runId, type: "model_started", step: 1 });
+
+  it("gives back a trace with a seq gap and another run's event as written, for the checks to judge", async () => {
+    const dir = await runDir("gap", `${started}\n`, `${event(1)}\n${event(3, "r2")}\n`);
+    const records = await readRunRecords(dir);
+    expect(records.ok && records.trace.map((line) => [line.seq, line.runId])).toEqual([
+      [1, "r1"],
+      [3, "r2"],
+    ]);
+    expect(records.ok && checkTrace(records.trace).ok).toBe(false);
+  });
+
+  it("leaves out a torn last trace line with a warning, and refuses a broken line in the middle", async () => {
+    const torn = await readRunRecords(
+      await runDir("torn", `${started}\n`, `${event(1)}\n{"seq":2,"at`),
+    );
+    expect(torn.ok && torn.trace.length).toBe(1);
+    expect(torn.ok && torn.warnings.join()).toContain("不完整");
+    const broken = await readRunRecords(
+      await runDir("broken", `${started}\n`, `${event(1)}\n{oops\n${event(2)}\n`),
+    );
+    expect(broken).toMatchObject({ ok: false });
+    expect(!broken.ok && broken.message).toContain("第 2 行");
+    const notEvent = await readRunRecords(
+      await runDir("not-event", `${started}\n`, `${JSON.stringify({ seq: 1 })}\n`),
+    );
+    expect(!notEvent.ok && notEvent.message).toContain("不是 trace 事件");
+  });
+
+  it("names the folder when there is nothing to read", async () => {
+    const missing = await readRunRecords(join(base, "no-such-run"));
+    expect(missing).toMatchObject({ ok: false });
+    expect(!missing.ok && missing.message).toContain("no-such-run");
   });
 });

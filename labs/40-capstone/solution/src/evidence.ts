@@ -1,5 +1,4 @@
-import type { TraceEvent } from "@coding-agent/agent-core";
-import type { StateEvent } from "@coding-agent/cli";
+import type { StateEvent, TraceLine } from "@coding-agent/cli";
 import type { EvalReport, FileChange } from "@coding-agent/eval";
 
 /** 完成验证门留在结果里的证据（设计 §7，第 21 课）。 */
@@ -24,9 +23,6 @@ export interface RunJson {
   readonly evidence: FinishEvidence | null;
 }
 
-/** trace.jsonl 的一行：agent-core 的事件，CLI 写文件时加上这次运行的 runId（设计 §7）。 */
-export type TraceLine = TraceEvent & { readonly runId: string };
-
 /**
  * 补丁里的一个文件（path 相对工作区，change 是 added、modified 或 removed）：最终工作区和
  * 夹具仓库逐字节比较得出（@coding-agent/eval 的 diffSnapshots），不是工具的记录。
@@ -43,7 +39,7 @@ export interface CapstoneEvidence {
   readonly run: RunJson;
   /** 这次运行的 state.jsonl（第 22 课）。 */
   readonly state: readonly StateEvent[];
-  /** 这次运行的 trace.jsonl（第 26 课）。 */
+  /** 这次运行的 trace.jsonl（第 26 课）：agent-core 的事件，加上 CLI 写文件时记下的 runId。 */
   readonly trace: readonly TraceLine[];
   /** 最终工作区与夹具仓库的差别。 */
   readonly patch: readonly PatchEntry[];

@@ -7,5 +7,4 @@ export type {
   FinishEvidence,
   PatchEntry,
   RunJson,
-  TraceLine,
 } from "./evidence.ts";

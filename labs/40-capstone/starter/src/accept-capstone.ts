@@ -1,5 +1,5 @@
 import { checkTrace } from "@coding-agent/agent-core";
-import type { StateEvent } from "@coding-agent/cli";
+import type { StateEvent, TraceLine } from "@coding-agent/cli";
 import type { EvalReport } from "@coding-agent/eval";
 import { createPathAllowance } from "@coding-agent/tools";
 import type {
@@ -9,7 +9,6 @@ import type {
   CapstoneVerdict,
   PatchEntry,
   RunJson,
-  TraceLine,
 } from "./evidence.ts";
 
 const reason = (check: CapstoneCheck, message: string): CapstoneReason => ({ check, message });

@@ -68,6 +68,7 @@ export {
   type ReadTraceEvent,
 } from "./report/trace-lines.ts";
 export { addCost, buildTraceReport } from "./report/trace-report.ts";
+export { type RunRecords, readRunRecords, type TraceLine } from "./run-evidence.ts";
 export { prepareRunFeatures, type RunFeatures } from "./run-extensions.ts";
 export {
   codingAgentHome,

@@ -40,6 +40,7 @@ export {
 } from "./harness.ts";
 export { escapeHtml, renderHtmlReport } from "./html-report.ts";
 export { renderJunit, xml } from "./junit.ts";
+export { diffSnapshots, type FileChange } from "./patch.ts";
 export { type ProcessOutcome, runProcessGroup } from "./process-group.ts";
 export {
   canReach,

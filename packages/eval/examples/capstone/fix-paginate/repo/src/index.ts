@@ -1,0 +1,1 @@
+export { type Page, paginate } from "./paginate.ts";

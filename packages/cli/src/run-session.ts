@@ -168,6 +168,7 @@ async function execute(session: Session): Promise<number> {
     redact: model.redact,
     warn: (line) => io.stderr(line),
     signal,
+    env,
   });
   if (!mcp.ok) {
     io.stderr(`${mcp.message}\n`);

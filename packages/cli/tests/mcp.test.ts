@@ -28,6 +28,8 @@ const EVERYTHING = join(
   "index.js",
 );
 const SECRET = "tok-mcp-secret-9f8e7d6c5b4a";
+/** `${NAME}` as `.mcp.json` writes a variable reference. */
+const ref = (name: string) => `\${${name}}`;
 
 let base: string;
 let ws: string;
@@ -424,6 +426,49 @@ describe("redaction of failures", () => {
 });
 
 describe("config files", () => {
+  it("expands braced variables, with or without a :- default, from the CLI's environment when the server starts; the log keeps the file's text", async () => {
+    const config = await mcpConfig({
+      everything: {
+        command: ref("MCP_SHELL"),
+        args: [
+          "-c",
+          `echo $$ >> '${pidFile}'; echo "$TOKEN" > '${join(base, "token")}'; exec '${process.execPath}' "\${MCP_ENTRY:-${EVERYTHING}}" stdio`,
+        ],
+        env: { TOKEN: ref("MCP_TEST_TOKEN") },
+      },
+    });
+    const { code, result } = await run(
+      [call("mcp__everything__echo", { message: "展开了" }), finish],
+      ["--mcp-config", config, "--approval", "auto"],
+      { MCP_SHELL: "sh", MCP_TEST_TOKEN: "tok-expanded-0123456789abcdef" },
+    );
+    expect(code).toBe(0);
+    expect(toolResults(result)[0]).toMatchObject({ ok: true });
+    expect(pids()).toHaveLength(1);
+    expect(await readFile(join(base, "token"), "utf8")).toBe("tok-expanded-0123456789abcdef\n");
+    const state = await runFile(result.runDir, "state.jsonl");
+    expect(state).not.toContain("tok-expanded-0123456789abcdef");
+  });
+
+  it("a variable that is not set and has no default is exit 2 naming the server, the field and the variable; nothing starts", async () => {
+    const config = await mcpConfig({
+      everything: { ...everything(), env: { TOKEN: ref("MCP_UNSET_TOKEN") } },
+    });
+    const { code, stderr } = await run([finish], ["--mcp-config", config]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("mcpServers.everything.env.TOKEN");
+    expect(stderr).toContain("MCP_UNSET_TOKEN");
+    expect(stderr).toContain(ref("MCP_UNSET_TOKEN:-默认值"));
+    expect(pids()).toEqual([]);
+    const url = await mcpConfig(
+      { remote: { url: `${ref("MCP_UNSET_BASE:-not a url")}/mcp` } },
+      "url-var.json",
+    );
+    const second = await run([finish], ["--mcp-config", url]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain("mcpServers.remote.url 展开后不是 http:// 或 https:// 地址");
+  });
+
   it("a bad --mcp-config is exit 2 with a Chinese error naming the file and the field", async () => {
     const config = await mcpConfig({ bad: { args: ["x"] } });
     const { code, stderr } = await run([finish], ["--mcp-config", config]);

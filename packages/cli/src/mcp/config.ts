@@ -39,15 +39,21 @@ const StdioServerSchema = z.strictObject(
 const HttpServerSchema = z.strictObject(
   {
     type: z.enum(["http", "streamable-http"], "url 服务器的 type 只能是 http").optional(),
+    // A `${VAR}` in it is checked once expanded, when the run starts (see `expandServers`).
     url: z
-      .url("需要 http:// 或 https:// 地址")
-      .refine((url) => /^https?:\/\//.test(url), "需要 http:// 或 https:// 地址"),
+      .string("需要 http:// 或 https:// 地址")
+      .refine((url) => url.includes("${") || isHttpUrl(url), "需要 http:// 或 https:// 地址"),
     headers: z
       .record(z.string(), z.string("请求头的值需要是字符串"), "headers 需要是对象（名字 → 值）")
       .default({}),
   },
   { error: entryError },
 );
+
+/** True for an absolute http:// or https:// URL. */
+export function isHttpUrl(text: string): boolean {
+  return /^https?:\/\//.test(text) && URL.canParse(text);
+}
 
 /** One configured server, with the file that defined it (named in every message about it). */
 export type McpServerConfig =

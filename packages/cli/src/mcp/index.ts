@@ -1,6 +1,7 @@
 import type { Redactor } from "@coding-agent/agent-core";
 import type { ApprovalMode, Approver } from "@coding-agent/tools";
 import { loadMcpConfigFile, type McpServerConfig, mergeServers } from "./config.ts";
+import { expandServers } from "./expand.ts";
 import { type McpSession, startMcpServers } from "./servers.ts";
 
 export {
@@ -25,7 +26,8 @@ const CLIENT_VERSION = "0.1.0";
  * The MCP servers of a run (lesson 37): those of the settings files (the user's, and a
  * trusted workspace's: `loadHookSettings` applies the trust rule), then `--mcp-config`'s
  * (the user named that file: it is trusted), a later definition of a name replacing an
- * earlier one; started now. A bad `--mcp-config` is a usage error (exit 2) before anything
+ * earlier one; `${VAR}` expanded from the CLI's environment; started now. A bad
+ * `--mcp-config`, or a variable that is not set, is a usage error (exit 2) before anything
  * starts.
  */
 export async function prepareMcp(options: {
@@ -38,6 +40,8 @@ export async function prepareMcp(options: {
   readonly redact: Redactor;
   readonly warn: (line: string) => void;
   readonly signal?: AbortSignal;
+  /** Where `${VAR}` in a server's definition is read from (the CLI's environment). */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }): Promise<
   | { readonly ok: true; readonly session: McpSession | undefined }
   | { readonly ok: false; readonly message: string }
@@ -48,10 +52,12 @@ export async function prepareMcp(options: {
     if (!loaded.ok) return loaded;
     fromFile = loaded.servers;
   }
-  const servers = mergeServers(options.settingsServers, fromFile);
-  if (servers.length === 0) return { ok: true, session: undefined };
+  const merged = mergeServers(options.settingsServers, fromFile);
+  if (merged.length === 0) return { ok: true, session: undefined };
+  const expanded = expandServers(merged, options.env);
+  if (!expanded.ok) return expanded;
   const session = await startMcpServers({
-    servers,
+    servers: expanded.servers,
     workspace: options.workspace,
     approval: options.approval,
     ...(options.approver === undefined ? {} : { approver: options.approver }),

@@ -13,6 +13,7 @@ import { checkTrace, type TraceEvent } from "@coding-agent/agent-core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.ts";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
+import { COPY_PREFIX } from "../src/subagents/workspace-copy.ts";
 import { toolResults } from "./support/run-cli.ts";
 import { BIN } from "./support/spawn-bin.ts";
 
@@ -352,6 +353,10 @@ describe("spawn_agent in a git repository", HANG_GUARD, () => {
       }
       pids.push(Number((await readFile(file, "utf8")).trim()));
     }
+    // Both children are in copies of their own under the temp folder while they run.
+    const copies = (await readdir(temp)).filter((name) => name.startsWith(COPY_PREFIX));
+    expect(copies).toHaveLength(2);
+    expect(git(["worktree", "list", "--porcelain"]).match(/^worktree /gm)).toHaveLength(3);
     const abortedAt = performance.now();
     controller.abort();
     const { code, result } = await running;

@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkTrace, type TraceEvent } from "@coding-agent/agent-core";
+import { chooseSandbox } from "@coding-agent/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.ts";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
@@ -417,6 +418,36 @@ describe("spawn_agent against hooks and the default sandbox", HANG_GUARD, () => 
     // The dropped child ended cancelled, not after its 20 s sleep; nothing of it is left.
     const dropped = await traceOf(join(result.runDir, "subagents", "2", "trace.jsonl"));
     expect(dropped.at(-1)).toMatchObject({ type: "run_finished", status: "cancelled" });
+    await expectNothingLeft();
+  });
+
+  it("a child's command in the bwrap sandbox cannot write the parent's workspace", async (context) => {
+    await gitWorkspace();
+    const sandbox = await chooseSandbox({ mode: "bwrap", workspace: ws });
+    if (sandbox.kind !== "bwrap") {
+      // As the tools' own bwrap tests: skipped on a machine without it, never under CI.
+      if (process.env.CI) throw new Error("CI 上必须能运行 bwrap 测试");
+      context.skip("bwrap 不可用");
+    }
+    const script = `echo 越界 > '${join(ws, "pwned.txt")}'; echo 副本里 > inside.txt`;
+    const turns = [
+      { action: spawn("写到外面去") },
+      finish(),
+      turn("写到外面去", call("run_command", { argv: ["sh", "-c", script] })),
+      turn("写到外面去", finish("试过了").action),
+    ];
+    const { code, result, stderr } = await cli(turns, [
+      "--subagents",
+      "1",
+      "--allow-command",
+      "sh",
+      "--sandbox",
+      "bwrap",
+    ]);
+    expect(code, stderr).toBe(0);
+    expect(existsSync(join(ws, "pwned.txt"))).toBe(false);
+    // What it wrote inside its copy comes back as a patch, for the parent to decide on.
+    expect(spawned(result)[0]).toMatchObject({ files: ["inside.txt"] });
     await expectNothingLeft();
   });
 

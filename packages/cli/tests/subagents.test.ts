@@ -421,6 +421,41 @@ describe("spawn_agent against hooks and the default sandbox", HANG_GUARD, () => 
     await expectNothingLeft();
   });
 
+  it("a later spawn_agent a hook rewrites: its child is cancelled and the rewritten one runs", async () => {
+    await gitWorkspace();
+    await mkdir(join(ws, ".coding-agent"));
+    await writeFile(
+      join(ws, WORKSPACE_SETTINGS),
+      JSON.stringify({
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: "spawn_agent",
+              command: `if grep -q 原目标; then echo '{"input":{"goal":"改写后"}}'; fi`,
+            },
+          ],
+        },
+      }),
+    );
+    const turns = [
+      { actions: [spawn("第一"), spawn("原目标")] },
+      finish(),
+      turn("第一", finish("第一个好了").action),
+      // Started with the reply, before the hook rewrote its call: it is cancelled.
+      turn("原目标", call("sleep", { ms: 20_000 })),
+      turn("改写后", finish("改写后的子 Agent 好了").action),
+    ];
+    const { code, result, stderr } = await cli(turns, ["--subagents", "2", "--trust-workspace"]);
+    expect(code, stderr).toBe(0);
+    expect(spawned(result).map((value) => value?.summary)).toEqual([
+      "第一个好了",
+      "改写后的子 Agent 好了",
+    ]);
+    expect(stderr).toContain("子 Agent #2 结束：cancelled");
+    expect(stderr).toContain("子 Agent #3 开始：改写后");
+    await expectNothingLeft();
+  });
+
   it("a child's command in the bwrap sandbox cannot write the parent's workspace", async (context) => {
     await gitWorkspace();
     const sandbox = await chooseSandbox({ mode: "bwrap", workspace: ws });

@@ -117,6 +117,10 @@ export const RUN_FLAGS = {
     multiple: true,
     help: "无需批准即可调用的 MCP 工具全名（mcp__<服务器>__<工具>，可重复；--approval deny 时只有它们能调用）",
   },
+  subagents: {
+    type: "string",
+    help: "最多同时运行几个子 Agent（默认 0：不提供 spawn_agent；子 Agent 在工作区的隔离副本里运行，预算从本次运行里分出）",
+  },
   json: { type: "boolean", help: "以 JSON 输出运行结果" },
   help: { type: "boolean", help: "显示帮助" },
 } as const;
@@ -223,6 +227,7 @@ const RunFlagsSchema = z.strictObject({
   "trust-workspace": z.boolean().default(false),
   "mcp-config": z.string().min(1, "--mcp-config 需要文件路径").optional(),
   "allow-tool": z.array(z.string().min(1, "--allow-tool 需要工具名")).default([]),
+  subagents: count("subagents").default(0),
   json: z.boolean().default(false),
   help: z.boolean().default(false),
 });
@@ -303,6 +308,8 @@ export type RunCommand = {
   readonly mcpConfig?: string;
   /** `--allow-tool`: MCP tools that need no approval (absent in older logs: none). */
   readonly allowTools?: readonly string[];
+  /** `--subagents`: children that may run at once; absent (older logs) or 0: no `spawn_agent`. */
+  readonly subagents?: number;
 };
 
 /** The outcome of `parseCliArgs`: a command, or a Chinese usage message (exit 2). */
@@ -433,6 +440,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
       ...(f["trust-workspace"] ? { trustWorkspace: true } : {}),
       ...(f["mcp-config"] === undefined ? {} : { mcpConfig: path.resolve(f["mcp-config"]) }),
       ...(f["allow-tool"].length === 0 ? {} : { allowTools: f["allow-tool"] }),
+      ...(f.subagents === 0 ? {} : { subagents: f.subagents }),
     },
   };
 }

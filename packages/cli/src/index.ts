@@ -79,7 +79,12 @@ export {
   runDirOf,
 } from "./run-files.ts";
 export { prepareRunTools, type RunToolsOptions, type RunToolsResult } from "./run-tools.ts";
-export { defaultScript, loadScriptFile, type ScriptLoadResult } from "./script-file.ts";
+export {
+  defaultScript,
+  loadScriptFile,
+  routeScript,
+  type ScriptLoadResult,
+} from "./script-file.ts";
 export {
   openStateLog,
   parseStateLog,
@@ -109,4 +114,25 @@ export {
   replayingProvider,
 } from "./state/resume.ts";
 export { createWorkspaceTracker, type WorkspaceTracker } from "./state/workspace-tracker.ts";
+export { type ChildRunOptions, createChildRunner } from "./subagents/child-run.ts";
+export { type ChildTask, type RunAllOptions, runAll, type Settled } from "./subagents/scheduler.ts";
+export {
+  type ChildBudget,
+  type ChildOutcome,
+  type ChildRunner,
+  type ChildSpec,
+  createSubagents,
+  SPAWN_AGENT,
+  type SpawnResult,
+  type Subagents,
+  type SubagentsOptions,
+  spawnAgentTool,
+  spawnInputSchema,
+} from "./subagents/spawn-agent.ts";
+export {
+  COPY_PREFIX,
+  type CopyChanges,
+  createIsolatedCopy,
+  type IsolatedCopy,
+} from "./subagents/workspace-copy.ts";
 export { BUILTIN_SYSTEM_PROMPT, createSystemPrompt, MAX_AGENTS_MD_BYTES } from "./system-prompt.ts";

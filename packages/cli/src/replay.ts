@@ -8,6 +8,7 @@ import {
   type Tool,
   type ToolSet,
 } from "@coding-agent/agent-core";
+import { createPathAllowance } from "@coding-agent/tools";
 import type { RunCommand } from "./args.ts";
 import type { CliIo } from "./cli.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
@@ -20,6 +21,7 @@ import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
 import { report } from "./run-session.ts";
 import { prepareRunTools } from "./run-tools.ts";
 import { readStateLog, type StateEvent } from "./state/log.ts";
+import { SPAWN_AGENT, spawnAgentTool } from "./subagents/spawn-agent.ts";
 
 /**
  * `coding-agent replay <runId | state.jsonl>` (design §7, lesson 28): runs a finished run
@@ -122,7 +124,22 @@ async function replay(options: {
   // MCP tools (lesson 37) from the log's record of what the servers listed: no server starts.
   const mcp = recordedMcpTools(started.options, (name) => standIn(name, executed, replayer));
   const runTools = mcp.registry({
-    ...neverRun({ ...tools.tools, ...features.tools }, executed, replayer),
+    ...neverRun(
+      {
+        ...tools.tools,
+        ...features.tools,
+        // spawn_agent (lesson 39) as the run offered it: its calls are answered from the log.
+        ...((command.subagents ?? 0) === 0
+          ? {}
+          : {
+              [SPAWN_AGENT]: spawnAgentTool(createPathAllowance(command.allowPaths ?? []), () => {
+                throw new Error("spawn_agent 在重放里不运行");
+              }),
+            }),
+      },
+      executed,
+      replayer,
+    ),
     ...mcp.tools,
   });
   const { maxRepeatedActions: _counted, ...limits } = command.limits;

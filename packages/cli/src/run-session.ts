@@ -26,7 +26,7 @@ import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.t
 import { prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, createRunDir, newRunId, runDirOf } from "./run-files.ts";
 import { prepareRunTools } from "./run-tools.ts";
-import { defaultScript, loadScriptFile } from "./script-file.ts";
+import { defaultScript, loadScriptFile, routeScript } from "./script-file.ts";
 import { openStateLog, readStateLog, type StateLog } from "./state/log.ts";
 import { editPredictor } from "./state/predict-edits.ts";
 import { createRunRecorder } from "./state/recorder.ts";
@@ -38,6 +38,8 @@ import {
 } from "./state/resume.ts";
 import { createWorkspaceTracker } from "./state/workspace-tracker.ts";
 import { createTextEcho, endingEcho } from "./stream-echo.ts";
+import { createChildRunner } from "./subagents/child-run.ts";
+import { createSubagents } from "./subagents/spawn-agent.ts";
 import { createSystemPrompt } from "./system-prompt.ts";
 import { openRunTrace, TRACE_FILE } from "./trace/run-trace.ts";
 
@@ -291,6 +293,48 @@ async function execute(session: Session): Promise<number> {
     warn: (line) => io.stderr(line),
     log,
   });
+  // A fallback model needs the retry machinery even without retries: it decides when to ask it.
+  const retry =
+    command.retries === 0 && model.fallback === undefined
+      ? undefined
+      : {
+          policy: retryPolicy(command.retries),
+          ...(model.fallback === undefined
+            ? {}
+            : { fallback: { ...model.fallback, price: price.fallbackPrice ?? null } }),
+        };
+  // The loop detection counts repeats by observation (`--max-repeated-actions`), not the guard.
+  const { maxRepeatedActions: _counted, ...limits } = command.limits;
+  // Subagents (lesson 39): last among the extensions, so a spawn_agent call it sees is
+  // one that nothing before it answered or vetoed.
+  const subagents =
+    (command.subagents ?? 0) === 0
+      ? undefined
+      : createSubagents({
+          limit: command.subagents ?? 1,
+          limits,
+          ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
+          parentAllows: allowance,
+          signal,
+          notify: (line) => io.stderr(model.redact(line)),
+          runChild: createChildRunner({
+            command,
+            workspace,
+            runId,
+            runDir,
+            provider: model.child,
+            redact: model.redact,
+            price: price.price,
+            ...(retry === undefined ? {} : { retry }),
+            ...(tools.testCommand === undefined ? {} : { testCommand: tools.testCommand }),
+            enforceTests: gateMode(command, tools.testCommand) === "tests",
+            ...(io.approver === undefined ? {} : { approver: io.approver }),
+            hooks: settings.hooks,
+            parentAllows: allowance,
+            env: { ...env },
+            warn: (line) => io.stderr(line),
+          }),
+        });
   // The resume answers first (what is already recorded); the gate sees each tool's own
   // result, before a PostToolUse hook may replace it (a hook cannot turn failing tests into
   // evidence); the tool hooks next (the log records what they let through), the log writes,
@@ -303,12 +347,11 @@ async function execute(session: Session): Promise<number> {
     recorder,
     ...hooks.stop,
     ...features.extensions,
+    ...(subagents === undefined ? [] : [subagents.extension]),
   ];
-  // The loop detection counts repeats by observation (`--max-repeated-actions`), not the guard.
-  const { maxRepeatedActions: _counted, ...limits } = command.limits;
 
   io.stderr(`coding-agent：开始运行（${model.label}，Ctrl-C 取消）\n`);
-  const runTools = { ...tools.tools, ...features.tools, ...servers?.tools };
+  const runTools = { ...tools.tools, ...features.tools, ...servers?.tools, ...subagents?.tools };
   const registry = servers === undefined ? runTools : servers.registry(runTools);
   const result = await runAgent(command.goal, model.provider, registry, limits, signal, {
     redact: model.redact,
@@ -319,19 +362,10 @@ async function execute(session: Session): Promise<number> {
     ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
     requiredTrace: traced.requiredTrace,
     ...(traced.trace === undefined ? {} : { trace: traced.trace }),
-    // A fallback model needs the retry machinery even without retries: it decides when to ask it.
-    ...(command.retries === 0 && model.fallback === undefined
-      ? {}
-      : {
-          retry: {
-            policy: retryPolicy(command.retries),
-            ...(model.fallback === undefined
-              ? {}
-              : { fallback: { ...model.fallback, price: price.fallbackPrice ?? null } }),
-          },
-        }),
+    ...(retry === undefined ? {} : { retry }),
   });
-  // Every server process ends with the run, however it ended.
+  // Every child, its processes and its copy, and every server process end with the run.
+  await subagents?.close();
   await servers?.close();
   await traced.end();
   if (result.code === "trace_failed") io.stderr(traceFailedMessage(traced.file, result.reason));
@@ -482,6 +516,8 @@ type ModelChoice =
       readonly system?: (request: ModelRequest) => Promise<string>;
       /** `--fallback-model`: the same backend with the other model. */
       readonly fallback?: { readonly provider: Provider; readonly model: string };
+      /** The model of a subagent with this goal (lesson 39): never the parent's replayed replies. */
+      readonly child: (goal: string) => Provider;
     }
   | { readonly ok: false; readonly message: string };
 
@@ -507,14 +543,22 @@ async function chooseModel(
     }
     const redact = createRedactor({ env });
     let used = plan?.turnsUsed ?? 0;
-    const scripted = createScriptedProvider(turns.slice(used));
+    const routed = routeScript(turns);
+    const scripted = createScriptedProvider(routed.parent.slice(used));
     const provider: Provider = {
       complete(request, callSignal) {
         used += 1;
         return scripted.complete(request, callSignal);
       },
     };
-    choice = { ok: true, provider, label: "Fake Model", redact, turns: () => used };
+    choice = {
+      ok: true,
+      provider,
+      label: "Fake Model",
+      redact,
+      turns: () => used,
+      child: routed.child,
+    };
   } else {
     let base: string | undefined;
     if (command.systemPromptFile !== undefined) {
@@ -562,6 +606,7 @@ async function chooseModel(
       redact,
       system,
       ...(fallback === undefined ? {} : { fallback }),
+      child: () => backend.provider,
     };
   }
   if (plan === undefined) return choice;

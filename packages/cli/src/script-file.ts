@@ -1,6 +1,10 @@
 import { readFile } from "node:fs/promises";
-import { formatValueIssues, toValueIssues } from "@coding-agent/agent-core";
-import { type ScriptedTurn, ScriptSchema } from "@coding-agent/agent-core/testing";
+import { formatValueIssues, type Provider, toValueIssues } from "@coding-agent/agent-core";
+import {
+  createScriptedProvider,
+  type ScriptedTurn,
+  ScriptSchema,
+} from "@coding-agent/agent-core/testing";
 import { z } from "zod";
 
 /** The outcome of loading a script: its turns, or a message naming the file and the field. */
@@ -18,7 +22,8 @@ export function defaultScript(goal: string): ScriptedTurn[] {
 
 /**
  * Reads and validates a `--script` file: a JSON array of turns, each
- * `{ "action": {...}, "usage"?: {...}, "delayMs"?: n }` or `{ "error": "...", "delayMs"?: n }`.
+ * `{ "action": {...}, "usage"?: {...}, "delayMs"?: n }` or `{ "error": "...", "delayMs"?: n }`,
+ * each with an optional `"agent": "<goal>"` (a subagent's turn, see `routeScript`).
  */
 export async function loadScriptFile(path: string): Promise<ScriptLoadResult> {
   let text: string;
@@ -44,4 +49,29 @@ export async function loadScriptFile(path: string): Promise<ScriptLoadResult> {
     return { ok: false, message: `脚本文件 ${path} 无效：${issues}` };
   }
   return { ok: true, turns: parsed.data };
+}
+
+/**
+ * Splits a script between the parent and its subagents (lesson 39): untagged turns are
+ * the parent's; the turns tagged `"agent": "<goal>"` are, in order, the replies of the
+ * children with that goal (children with the same goal take them from one queue). A
+ * child whose goal has no turns gets an empty script: its first call fails.
+ */
+export function routeScript(turns: readonly ScriptedTurn[]): {
+  readonly parent: readonly ScriptedTurn[];
+  readonly child: (goal: string) => Provider;
+} {
+  const parent = turns.filter((turn) => turn.agent === undefined);
+  const queues = new Map<string, Provider>();
+  return {
+    parent,
+    child(goal) {
+      let provider = queues.get(goal);
+      if (provider === undefined) {
+        provider = createScriptedProvider(turns.filter((turn) => turn.agent === goal));
+        queues.set(goal, provider);
+      }
+      return provider;
+    },
+  };
 }

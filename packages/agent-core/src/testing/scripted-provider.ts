@@ -14,7 +14,8 @@ import {
  * One scripted turn as data (a script file): exactly one of `action` (any value:
  * a valid or deliberately invalid reply), `actions` (a reply of several actions)
  * or `error` (the provider rejects with `new Error(error)`), optional `usage`, and `delayMs` to wait before replying
- * (aborted by the signal). One object schema, not a union, so a problem is
+ * (aborted by the signal), and `agent`: the goal of the subagent whose turn it is (absent:
+ * the parent's; the CLI routes the turns, the provider ignores the tag). One object schema, not a union, so a problem is
  * reported at its field (`[1].delayMs`), not as "no union member matched".
  */
 export const ScriptedTurnSchema = z
@@ -24,6 +25,7 @@ export const ScriptedTurnSchema = z
     error: z.string().optional(),
     usage: TokenUsageSchema.optional(),
     delayMs: z.int().min(0).optional(),
+    agent: z.string().min(1).optional(),
   })
   .refine(
     (turn) =>
@@ -34,7 +36,10 @@ export const ScriptedTurnSchema = z
 /** A script: the replies in order. Validate files with this schema. */
 export const ScriptSchema = z.array(ScriptedTurnSchema).transform((turns) =>
   turns.map((turn): ScriptedTurn => {
-    const delay = turn.delayMs === undefined ? {} : { delayMs: turn.delayMs };
+    const delay = {
+      ...(turn.delayMs === undefined ? {} : { delayMs: turn.delayMs }),
+      ...(turn.agent === undefined ? {} : { agent: turn.agent }),
+    };
     if (turn.error !== undefined) return { error: turn.error, ...delay };
     const usage = turn.usage === undefined ? {} : { usage: turn.usage };
     if (turn.actions !== undefined) return { actions: turn.actions, ...usage, ...delay };
@@ -42,19 +47,24 @@ export const ScriptSchema = z.array(ScriptedTurnSchema).transform((turns) =>
   }),
 );
 
-/** One scripted reply, as data (`error` is a message) or with any value to reject with. */
+/**
+ * One scripted reply, as data (`error` is a message) or with any value to reject with.
+ * `agent` tags the turn as a subagent's (its goal); the provider itself ignores it.
+ */
 export type ScriptedTurn =
   | {
       readonly action: unknown;
       readonly usage?: TokenUsage;
       readonly delayMs?: number;
+      readonly agent?: string;
     }
   | {
       readonly actions: readonly unknown[];
       readonly usage?: TokenUsage;
       readonly delayMs?: number;
+      readonly agent?: string;
     }
-  | { readonly error: unknown; readonly delayMs?: number };
+  | { readonly error: unknown; readonly delayMs?: number; readonly agent?: string };
 
 /** A provider that replays a script and records what it was asked. */
 export interface ScriptedProvider extends Provider {

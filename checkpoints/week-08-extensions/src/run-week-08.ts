@@ -1,11 +1,12 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { runCliCaptured } from "@coding-agent/cli";
+import { COPY_PREFIX, runCliCaptured } from "@coding-agent/cli";
 import { startFakeModelServer } from "@coding-agent/providers/testing";
-import type { CliRun, StreamRun, Week08Run } from "./week-08.ts";
+import type { CliRun, StreamRun, SubagentsRun, Week08Run } from "./week-08.ts";
 
 /** The MCP server the checkpoint connects to: written by others, installed from the registry. */
 const EVERYTHING = join(
@@ -23,7 +24,8 @@ const finish = { action: { type: "finish", summary: "检查点完成" } };
  * The checkpoint's real runs, in one temporary folder (removed afterwards) with its own
  * `$CODING_AGENT_HOME`: a workspace whose settings veto writes (trusted, then not), the
  * everything MCP server beside one that cannot start (approval auto, then deny), and a run
- * over `--provider openai` against a loopback API that rate-limits and cuts a stream.
+ * over `--provider openai` against a loopback API that rate-limits and cuts a stream, and a
+ * run in a git repository whose two subagents work at once in their own worktrees.
  */
 export async function runWeek08(): Promise<Week08Run> {
   const base = await realpath(await mkdtemp(join(tmpdir(), "week-08-extensions-")));
@@ -40,7 +42,8 @@ export async function runWeek08(): Promise<Week08Run> {
     const hooks = await runHooks(base, scripted);
     const mcp = await runMcp(base, scripted);
     const stream = await runStream(base, env);
-    return { ...hooks, ...mcp, stream };
+    const subagents = await runSubagents(base, scripted);
+    return { ...hooks, ...mcp, stream, subagents };
   } finally {
     await rm(base, { recursive: true, force: true });
   }
@@ -198,4 +201,60 @@ async function traceOf(env: Record<string, string | undefined>, run: CliRun): Pr
   } catch {
     return "";
   }
+}
+
+/**
+ * `--subagents 2` in a git repository with an uncommitted change: one reply spawns two
+ * children (one may edit only `src/a.txt`); the parent then applies the first child's change
+ * with its own write_file and finishes. The fake model's turns tagged `agent` are the children's.
+ */
+async function runSubagents(base: string, scripted: Scripted): Promise<SubagentsRun> {
+  const repo = join(base, "repo");
+  await mkdir(join(repo, "src"), { recursive: true });
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, encoding: "utf8" });
+  git("init", "--quiet");
+  git("config", "user.email", "checkpoint@example.com");
+  git("config", "user.name", "checkpoint");
+  await writeFile(join(repo, "src", "a.txt"), "a\n");
+  git("add", "--all");
+  git("commit", "--quiet", "-m", "init");
+  await writeFile(join(repo, "src", "a.txt"), "a 未提交\n");
+  const spawn = (goal: string, allowPaths?: string[]) => ({
+    type: "tool_call",
+    tool: "spawn_agent",
+    input: { goal, ...(allowPaths === undefined ? {} : { allowPaths }) },
+  });
+  const write = (path: string, content: string) => ({
+    type: "tool_call",
+    tool: "write_file",
+    input: { path, content },
+  });
+  const done = (summary: string) => ({ type: "finish", summary });
+  const turns = [
+    { actions: [spawn("改 a", ["src/a.txt"]), spawn("加 b")] },
+    { action: write("src/a.txt", "A 子 Agent 改的\n") },
+    finish,
+    { agent: "改 a", action: write("src/a.txt", "A 子 Agent 改的\n") },
+    { agent: "改 a", action: done("a 改好了") },
+    { agent: "加 b", action: write("src/b.txt", "b\n") },
+    { agent: "加 b", action: done("b 加好了") },
+  ];
+  const before = new Set(await readdir(tmpdir()));
+  const run = await scripted("subagents", turns, [
+    "--workspace",
+    repo,
+    "--subagents",
+    "2",
+    "--approval",
+    "auto",
+  ]);
+  const copiesLeft = (await readdir(tmpdir())).filter(
+    (name) => name.startsWith(COPY_PREFIX) && !before.has(name),
+  );
+  return {
+    run,
+    status: git("status", "--porcelain"),
+    worktrees: (git("worktree", "list", "--porcelain").match(/^worktree /gm) ?? []).length,
+    copiesLeft,
+  };
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /** What the week-8 checkpoint must prove, in its own words. */
 export const WEEK_08_SUMMARY =
-  "扩展都走同一道门：受信任工作区的 hook 否决写文件（hook_denied，文件没写），不受信任的工作区的 hook 不运行；真实 MCP 服务器的工具能调用，起不来的服务器答 mcp_error、运行照常，--approval deny 挡住 MCP 工具，运行结束没有服务器进程残留；流式回复遇到 429 按 Retry-After 等待、被截断的流重试，拼出的工具调用和完整回复一样";
+  "扩展都走同一道门：受信任工作区的 hook 否决写文件（hook_denied，文件没写），不受信任的工作区的 hook 不运行；真实 MCP 服务器的工具能调用，起不来的服务器答 mcp_error、运行照常，--approval deny 挡住 MCP 工具，运行结束没有服务器进程残留；流式回复遇到 429 按 Retry-After 等待、被截断的流重试，拼出的工具调用和完整回复一样；两个子 Agent 同时在各自的 worktree 里工作，结果按调用顺序带着补丁回来，父 Agent 只用自己的编辑工具应用补丁，运行结束不留 worktree";
 
 /** One `coding-agent` invocation: its exit code and what it printed. */
 export interface CliRun {
@@ -20,6 +20,17 @@ export interface StreamRun {
   readonly streamedRequests: number;
   /** The run's trace.jsonl. */
   readonly trace: string;
+}
+
+/** The subagents run and what it left in the repository. */
+export interface SubagentsRun {
+  readonly run: CliRun;
+  /** `git status --porcelain` after the run. */
+  readonly status: string;
+  /** Worktrees `git worktree list` names after the run (1: the repository's own). */
+  readonly worktrees: number;
+  /** Copies of the workspace left in the system temp folder. */
+  readonly copiesLeft: readonly string[];
 }
 
 /** The checkpoint's runs. */
@@ -42,6 +53,7 @@ export interface Week08Run {
     readonly alive: readonly number[];
   };
   readonly stream: StreamRun;
+  readonly subagents: SubagentsRun;
 }
 
 export type Week08Verdict = {
@@ -59,6 +71,7 @@ const ResultSchema = z.looseObject({
       role: z.string(),
       ok: z.boolean().optional(),
       content: z.string().optional(),
+      tool: z.string().optional(),
       error: z.looseObject({ code: z.string(), message: z.string().optional() }).optional(),
     }),
   ),
@@ -86,7 +99,12 @@ const toolMessages = (result: Result) => result.messages.filter((m) => m.role ==
 /** Judges the runs: the two lines it prints, and exit 1 unless all holds. */
 export function judgeWeek08(run: Week08Run): Week08Verdict {
   try {
-    const evidence = [judgeHooks(run), ...judgeMcp(run), judgeStream(run.stream)];
+    const evidence = [
+      judgeHooks(run),
+      ...judgeMcp(run),
+      judgeStream(run.stream),
+      judgeSubagents(run.subagents),
+    ];
     return { week: 8, ok: true, summary: WEEK_08_SUMMARY, evidence };
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
@@ -172,6 +190,47 @@ function judgeStream(stream: StreamRun): string {
     if (text.includes(stream.key)) refuse("API key 出现在了输出或 trace 里");
   }
   return `stream:429 waited ≥1000 ms,cut stream retried,${stream.requests} streamed requests,2 tool calls assembled,completed`;
+}
+
+const SpawnValue = z.looseObject({
+  status: z.string(),
+  summary: z.string(),
+  patch: z.string(),
+  files: z.array(z.string()),
+});
+
+function judgeSubagents(subagents: SubagentsRun): string {
+  const result = resultOf("子 Agent 运行", subagents.run);
+  if (result.status !== "completed") refuse(`子 Agent 运行应完成，实际 ${result.status}`);
+  const spawned = result.messages.filter((m) => m.role === "tool" && m.tool === "spawn_agent");
+  if (spawned.length !== 2 || spawned.some((m) => m.ok !== true)) {
+    refuse("两个 spawn_agent 调用都应有结果");
+  }
+  const [a, b] = spawned.map((m) => {
+    try {
+      return SpawnValue.parse(JSON.parse(m.content ?? ""));
+    } catch {
+      return refuse("spawn_agent 的结果应是 { status, summary, patch, files }");
+    }
+  });
+  if (a?.summary !== "a 改好了" || b?.summary !== "b 加好了") {
+    refuse("子 Agent 的结果应按调用顺序返回（改 a，然后加 b）");
+  }
+  if (!a.patch.includes("-a 未提交\n+A 子 Agent 改的")) {
+    refuse("改 a 的补丁应从父工作区未提交的状态改起");
+  }
+  if (!b.patch.includes("+++ b/src/b.txt")) refuse("加 b 的补丁应新建 src/b.txt");
+  // The parent applied a's change itself; b's patch was never applied, so b.txt is not there.
+  if (subagents.status !== " M src/a.txt\n") {
+    refuse(
+      `子 Agent 只能改自己的副本：仓库的状态应只有 src/a.txt 被父 Agent 改过，实际 ${JSON.stringify(subagents.status)}`,
+    );
+  }
+  if (subagents.worktrees !== 1)
+    refuse(`运行结束后仍有 ${subagents.worktrees - 1} 个子 Agent 的 worktree`);
+  if (subagents.copiesLeft.length > 0)
+    refuse(`运行结束后仍有工作区副本：${subagents.copiesLeft.join("、")}`);
+  return "subagents:2 children at once in worktrees,results in call order with patches,parent applied one itself,0 worktrees left";
 }
 
 /** The checkpoint's two lines: a Chinese verdict, then the verdict as one JSON line. */

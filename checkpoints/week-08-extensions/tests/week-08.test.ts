@@ -13,6 +13,7 @@ const EVIDENCE = [
   "mcp:mcp__everything__echo answered,ghost mcp_error,run completed",
   "mcp-gate:--approval deny blocked mcp__everything__echo,exit 4; 2 server processes started,0 left",
   "stream:429 waited ≥1000 ms,cut stream retried,4 streamed requests,2 tool calls assembled,completed",
+  "subagents:2 children at once in worktrees,results in call order with patches,parent applied one itself,0 worktrees left",
 ];
 
 let real: Week08Run;
@@ -25,7 +26,13 @@ const reasonOf = (run: Week08Run) => {
   return verdict.ok ? "" : verdict.reason;
 };
 
-type Message = { role: string; ok?: boolean; content?: string; error?: { code: string } };
+type Message = {
+  role: string;
+  tool?: string;
+  ok?: boolean;
+  content?: string;
+  error?: { code: string };
+};
 /** `run` with its RunResult edited: `edit` gets the parsed result and may change it. */
 const edited = (run: CliRun, edit: (result: { status: string; messages: Message[] }) => void) => {
   const result = JSON.parse(run.stdout);
@@ -92,5 +99,21 @@ describe("judgeWeek08", () => {
     expect(reasonOf({ ...real, stream: { ...stream, trace: hurried } })).toMatch(/至少等 1000 ms/);
     const leaked = { ...stream.run, stderr: `${stream.run.stderr}${stream.key}` };
     expect(reasonOf({ ...real, stream: { ...stream, run: leaked } })).toMatch(/API key/);
+  });
+
+  it("refuses subagent results out of call order, a child that wrote the parent's repository, a worktree left", () => {
+    const { subagents } = real;
+    const swapped = edited(subagents.run, (result) => {
+      const spawned = tools(result).filter((m) => m.tool === "spawn_agent");
+      const [first, second] = spawned.map((m) => m.content);
+      Object.assign(spawned[0] ?? {}, { content: second });
+      Object.assign(spawned[1] ?? {}, { content: first });
+    });
+    expect(reasonOf({ ...real, subagents: { ...subagents, run: swapped } })).toMatch(/按调用顺序/);
+    const wrote = { ...subagents, status: " M src/a.txt\n?? src/b.txt\n" };
+    expect(reasonOf({ ...real, subagents: wrote })).toMatch(/子 Agent 只能改自己的副本/);
+    expect(reasonOf({ ...real, subagents: { ...subagents, worktrees: 2 } })).toMatch(/worktree/);
+    const copies = { ...subagents, copiesLeft: ["coding-agent-subagent-x"] };
+    expect(reasonOf({ ...real, subagents: copies })).toMatch(/工作区副本/);
   });
 });

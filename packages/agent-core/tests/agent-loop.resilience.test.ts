@@ -116,6 +116,35 @@ describe("Retry-After", () => {
   });
 });
 
+describe("a Retry-After the loop can use", () => {
+  it("0 is a wait the server named: the same 429 is tried again", async () => {
+    const model = sequence(new RateLimited(429, 0), new RateLimited(429, 0), finish);
+    const { done } = clockedRun(model.provider, { maxDurationMs: 10_000 });
+    expect(await done).toMatchObject({ status: "completed" });
+    expect(model.calls()).toBe(3);
+  });
+
+  it.each([
+    ["negative", -5],
+    ["NaN", Number.NaN],
+    ["infinite", Number.POSITIVE_INFINITY],
+    ["a string", "1000" as unknown as number],
+  ])("a %s retryAfterMs is none: the same failure twice ends the retries", async (_name, value) => {
+    const model = sequence(new RateLimited(429, value), new RateLimited(429, value), finish);
+    const { done, waits } = clockedRun(model.provider, { maxDurationMs: 10_000 });
+    expect(await done).toMatchObject({ status: "failed", code: "provider_error" });
+    expect(model.calls()).toBe(2);
+    expect(waits.every((ms) => Number.isFinite(ms) && ms >= 0 && ms <= 1_000)).toBe(true);
+  });
+
+  it("two failures that differ only in their HTTP status are not the same failure", async () => {
+    const model = sequence(new HttpError("busy", 503), new HttpError("busy", 502), finish);
+    const { done } = clockedRun(model.provider, { maxDurationMs: 10_000 });
+    expect(await done).toMatchObject({ status: "completed" });
+    expect(model.calls()).toBe(3);
+  });
+});
+
 describe("fallback model", () => {
   function fallbackRun(primary: Provider, fallback: Provider, maxAttempts = 3) {
     const events: TraceEvent[] = [];

@@ -1,4 +1,5 @@
 import { checkTrace, type TraceEvent } from "@coding-agent/agent-core";
+import type { CapturedCliRun } from "@coding-agent/cli";
 import { z } from "zod";
 
 /** What the week-6 checkpoint must prove, in its own words. */
@@ -13,11 +14,7 @@ export const HOSTILE_TEXT = "<script>window.__pwned=1</script>";
 export const COST_BUDGET_USD = 0.01;
 
 /** One `coding-agent` invocation: its exit code and what it printed. */
-export interface CliRun {
-  readonly exitCode: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type CliRun = CapturedCliRun;
 
 /** The checkpoint's real runs and what they left behind. */
 export interface Week06Run {

@@ -1,3 +1,4 @@
+import type { CapturedCliRun } from "@coding-agent/cli";
 import { DOMParser } from "@xmldom/xmldom";
 import { z } from "zod";
 
@@ -15,11 +16,7 @@ export const MUST_FAIL = {
 export const BROKEN_TASK = "fix-sum";
 
 /** One `coding-agent` invocation: its exit code and what it printed. */
-export interface CliRun {
-  readonly exitCode: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type CliRun = CapturedCliRun;
 
 /** The checkpoint's two evaluations. */
 export interface Week07Run {

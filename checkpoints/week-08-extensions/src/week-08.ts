@@ -1,3 +1,4 @@
+import type { CapturedCliRun } from "@coding-agent/cli";
 import { z } from "zod";
 
 /** What the week-8 checkpoint must prove, in its own words. */
@@ -5,11 +6,7 @@ export const WEEK_08_SUMMARY =
   "扩展都走同一道门：受信任工作区的 hook 否决写文件（hook_denied，文件没写），不受信任的工作区的 hook 不运行；真实 MCP 服务器的工具能调用，起不来的服务器答 mcp_error、运行照常，--approval deny 挡住 MCP 工具，运行结束没有服务器进程残留；流式回复遇到 429 按 Retry-After 等待、被截断的流重试，拼出的工具调用和完整回复一样；两个子 Agent 同时在各自的 worktree 里工作，结果按调用顺序带着补丁回来，父 Agent 只用自己的编辑工具应用补丁，运行结束不留 worktree";
 
 /** One `coding-agent` invocation: its exit code and what it printed. */
-export interface CliRun {
-  readonly exitCode: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type CliRun = CapturedCliRun;
 
 /** The streamed run and what the loopback API saw. */
 export interface StreamRun {

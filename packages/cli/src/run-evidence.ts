@@ -3,6 +3,7 @@ import path from "node:path";
 import type { TraceEvent } from "@coding-agent/agent-core";
 import { z } from "zod";
 import { TRACE_FILE } from "./report/trace-command.ts";
+import { traceJsonLines } from "./report/trace-lines.ts";
 import { parseStateLog, type StateEvent } from "./state/log.ts";
 
 /** A line of `trace.jsonl`: agent-core's event with the run id the JSONL sink adds. */
@@ -62,28 +63,15 @@ function traceLines(
 ):
   | { readonly ok: true; readonly events: TraceLine[]; readonly warnings: string[] }
   | { readonly ok: false; readonly message: string } {
-  const lines = text.split("\n");
-  const last = lines.findLastIndex((line) => line.trim() !== "");
+  const read = traceJsonLines(text, file);
+  if (!read.ok) return read;
   const events: TraceLine[] = [];
-  const warnings: string[] = [];
-  for (const [index, line] of lines.entries()) {
-    if (line.trim() === "") continue;
-    const where = `${file} 第 ${index + 1} 行`;
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      // Only the last line can be a write a crash cut short.
-      if (index === last) {
-        warnings.push(`${where}不完整（写入时中断），已跳过`);
-        break;
-      }
-      return { ok: false, message: `${where}不是 JSON：trace 文件已损坏` };
-    }
+  for (const { where, json } of read.lines) {
     if (!Envelope.safeParse(json).success) {
       return { ok: false, message: `${where}不是 trace 事件（缺 seq、atMs、runId 或 type）` };
     }
     events.push(json as TraceLine);
   }
+  const warnings = read.torn === undefined ? [] : [`${read.torn}不完整（写入时中断），已跳过`];
   return { ok: true, events, warnings };
 }

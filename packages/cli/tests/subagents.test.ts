@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { checkTrace, type TraceEvent } from "@coding-agent/agent-core";
 import { chooseSandbox } from "@coding-agent/tools";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../src/cli.ts";
+import { runCli, runCliCaptured } from "../src/cli.ts";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { COPY_PREFIX } from "../src/subagents/workspace-copy.ts";
 import { toolResults } from "./support/run-cli.ts";
@@ -75,26 +75,10 @@ async function gitWorkspace(): Promise<void> {
 async function cli(turns: unknown[], flags: string[], signal = new AbortController().signal) {
   const script = join(base, "script.json");
   await writeFile(script, JSON.stringify(turns));
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(
-    [
-      "run",
-      "总目标",
-      "--script",
-      script,
-      "--workspace",
-      ws,
-      "--approval",
-      "auto",
-      "--json",
-      ...flags,
-    ],
-    { stdout: (text) => out.push(text), stderr: (text) => err.push(text) },
-    signal,
-  );
-  const stdout = out.join("");
-  return { code, stderr: err.join(""), result: stdout === "" ? undefined : JSON.parse(stdout) };
+  const argv = ["run", "总目标", "--script", script, "--workspace", ws, "--approval", "auto"];
+  const run = await runCliCaptured([...argv, "--json", ...flags], process.env, signal);
+  const { stdout, stderr } = run;
+  return { code: run.exitCode, stderr, result: stdout === "" ? undefined : JSON.parse(stdout) };
 }
 
 type SpawnValue = {

@@ -127,22 +127,11 @@ export type ReadTrace =
  * step back in `seq` is a warning: the events there are still worth showing.
  */
 export function parseTraceLines(text: string, file = "trace.jsonl"): ReadTrace {
-  const lines = text.split("\n");
+  const read = traceJsonLines(text, file);
+  if (!read.ok) return read;
   const warnings: string[] = [];
   const events: ReadTraceEvent[] = [];
-  const last = lines.findLastIndex((line) => line.trim() !== "");
-  for (const [index, line] of lines.entries()) {
-    if (line.trim() === "") continue;
-    const where = `${file} 第 ${index + 1} 行`;
-    const json = parseJson(line);
-    if (json === undefined) {
-      // Only the last line can be a write a crash cut short (with or without its newline).
-      if (index === last) {
-        warnings.push(`${where}不完整（写入时中断），已跳过，其余照常报告`);
-        break;
-      }
-      return { ok: false, message: `${where}不是 JSON：trace 文件已损坏` };
-    }
+  for (const { where, json } of read.lines) {
     const event = readEvent(json);
     if (!event.ok) return { ok: false, message: `${where}不是有效的 trace 事件：${event.problem}` };
     const first = events[0];
@@ -159,6 +148,9 @@ export function parseTraceLines(text: string, file = "trace.jsonl"): ReadTrace {
       );
     }
     events.push(event.event);
+  }
+  if (read.torn !== undefined) {
+    warnings.push(`${read.torn}不完整（写入时中断），已跳过，其余照常报告`);
   }
   if (events.length === 0) return { ok: false, message: `${file} 里没有任何 trace 事件` };
   return { ok: true, events, warnings };
@@ -203,4 +195,36 @@ function parseJson(line: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The JSON lines of a trace file, each with where it stands (`<file> 第 N 行`). Only the last
+ * line can be a write a crash cut short (with or without its newline): it is left out and
+ * named in `torn`; any other line that is not JSON is an error naming it.
+ */
+export function traceJsonLines(
+  text: string,
+  file: string,
+):
+  | {
+      readonly ok: true;
+      readonly lines: readonly { readonly where: string; readonly json: unknown }[];
+      readonly torn?: string;
+    }
+  | { readonly ok: false; readonly message: string } {
+  const lines = text.split("\n");
+  const last = lines.findLastIndex((line) => line.trim() !== "");
+  const read: { where: string; json: unknown }[] = [];
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === "") continue;
+    const where = `${file} 第 ${index + 1} 行`;
+    const json = parseJson(line);
+    if (json !== undefined) {
+      read.push({ where, json });
+      continue;
+    }
+    if (index === last) return { ok: true, lines: read, torn: where };
+    return { ok: false, message: `${where}不是 JSON：trace 文件已损坏` };
+  }
+  return { ok: true, lines: read };
 }

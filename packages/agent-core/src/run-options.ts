@@ -96,7 +96,8 @@ export function checkRunOptions(options: RunOptions): CheckedRunOptions {
     if (price === undefined || price === null) {
       throw new InvalidLimitsError("invalid options: maxCostUsd needs the model's price");
     }
-    if (fallback !== undefined && (fallbackPrice === undefined || fallbackPrice === null)) {
+    // Without a fallback of its own price, `fallbackPrice` is the run's, known by now.
+    if (fallbackPrice === undefined || fallbackPrice === null) {
       throw new InvalidLimitsError("invalid options: maxCostUsd needs the fallback model's price");
     }
   }

@@ -267,6 +267,23 @@ describe("fallback model", () => {
 
     it("refuses a cost budget with a fallback of unknown price, before any call", async () => {
       await expect(pricedRun({ price: null }, 10)).rejects.toThrow(/fallback model's price/);
+      // A `price` key that holds nothing is an unknown price too, not "the run's price".
+      await expect(pricedRun({ price: undefined }, 10)).rejects.toThrow(/fallback model's price/);
+    });
+
+    it("takes a cost budget with a priced fallback, and counts both models' calls against it", async () => {
+      expect(await pricedRun({ price: cheap }, 10)).toMatchObject({
+        status: "completed",
+        costUsd: 4,
+      });
+      expect(await pricedRun({}, 10)).toMatchObject({ status: "completed", costUsd: 6 });
+    });
+
+    it("names the fallback's price, and every problem of it, when the price is malformed", async () => {
+      const bad = { inputPerMTok: -1, outputPerMTok: "5" } as unknown as typeof cheap;
+      await expect(pricedRun({ price: bad })).rejects.toThrow(
+        /^invalid options: retry\.fallback\.price: inputPerMTok.*; outputPerMTok/,
+      );
     });
   });
 

@@ -187,7 +187,12 @@ describe("fallback model", () => {
     expect(backup.calls()).toBe(2);
     const switched = events.filter((event) => event.type === "model_retry" && event.fallbackModel);
     expect(switched).toEqual([
-      expect.objectContaining({ step: 1, attempt: 3, fallbackModel: "backup-model" }),
+      expect.objectContaining({
+        step: 1,
+        attempt: 3,
+        failureClass: "retryable",
+        fallbackModel: "backup-model",
+      }),
     ]);
     const completed = events.filter((event) => event.type === "model_completed");
     expect(completed.map((event) => event.type === "model_completed" && event.model)).toEqual([
@@ -195,6 +200,51 @@ describe("fallback model", () => {
       "backup-model",
     ]);
     expect(replies.map((reply) => reply.model)).toEqual(["backup-model", "backup-model"]);
+  });
+
+  it("is asked when the first model failed the same way twice (same_failure ends its retries)", async () => {
+    const primary = sequence(new HttpError("HTTP 503 busy", 503));
+    const backup = sequence(finish);
+    const { done, events } = fallbackRun(primary.provider, backup.provider);
+    expect(await done).toMatchObject({ status: "completed", model: "backup-model" });
+    expect([primary.calls(), backup.calls()]).toEqual([2, 1]);
+    expect(events.filter((event) => event.type === "model_retry" && event.fallbackModel)).toEqual([
+      expect.objectContaining({ attempt: 2, fallbackModel: "backup-model" }),
+    ]);
+  });
+
+  it("is asked when the server asks for a wait too long to take (over a minute, no budget)", async () => {
+    const primary = sequence(new RateLimited(429, 120_000));
+    const backup = sequence(finish);
+    const { done } = fallbackRun(primary.provider, backup.provider);
+    expect(await done).toMatchObject({ status: "completed", model: "backup-model" });
+    expect([primary.calls(), backup.calls()]).toEqual([1, 1]);
+  });
+
+  it("is not asked when the run is cancelled during a retry wait", async () => {
+    const controller = new AbortController();
+    const primary = sequence(new HttpError("HTTP 503 busy", 503));
+    const backup = sequence(finish);
+    const events: TraceEvent[] = [];
+    const result = await runAgent(
+      "任务",
+      primary.provider,
+      {},
+      { maxSteps: 5 },
+      controller.signal,
+      {
+        trace: (event) => void events.push(event),
+        retry: {
+          policy,
+          sleep: async () => controller.abort(),
+          random: () => 0,
+          fallback: { provider: backup.provider, model: "backup-model" },
+        },
+      },
+    );
+    expect(result).toMatchObject({ status: "cancelled", code: "cancelled" });
+    expect([primary.calls(), backup.calls()]).toEqual([1, 0]);
+    expect(events.some((event) => event.type === "model_retry" && event.fallbackModel)).toBe(false);
   });
 
   it("is not asked for a failure that is not retryable (a 400 ends the run)", async () => {
@@ -293,5 +343,31 @@ describe("fallback model", () => {
     const { done } = fallbackRun(primary.provider, backup.provider);
     expect(await done).toMatchObject({ status: "completed", model: "main-model" });
     expect(backup.calls()).toBe(0);
+  });
+});
+
+describe("a model call under retry", () => {
+  it("is not made when the run is cancelled as it starts: cancelled, the provider never asked", async () => {
+    const controller = new AbortController();
+    const model = sequence(finish);
+    const result = await runAgent("任务", model.provider, {}, { maxSteps: 5 }, controller.signal, {
+      // The last moment before the call: the event that opens it.
+      trace: (event) => {
+        if (event.type === "model_started") controller.abort();
+      },
+      retry: { policy, sleep: async () => {}, random: () => 0 },
+    });
+    expect(result).toMatchObject({ status: "cancelled", code: "cancelled" });
+    expect(model.calls()).toBe(0);
+  });
+
+  it('does not retry an error whose status is not a number (a text "503" is no HTTP status)', async () => {
+    const odd = Object.assign(new Error("busy"), { status: "503" });
+    const model = sequence(odd, finish);
+    const result = await runAgent("任务", model.provider, {}, { maxSteps: 5 }, undefined, {
+      retry: { policy, sleep: async () => {}, random: () => 0 },
+    });
+    expect(result).toMatchObject({ status: "failed", code: "provider_error" });
+    expect(model.calls()).toBe(1);
   });
 });

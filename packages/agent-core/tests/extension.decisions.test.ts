@@ -51,6 +51,10 @@ describe("an answer an extension may not give", () => {
     ["an unknown kind", { kind: "skip" }],
     ["a stop with an unknown code", { kind: "stop", code: "nope", reason: "x" }],
     ["a stop without a reason", { kind: "stop", code: "state_failed" }],
+    ["a rewrite without an input", { kind: "rewrite" }],
+    ["a rewrite to null", { kind: "rewrite", input: null }],
+    ["a rewrite to a list", { kind: "rewrite", input: [{ text: "x" }] }],
+    ["a rewrite to a text", { kind: "rewrite", input: "x" }],
     ["a text", "run"],
   ])("before a tool call, %s fails closed: not run, tool_error", async (_, decision) => {
     let ran = 0;
@@ -143,6 +147,60 @@ describe("an answer an extension may not give", () => {
       reason: "扩展 rw 的 beforeModelCall 返回了无效的决定",
     });
     expect(provider.requests).toHaveLength(0);
+  });
+});
+
+describe("a compaction reported with a rewrite", () => {
+  const result = { callId: "call_1", tool: "read_file", artifactId: "call_1-1" };
+  const compaction = {
+    estimatedTokens: 3_000,
+    compactedTokens: 1_000,
+    maxContextTokens: 2_000,
+    results: [result],
+    totalCompacted: 1,
+  };
+
+  function compacting(reported: unknown) {
+    const provider = replies(finish);
+    const events: TraceEvent[] = [];
+    const done = runAgent("目标", provider, {}, limits, undefined, {
+      trace: (event) => void events.push(event),
+      extensions: [
+        {
+          name: "cb",
+          beforeModelCall: (request) => ({ kind: "rewrite", request, compaction: reported }),
+        } as RunExtension,
+      ],
+    });
+    return { done, events, provider };
+  }
+
+  it("is traced as it was reported when every part is there", async () => {
+    const { done, events } = compacting(compaction);
+    expect(await done).toMatchObject({ status: "completed" });
+    expect(events.find((event) => event.type === "compacted")).toMatchObject(compaction);
+  });
+
+  it.each([
+    ["not an object", "compacted"],
+    ["null", null],
+    ["no estimatedTokens", { ...compaction, estimatedTokens: undefined }],
+    ["an infinite compactedTokens", { ...compaction, compactedTokens: Number.POSITIVE_INFINITY }],
+    ["a maxContextTokens that is text", { ...compaction, maxContextTokens: "2000" }],
+    ["a fractional totalCompacted", { ...compaction, totalCompacted: 1.5 }],
+    ["results that are no list", { ...compaction, results: result }],
+    ["a result that is null", { ...compaction, results: [null] }],
+    ["a result without a callId", { ...compaction, results: [{ ...result, callId: 1 }] }],
+    ["a result without a tool", { ...compaction, results: [{ ...result, tool: undefined }] }],
+    ["a result without an artifactId", { ...compaction, results: [{ ...result, artifactId: 7 }] }],
+  ])("is refused when it is %s: extension_error, no model call", async (_, reported) => {
+    const { done, events, provider } = compacting(reported);
+    expect(await done).toMatchObject({
+      code: "extension_error",
+      reason: "扩展 cb 的 beforeModelCall 返回了无效的决定",
+    });
+    expect(provider.requests).toHaveLength(0);
+    expect(events.some((event) => event.type === "compacted")).toBe(false);
   });
 });
 

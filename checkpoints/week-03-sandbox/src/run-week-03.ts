@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "@coding-agent/cli";
+import { runCliCaptured } from "@coding-agent/cli";
 import { BLOCKED_MARKER, OUTSIDE_SECRET, README_TEXT, type Week03Run } from "./week-03.ts";
 
 /** The fake model's turns: look around, run an allowed command, try to leave, ask for more. */
@@ -33,8 +33,8 @@ export async function runWeek03(script: readonly unknown[] = WEEK_03_SCRIPT): Pr
     await writeFile(join(base, "outside.txt"), OUTSIDE_SECRET);
     const scriptPath = join(base, "script.json");
     await writeFile(scriptPath, JSON.stringify(script));
-    let stdout = "";
-    const exitCode = await runCli(
+    // Progress and the sandbox warning on stderr: not part of the verdict.
+    const { exitCode, stdout } = await runCliCaptured(
       [
         "run",
         "看看这个仓库并运行 node --version",
@@ -48,14 +48,7 @@ export async function runWeek03(script: readonly unknown[] = WEEK_03_SCRIPT): Pr
         "deny",
         "--json",
       ],
-      {
-        stdout: (text) => {
-          stdout += text;
-        },
-        // Progress and the sandbox warning: not part of the verdict.
-        stderr: () => {},
-      },
-      new AbortController().signal,
+      process.env,
     );
     return { exitCode, stdout, blockedCommandRan: existsSync(join(workspace, BLOCKED_MARKER)) };
   } finally {

@@ -1,6 +1,7 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
 import { describe, expect, it } from "vitest";
 import { runWeek03, WEEK_03_SCRIPT } from "../src/run-week-03.ts";
-import { formatVerdict, judgeWeek03, OUTSIDE_SECRET, WEEK_03_SUMMARY } from "../src/week-03.ts";
+import { judgeWeek03, OUTSIDE_SECRET, WEEK_03_SUMMARY } from "../src/week-03.ts";
 
 const EVIDENCE = [
   'list_files:{}→["README.md","src/index.ts"]',

@@ -1,8 +1,8 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fixScript, runOnFixture, runWeek04, TRANSACTION_SCRIPT } from "../src/run-week-04.ts";
 import {
   BUGGY_FILE,
-  formatVerdict,
   judgeWeek04,
   TEST_FILE,
   WEEK_04_SUMMARY,

@@ -1,7 +1,7 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runWeek06 } from "../src/run-week-06.ts";
 import {
-  formatVerdict,
   HOSTILE_TEXT,
   judgeWeek06,
   PLANTED_SECRET,

@@ -1,12 +1,7 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runWeek08 } from "../src/run-week-08.ts";
-import {
-  type CliRun,
-  formatVerdict,
-  judgeWeek08,
-  WEEK_08_SUMMARY,
-  type Week08Run,
-} from "../src/week-08.ts";
+import { type CliRun, judgeWeek08, WEEK_08_SUMMARY, type Week08Run } from "../src/week-08.ts";
 
 const EVIDENCE = [
   "hooks:trusted PreToolUse veto hook_denied,file not written; untrusted workspace: warned, hook not run",

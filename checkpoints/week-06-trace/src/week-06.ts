@@ -149,7 +149,7 @@ function judgeTrace(run: Week06Run): string[] {
 
 function judgeSpans(run: Week06Run): string {
   const spans: Span[] = run.otlpBodies.flatMap((body) => {
-    const parsed = OtlpBodySchema.safeParse(JSON.parse(body));
+    const parsed = OtlpBodySchema.safeParse(jsonOrUndefined(body));
     if (!parsed.success) return refuse("OTLP 收集器收到的请求不是 OTLP/JSON");
     return parsed.data.resourceSpans.flatMap((resource) =>
       resource.scopeSpans.flatMap((scope) =>

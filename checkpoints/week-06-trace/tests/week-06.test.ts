@@ -113,6 +113,13 @@ describe("judgeWeek06", () => {
       );
     });
 
+    it("with a torn request body", () => {
+      const otlpBodies = real.otlpBodies.map((body, index) =>
+        index === 0 ? body.slice(0, body.length / 2) : body,
+      );
+      expect(reasonOf({ ...real, otlpBodies })).toBe("OTLP 收集器收到的请求不是 OTLP/JSON");
+    });
+
     it("holding the planted key", () => {
       const otlpBodies = [...real.otlpBodies, `{"resourceSpans":[],"leak":"${PLANTED_SECRET}"}`];
       expect(reasonOf({ ...real, otlpBodies })).toMatch(/OTLP 导出里出现了没有脱敏的密钥/);

@@ -1,4 +1,10 @@
-import { cliJson, judgeByRefusal, refuse, type Verdict } from "@bootcamp/checkpoint-shared";
+import {
+  cliJson,
+  jsonOrUndefined,
+  judgeByRefusal,
+  refuse,
+  type Verdict,
+} from "@bootcamp/checkpoint-shared";
 import type { CapturedCliRun } from "@coding-agent/cli";
 import { z } from "zod";
 
@@ -151,7 +157,10 @@ function judgeStream(stream: StreamRun): string {
     .trim()
     .split("\n")
     .filter(Boolean)
-    .map((line) => TraceLine.parse(JSON.parse(line)));
+    .map((line, index) => {
+      const parsed = TraceLine.safeParse(jsonOrUndefined(line));
+      return parsed.success ? parsed.data : refuse(`trace.jsonl 第 ${index + 1} 行不是 trace 事件`);
+    });
   const retries = events.filter((event) => event.type === "model_retry");
   if (retries.length !== 2) refuse(`应重试 2 次（429、截断），实际 ${retries.length}`);
   if ((retries[0]?.delayMs ?? 0) < 1_000) refuse("429 的 Retry-After: 1 应至少等 1000 ms");

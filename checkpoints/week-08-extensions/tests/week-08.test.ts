@@ -96,6 +96,15 @@ describe("judgeWeek08", () => {
     expect(reasonOf({ ...real, stream: { ...stream, run: leaked } })).toMatch(/API key/);
   });
 
+  it("refuses a streamed run whose trace has a torn line", () => {
+    const { stream } = real;
+    const [first = "", second = "", ...rest] = stream.trace.split("\n");
+    const trace = [first, second.slice(0, 20), ...rest].join("\n");
+    expect(reasonOf({ ...real, stream: { ...stream, trace } })).toBe(
+      "trace.jsonl 第 2 行不是 trace 事件",
+    );
+  });
+
   it("refuses subagent results out of call order, a child that wrote the parent's repository, a worktree left", () => {
     const { subagents } = real;
     const swapped = edited(subagents.run, (result) => {

@@ -5,10 +5,10 @@ import { SOURCE_SSR_CONDITIONS } from "../../../source-condition.js";
 export const CHECKPOINT_TEST_TIMEOUT_MS = 120_000;
 
 /**
- * The vitest config of a checkpoint package (`export default defineCheckpointConfig(import.meta.dirname)`):
- * the `*.test.ts` files under its `tests/`, `@coding-agent/*` resolved to their sources. Checkpoint tests run
- * the capstone for real (CLI runs, `node --test`, loopback servers), most of them once in a
- * `beforeAll`: tests and hooks get the same hang guard.
+ * The vitest config of a checkpoint package, `defineCheckpointConfig(import.meta.dirname)`:
+ * the `*.test.ts` files under its `tests/`, `@coding-agent/*` resolved to their sources.
+ * Checkpoint tests run the capstone for real (CLI runs, `node --test`, loopback servers), most
+ * of them once in a `beforeAll`: tests and hooks get the same hang guard.
  */
 export function defineCheckpointConfig(packageDir: string): ViteUserConfig {
   return defineConfig({

@@ -21,7 +21,8 @@ export const WEEK_03_SCRIPT = [
  * Runs `coding-agent run` offline in a fresh temporary workspace, as a user would:
  * `--script` drives the fake model, `--allow-command node`, `--approval deny`.
  * Returns the exit code, the `--json` result, and whether the refused command left
- * its file behind. The temporary folders are removed afterwards.
+ * its file behind. The temporary folders, the run's own `$CODING_AGENT_HOME` among them,
+ * are removed afterwards.
  */
 export async function runWeek03(script: readonly unknown[] = WEEK_03_SCRIPT): Promise<Week03Run> {
   const base = await realpath(await mkdtemp(join(tmpdir(), "week-03-sandbox-")));
@@ -33,6 +34,7 @@ export async function runWeek03(script: readonly unknown[] = WEEK_03_SCRIPT): Pr
     await writeFile(join(base, "outside.txt"), OUTSIDE_SECRET);
     const scriptPath = join(base, "script.json");
     await writeFile(scriptPath, JSON.stringify(script));
+    // Its own $CODING_AGENT_HOME: the run's records go nowhere near the learner's.
     // Progress and the sandbox warning on stderr: not part of the verdict.
     const { exitCode, stdout } = await runCliCaptured(
       [
@@ -48,7 +50,7 @@ export async function runWeek03(script: readonly unknown[] = WEEK_03_SCRIPT): Pr
         "deny",
         "--json",
       ],
-      process.env,
+      { CODING_AGENT_HOME: join(base, "home"), PATH: process.env.PATH },
     );
     return { exitCode, stdout, blockedCommandRan: existsSync(join(workspace, BLOCKED_MARKER)) };
   } finally {

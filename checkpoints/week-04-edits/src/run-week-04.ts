@@ -88,6 +88,7 @@ async function runOnCopy(base: string, script: unknown[]): Promise<RepoRun> {
   const before = await hashes();
   const scriptPath = join(base, "script.json");
   await writeFile(scriptPath, JSON.stringify(script));
+  // Its own $CODING_AGENT_HOME: the run's records go nowhere near the learner's.
   // Progress, the sandbox warning and the changed-file list on stderr: not part of the verdict.
   const { exitCode, stdout } = await runCliCaptured(
     [
@@ -103,7 +104,7 @@ async function runOnCopy(base: string, script: unknown[]): Promise<RepoRun> {
       "auto",
       "--json",
     ],
-    process.env,
+    { CODING_AGENT_HOME: join(base, "home"), PATH: process.env.PATH },
   );
   return { exitCode, stdout, before, after: await hashes() };
 }

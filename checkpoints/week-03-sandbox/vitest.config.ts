@@ -1,12 +1,3 @@
-import { defineConfig } from "vitest/config";
-import { SOURCE_SSR_CONDITIONS } from "../../source-condition.js";
+import { defineCheckpointConfig } from "@bootcamp/checkpoint-shared/vitest";
 
-export default defineConfig({
-  // @coding-agent/* resolve to their src/, never to a build.
-  ssr: { resolve: { conditions: [...SOURCE_SSR_CONDITIONS] } },
-  test: {
-    include: ["tests/**/*.test.ts"],
-    // Each test runs the CLI with real files and a real `node --version`.
-    testTimeout: 30_000,
-  },
-});
+export default defineCheckpointConfig(import.meta.dirname);

@@ -1,15 +1,3 @@
-import { defineConfig } from "vitest/config";
-import { SOURCE_SSR_CONDITIONS } from "../../source-condition.js";
+import { defineCheckpointConfig } from "@bootcamp/checkpoint-shared/vitest";
 
-export default defineConfig({
-  // @coding-agent/* resolve to their src/, never to a build.
-  ssr: { resolve: { conditions: [...SOURCE_SSR_CONDITIONS] } },
-  test: {
-    include: ["tests/**/*.test.ts"],
-    // Each test runs the CLI on a real repository copy with real `node --test` runs.
-    // The timeout only turns a hang into a failure.
-    testTimeout: 120_000,
-    // The real checkpoint run happens once, in beforeAll: the same guard.
-    hookTimeout: 120_000,
-  },
-});
+export default defineCheckpointConfig(import.meta.dirname);

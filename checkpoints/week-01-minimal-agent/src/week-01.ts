@@ -1,23 +1,8 @@
+import { failed, passed, type Verdict } from "@bootcamp/checkpoint-shared";
 import type { ModelRequest, RunResult } from "@coding-agent/agent-core";
 
 /** What the week-1 checkpoint must prove, in its own words. */
 export const WEEK_01_SUMMARY = "最小 Agent 完成 echo 后结束";
-
-/** The checkpoint's verdict, printed as one Chinese line and one JSON line. */
-export type Week01Verdict =
-  | {
-      readonly week: 1;
-      readonly ok: true;
-      readonly summary: string;
-      readonly evidence: readonly string[];
-    }
-  | {
-      readonly week: 1;
-      readonly ok: false;
-      readonly summary: string;
-      readonly evidence: readonly string[];
-      readonly reason: string;
-    };
 
 /** What a week-1 run left behind: its result and the requests the fake model received. */
 export interface Week01Run {
@@ -31,18 +16,12 @@ export interface Week01Run {
  * (the loop closed). The evidence is read from the run's own messages
  * (`tool:content` of each successful echo), never written by hand.
  */
-export function judgeWeek01(run: Week01Run): Week01Verdict {
+export function judgeWeek01(run: Week01Run): Verdict<1> {
   const echoes = run.result.messages.flatMap((message) =>
     message.role === "tool" && message.tool === "echo" && message.ok ? [message] : [],
   );
   const evidence = echoes.map((message) => `${message.tool}:${message.content}`);
-  const fail = (reason: string): Week01Verdict => ({
-    week: 1,
-    ok: false,
-    summary: WEEK_01_SUMMARY,
-    evidence,
-    reason,
-  });
+  const fail = (reason: string) => failed(1, WEEK_01_SUMMARY, evidence, reason);
 
   if (run.result.status !== "completed") {
     return fail(`运行没有完成：状态 ${run.result.status}（${run.result.reason}）`);
@@ -60,13 +39,5 @@ export function judgeWeek01(run: Week01Run): Week01Verdict {
       `完成摘要是 ${JSON.stringify(run.result.summary)}，应为 ${JSON.stringify(WEEK_01_SUMMARY)}`,
     );
   }
-  return { week: 1, ok: true, summary: run.result.summary, evidence };
-}
-
-/** The two lines the smoke prints: a Chinese verdict, then the verdict as JSON. */
-export function formatVerdict(verdict: Week01Verdict): [string, string] {
-  const line = verdict.ok
-    ? `第 1 周检查点通过：${verdict.summary}`
-    : `第 1 周检查点失败：${verdict.reason}`;
-  return [line, JSON.stringify(verdict)];
+  return passed(1, run.result.summary, evidence);
 }

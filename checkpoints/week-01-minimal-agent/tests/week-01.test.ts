@@ -1,8 +1,9 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
 import { runAgent } from "@coding-agent/agent-core";
 import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import { describe, expect, it } from "vitest";
 import { runWeek01 } from "../src/run-week-01.ts";
-import { formatVerdict, judgeWeek01, WEEK_01_SUMMARY } from "../src/week-01.ts";
+import { judgeWeek01, WEEK_01_SUMMARY } from "../src/week-01.ts";
 
 const echo = { echo: { execute: (input: Readonly<Record<string, unknown>>) => input.text } };
 
@@ -73,7 +74,7 @@ describe("judgeWeek01", () => {
       evidence: [],
       reason: "原因",
     });
-    expect(line).toBe("第 1 周检查点失败：原因");
+    expect(line).toBe("第 1 周检查点未通过：原因");
     expect(JSON.parse(json)).toEqual({
       week: 1,
       ok: false,

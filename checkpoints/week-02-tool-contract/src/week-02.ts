@@ -1,3 +1,4 @@
+import { failed, passed, type Verdict } from "@bootcamp/checkpoint-shared";
 import type { Message, RunResult, ToolFailureMessage } from "@coding-agent/agent-core";
 
 /** What the week-2 checkpoint must prove, in its own words. */
@@ -20,22 +21,6 @@ export interface Week02Runs {
   readonly openai: ScenarioRun;
 }
 
-/** The checkpoint's verdict, printed as one Chinese line and one JSON line. */
-export type Week02Verdict =
-  | {
-      readonly week: 2;
-      readonly ok: true;
-      readonly summary: string;
-      readonly evidence: readonly string[];
-    }
-  | {
-      readonly week: 2;
-      readonly ok: false;
-      readonly summary: string;
-      readonly evidence: readonly string[];
-      readonly reason: string;
-    };
-
 /**
  * Judges both runs. Each must: complete; hold an `invalid_input` result for `echo`
  * that no execution produced; show that result to the model in a later call; then
@@ -43,22 +28,14 @@ export type Week02Verdict =
  * must also have had no request rejected by the server. The evidence is read from
  * the runs' own messages (`scenario:invalid_input(paths)`, `scenario:echo:value`).
  */
-export function judgeWeek02(runs: Week02Runs): Week02Verdict {
+export function judgeWeek02(runs: Week02Runs): Verdict<2> {
   const scenarios = [runs.fake, runs.openai];
   const evidence = scenarios.flatMap(evidenceOf);
   for (const run of scenarios) {
     const reason = problemOf(run);
-    if (reason !== undefined) {
-      return {
-        week: 2,
-        ok: false,
-        summary: WEEK_02_SUMMARY,
-        evidence,
-        reason: `${run.name}：${reason}`,
-      };
-    }
+    if (reason !== undefined) return failed(2, WEEK_02_SUMMARY, evidence, `${run.name}：${reason}`);
   }
-  return { week: 2, ok: true, summary: WEEK_02_SUMMARY, evidence };
+  return passed(2, WEEK_02_SUMMARY, evidence);
 }
 
 /** Why a scenario does not prove the contract, or undefined when it does. */
@@ -109,12 +86,4 @@ function evidenceOf(run: ScenarioRun): string[] {
     const paths = (message.error.issues ?? []).map((issue) => issue.path).join(",");
     return [`${run.name}:${message.error.code}(${paths})`];
   });
-}
-
-/** The two lines the smoke prints: a Chinese verdict, then the verdict as JSON. */
-export function formatVerdict(verdict: Week02Verdict): [string, string] {
-  const line = verdict.ok
-    ? `第 2 周检查点通过：${verdict.summary}`
-    : `第 2 周检查点失败：${verdict.reason}`;
-  return [line, JSON.stringify(verdict)];
 }

@@ -1,8 +1,9 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
 import { runAgent, type ToolSet, toolError } from "@coding-agent/agent-core";
 import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import { describe, expect, it } from "vitest";
 import { runOpenAIScenario, runWeek02, WEEK_02_TOOLS } from "../src/run-week-02.ts";
-import { formatVerdict, judgeWeek02, type ScenarioRun, WEEK_02_SUMMARY } from "../src/week-02.ts";
+import { judgeWeek02, type ScenarioRun, WEEK_02_SUMMARY } from "../src/week-02.ts";
 
 const call = (input: Record<string, unknown>) => ({ type: "tool_call", tool: "echo", input });
 const finish = { type: "finish", summary: "完成" };
@@ -105,7 +106,7 @@ describe("judgeWeek02", () => {
       reason: "原因",
     } as const;
     const [line, json] = formatVerdict(verdict);
-    expect(line).toBe("第 2 周检查点失败：原因");
+    expect(line).toBe("第 2 周检查点未通过：原因");
     expect(JSON.parse(json)).toEqual(verdict);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "@coding-agent/cli";
+import { runCliCaptured } from "@coding-agent/cli";
 import { BLOCKED_MARKER, OUTSIDE_SECRET, README_TEXT, type Week03Run } from "./week-03.ts";
 
 /** The fake model's turns: look around, run an allowed command, try to leave, ask for more. */
@@ -21,7 +21,8 @@ export const WEEK_03_SCRIPT = [
  * Runs `coding-agent run` offline in a fresh temporary workspace, as a user would:
  * `--script` drives the fake model, `--allow-command node`, `--approval deny`.
  * Returns the exit code, the `--json` result, and whether the refused command left
- * its file behind. The temporary folders are removed afterwards.
+ * its file behind. The temporary folders, the run's own `$CODING_AGENT_HOME` among them,
+ * are removed afterwards.
  */
 export async function runWeek03(script: readonly unknown[] = WEEK_03_SCRIPT): Promise<Week03Run> {
   const base = await realpath(await mkdtemp(join(tmpdir(), "week-03-sandbox-")));
@@ -33,8 +34,9 @@ export async function runWeek03(script: readonly unknown[] = WEEK_03_SCRIPT): Pr
     await writeFile(join(base, "outside.txt"), OUTSIDE_SECRET);
     const scriptPath = join(base, "script.json");
     await writeFile(scriptPath, JSON.stringify(script));
-    let stdout = "";
-    const exitCode = await runCli(
+    // Its own $CODING_AGENT_HOME: the run's records go nowhere near the learner's.
+    // Progress and the sandbox warning on stderr: not part of the verdict.
+    const { exitCode, stdout } = await runCliCaptured(
       [
         "run",
         "看看这个仓库并运行 node --version",
@@ -48,14 +50,7 @@ export async function runWeek03(script: readonly unknown[] = WEEK_03_SCRIPT): Pr
         "deny",
         "--json",
       ],
-      {
-        stdout: (text) => {
-          stdout += text;
-        },
-        // Progress and the sandbox warning: not part of the verdict.
-        stderr: () => {},
-      },
-      new AbortController().signal,
+      { CODING_AGENT_HOME: join(base, "home"), PATH: process.env.PATH },
     );
     return { exitCode, stdout, blockedCommandRan: existsSync(join(workspace, BLOCKED_MARKER)) };
   } finally {

@@ -1,3 +1,4 @@
+import { failed, jsonOrUndefined, passed, type Verdict } from "@bootcamp/checkpoint-shared";
 import { z } from "zod";
 
 /** What the week-3 checkpoint must prove, in its own words. */
@@ -18,22 +19,6 @@ export interface Week03Run {
   readonly stdout: string;
   readonly blockedCommandRan: boolean;
 }
-
-/** The checkpoint's verdict, printed as one Chinese line and one JSON line. */
-export type Week03Verdict =
-  | {
-      readonly week: 3;
-      readonly ok: true;
-      readonly summary: string;
-      readonly evidence: readonly string[];
-    }
-  | {
-      readonly week: 3;
-      readonly ok: false;
-      readonly summary: string;
-      readonly evidence: readonly string[];
-      readonly reason: string;
-    };
 
 /** The parts of the CLI's `RunResult` JSON the verdict reads (checked: it comes from a process boundary). */
 const RunJsonSchema = z.object({
@@ -77,17 +62,11 @@ interface Call {
  * per call (`tool:input → what came back`), never written by hand; each check then
  * compares it with what the workspace really holds.
  */
-export function judgeWeek03(run: Week03Run): Week03Verdict {
-  const parsed = RunJsonSchema.safeParse(safeJson(run.stdout));
+export function judgeWeek03(run: Week03Run): Verdict<3> {
+  const parsed = RunJsonSchema.safeParse(jsonOrUndefined(run.stdout));
   const calls = parsed.success ? pairCalls(parsed.data.messages) : [];
   const evidence = [...calls.map(describeCall), `exit:${run.exitCode}`];
-  const fail = (reason: string): Week03Verdict => ({
-    week: 3,
-    ok: false,
-    summary: WEEK_03_SUMMARY,
-    evidence,
-    reason,
-  });
+  const fail = (reason: string) => failed(3, WEEK_03_SUMMARY, evidence, reason);
   if (!parsed.success) return fail("coding-agent run --json 的输出不是 RunResult");
   const result = parsed.data;
 
@@ -118,15 +97,7 @@ export function judgeWeek03(run: Week03Run): Week03Verdict {
       `未允许的命令在 --approval deny 下应以 blocked（退出码 4）结束，实际：${result.status}（退出码 ${run.exitCode}）`,
     );
   if (run.blockedCommandRan) return fail("被阻止的命令仍然执行了");
-  return { week: 3, ok: true, summary: WEEK_03_SUMMARY, evidence };
-}
-
-/** The two lines the smoke prints: a Chinese verdict, then the verdict as JSON. */
-export function formatVerdict(verdict: Week03Verdict): [string, string] {
-  const line = verdict.ok
-    ? `第 3 周检查点通过：${verdict.summary}`
-    : `第 3 周检查点失败：${verdict.reason}`;
-  return [line, JSON.stringify(verdict)];
+  return passed(3, WEEK_03_SUMMARY, evidence);
 }
 
 function pairCalls(messages: z.infer<typeof RunJsonSchema>["messages"]): Call[] {
@@ -137,7 +108,7 @@ function pairCalls(messages: z.infer<typeof RunJsonSchema>["messages"]): Call[] 
       (m) => "type" in m && m.type === "tool_call" && "callId" in m && m.callId === message.callId,
     );
     const input = request !== undefined && "input" in request ? request.input : {};
-    const value = message.ok ? safeJson(message.content) : undefined;
+    const value = message.ok ? jsonOrUndefined(message.content) : undefined;
     calls.push({
       tool: message.tool,
       input,
@@ -162,13 +133,5 @@ function describeCall(call: Call): string {
       return `${call.tool}:${input}→exitCode=${String(call.value.exitCode)}`;
     default:
       return `${call.tool}:${input}→ok`;
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -1,6 +1,8 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
+import { leftInCallersHome } from "@bootcamp/checkpoint-shared/testing";
 import { describe, expect, it } from "vitest";
 import { runWeek03, WEEK_03_SCRIPT } from "../src/run-week-03.ts";
-import { formatVerdict, judgeWeek03, OUTSIDE_SECRET, WEEK_03_SUMMARY } from "../src/week-03.ts";
+import { judgeWeek03, OUTSIDE_SECRET, WEEK_03_SUMMARY } from "../src/week-03.ts";
 
 const EVIDENCE = [
   'list_files:{}→["README.md","src/index.ts"]',
@@ -23,6 +25,10 @@ describe("judgeWeek03", () => {
       `第 3 周检查点通过：${WEEK_03_SUMMARY}`,
       JSON.stringify({ week: 3, ok: true, summary: WEEK_03_SUMMARY, evidence: EVIDENCE }),
     ]);
+  });
+
+  it("keeps the run's records out of the caller's $CODING_AGENT_HOME", async () => {
+    expect(await leftInCallersHome(() => runWeek03())).toEqual([]);
   });
 
   it("fails when the read that should leave the workspace stays inside", async () => {

@@ -3,7 +3,7 @@ import { cp, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runCli } from "@coding-agent/cli";
+import { runCliCaptured } from "@coding-agent/cli";
 import { BUGGY_FILE, type RepoRun, TEST_FILE, type Week04Run } from "./week-04.ts";
 
 /** The small repository the agent fixes: `src/sum.js` subtracts, one of its two tests fails. */
@@ -88,8 +88,9 @@ async function runOnCopy(base: string, script: unknown[]): Promise<RepoRun> {
   const before = await hashes();
   const scriptPath = join(base, "script.json");
   await writeFile(scriptPath, JSON.stringify(script));
-  let stdout = "";
-  const exitCode = await runCli(
+  // Its own $CODING_AGENT_HOME: the run's records go nowhere near the learner's.
+  // Progress, the sandbox warning and the changed-file list on stderr: not part of the verdict.
+  const { exitCode, stdout } = await runCliCaptured(
     [
       "run",
       "修复失败的测试",
@@ -103,14 +104,7 @@ async function runOnCopy(base: string, script: unknown[]): Promise<RepoRun> {
       "auto",
       "--json",
     ],
-    {
-      stdout: (text) => {
-        stdout += text;
-      },
-      // Progress, the sandbox warning and the changed-file list: not part of the verdict.
-      stderr: () => {},
-    },
-    new AbortController().signal,
+    { CODING_AGENT_HOME: join(base, "home"), PATH: process.env.PATH },
   );
   return { exitCode, stdout, before, after: await hashes() };
 }

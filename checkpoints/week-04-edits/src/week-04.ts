@@ -1,3 +1,4 @@
+import { failed, jsonOrUndefined, passed, type Verdict } from "@bootcamp/checkpoint-shared";
 import { z } from "zod";
 
 /** What the week-4 checkpoint must prove, in its own words. */
@@ -22,13 +23,6 @@ export interface Week04Run {
   readonly fix: RepoRun;
   readonly transaction: RepoRun;
 }
-
-/** The checkpoint's verdict, printed as one Chinese line and one JSON line. */
-export type Week04Verdict = {
-  readonly week: 4;
-  readonly summary: string;
-  readonly evidence: readonly string[];
-} & ({ readonly ok: true } | { readonly ok: false; readonly reason: string });
 
 /** The parts of the CLI's `RunResult` JSON the verdict reads (checked: it comes from a process boundary). */
 const RunJsonSchema = z.object({
@@ -59,7 +53,7 @@ interface Call {
  * tool results (test counts, the edited path, the diff's lines) or from the files'
  * bytes; each check compares one of them with what must hold.
  */
-export function judgeWeek04(run: Week04Run): Week04Verdict {
+export function judgeWeek04(run: Week04Run): Verdict<4> {
   const fixCalls = callsOf(run.fix.stdout);
   const txCalls = callsOf(run.transaction.stdout);
   const evidence = [
@@ -68,13 +62,7 @@ export function judgeWeek04(run: Week04Run): Week04Verdict {
     ...(txCalls ?? []).map(describeCall),
     `unchanged:${[BUGGY_FILE, TEST_FILE].filter((f) => isUnchanged(run.transaction, f)).join(",")}`,
   ];
-  const fail = (reason: string): Week04Verdict => ({
-    week: 4,
-    ok: false,
-    summary: WEEK_04_SUMMARY,
-    evidence,
-    reason,
-  });
+  const fail = (reason: string) => failed(4, WEEK_04_SUMMARY, evidence, reason);
   if (fixCalls === undefined || txCalls === undefined)
     return fail("coding-agent run --json 的输出不是 RunResult");
 
@@ -109,27 +97,19 @@ export function judgeWeek04(run: Week04Run): Week04Verdict {
     if (!isUnchanged(run.transaction, file))
       return fail(`apply_edits 失败后 ${file} 被改动了：应全部回滚`);
   }
-  return { week: 4, ok: true, summary: WEEK_04_SUMMARY, evidence };
-}
-
-/** The two lines the smoke prints: a Chinese verdict, then the verdict as JSON. */
-export function formatVerdict(verdict: Week04Verdict): [string, string] {
-  const line = verdict.ok
-    ? `第 4 周检查点通过：${verdict.summary}`
-    : `第 4 周检查点失败：${verdict.reason}`;
-  return [line, JSON.stringify(verdict)];
+  return passed(4, WEEK_04_SUMMARY, evidence);
 }
 
 /** The tool calls of a `--json` run in order, or undefined when it is not a RunResult. */
 function callsOf(stdout: string): Call[] | undefined {
-  const parsed = RunJsonSchema.safeParse(safeJson(stdout));
+  const parsed = RunJsonSchema.safeParse(jsonOrUndefined(stdout));
   if (!parsed.success) return undefined;
   const { messages } = parsed.data;
   return messages
     .filter((message) => message.role === "tool")
     .map((result) => {
       const request = messages.find((m) => m.role === "assistant" && m.callId === result.callId);
-      const value = result.ok === true ? safeJson(result.content ?? "") : undefined;
+      const value = result.ok === true ? jsonOrUndefined(result.content ?? "") : undefined;
       return {
         tool: result.tool ?? "",
         input: request?.input ?? {},
@@ -169,12 +149,4 @@ function isUnchanged(run: RepoRun, file: string): boolean {
 
 function isCount(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

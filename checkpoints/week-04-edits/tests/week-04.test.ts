@@ -1,8 +1,9 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
+import { leftInCallersHome } from "@bootcamp/checkpoint-shared/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fixScript, runOnFixture, runWeek04, TRANSACTION_SCRIPT } from "../src/run-week-04.ts";
 import {
   BUGGY_FILE,
-  formatVerdict,
   judgeWeek04,
   TEST_FILE,
   WEEK_04_SUMMARY,
@@ -45,6 +46,10 @@ describe("judgeWeek04", () => {
       `第 4 周检查点通过：${WEEK_04_SUMMARY}`,
       JSON.stringify({ week: 4, ok: true, summary: WEEK_04_SUMMARY, evidence: EVIDENCE }),
     ]);
+  });
+
+  it("keeps the runs' records out of the caller's $CODING_AGENT_HOME", async () => {
+    expect(await leftInCallersHome(() => runOnFixture(TRANSACTION_SCRIPT))).toEqual([]);
   });
 
   it("fails when the edit does not apply (the old text is not in the file)", async () => {

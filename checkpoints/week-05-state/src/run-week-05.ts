@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runCli } from "@coding-agent/cli";
+import { runCliCaptured } from "@coding-agent/cli";
 import { startFakeModelServer } from "@coding-agent/providers/testing";
 import { countTokens } from "gpt-tokenizer";
 import { BUGGY_FILE, type CliRun, CONTEXT_BUDGET, type Week05Run } from "./week-05.ts";
@@ -68,24 +68,8 @@ async function inSandbox<T>(body: (box: Sandbox) => Promise<T>): Promise<T> {
   const repo = join(base, "repo");
   const home = join(base, "home");
   await cp(FIXTURE_REPO, repo, { recursive: true });
-  const cli = async (argv: string[], env: Record<string, string | undefined> = {}) => {
-    let stdout = "";
-    let stderr = "";
-    const exitCode = await runCli(
-      argv,
-      {
-        stdout: (text) => {
-          stdout += text;
-        },
-        stderr: (text) => {
-          stderr += text;
-        },
-      },
-      new AbortController().signal,
-      { CODING_AGENT_HOME: home, PATH: process.env.PATH, ...env },
-    );
-    return { exitCode, stdout, stderr };
-  };
+  const cli = (argv: string[], env: Record<string, string | undefined> = {}) =>
+    runCliCaptured(argv, { CODING_AGENT_HOME: home, PATH: process.env.PATH, ...env });
   const box: Sandbox = {
     base,
     repo,

@@ -1,3 +1,5 @@
+import { failed, jsonOrUndefined, passed, type Verdict } from "@bootcamp/checkpoint-shared";
+import type { CapturedCliRun } from "@coding-agent/cli";
 import { z } from "zod";
 
 /** What the week-5 checkpoint must prove, in its own words. */
@@ -10,11 +12,7 @@ export const FIXED_TEXT = "return a + b;";
 export const CONTEXT_BUDGET = 6_000;
 
 /** One `coding-agent` invocation: its exit code and what it printed. */
-export interface CliRun {
-  readonly exitCode: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type CliRun = CapturedCliRun;
 
 /** The checkpoint's four runs. */
 export interface Week05Run {
@@ -37,12 +35,6 @@ export interface Week05Run {
     readonly artifacts: number;
   };
 }
-
-export type Week05Verdict = {
-  readonly week: 5;
-  readonly summary: string;
-  readonly evidence: readonly string[];
-} & ({ readonly ok: true } | { readonly ok: false; readonly reason: string });
 
 /** The parts of a `--json` result the verdict reads (checked: they cross a process boundary). */
 const ResultSchema = z.looseObject({
@@ -74,12 +66,8 @@ type Result = z.output<typeof ResultSchema>;
 
 function resultOf(run: CliRun | undefined): Result | undefined {
   if (run === undefined) return undefined;
-  try {
-    const parsed = ResultSchema.safeParse(JSON.parse(run.stdout));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = ResultSchema.safeParse(jsonOrUndefined(run.stdout));
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**
@@ -87,15 +75,9 @@ function resultOf(run: CliRun | undefined): Result | undefined {
  * the files on disk and the requests the loopback API received; each check compares one
  * of them with what design §7 says must hold.
  */
-export function judgeWeek05(run: Week05Run): Week05Verdict {
+export function judgeWeek05(run: Week05Run): Verdict<5> {
   const evidence: string[] = [];
-  const fail = (reason: string): Week05Verdict => ({
-    week: 5,
-    ok: false,
-    summary: WEEK_05_SUMMARY,
-    evidence,
-    reason,
-  });
+  const fail = (reason: string) => failed(5, WEEK_05_SUMMARY, evidence, reason);
 
   const gate = resultOf(run.gate);
   if (gate === undefined) return fail("完成验证门那次运行的 --json 输出不是运行结果");
@@ -153,13 +135,5 @@ export function judgeWeek05(run: Week05Run): Week05Verdict {
     return fail(`有 ${over.length} 个请求超出上下文预算 ${CONTEXT_BUDGET} token`);
   if (context.status !== "completed") return fail(`上下文预算那次运行应完成，实际 ${context.code}`);
   if (run.context.artifacts < 3) return fail("三次大输出应各自完整地保存为 artifact");
-  return { week: 5, ok: true, summary: WEEK_05_SUMMARY, evidence };
-}
-
-/** The two lines the smoke prints: a Chinese verdict, then the verdict as JSON. */
-export function formatVerdict(verdict: Week05Verdict): [string, string] {
-  const line = verdict.ok
-    ? `第 5 周检查点通过：${verdict.summary}`
-    : `第 5 周检查点失败：${verdict.reason}`;
-  return [line, JSON.stringify(verdict)];
+  return passed(5, WEEK_05_SUMMARY, evidence);
 }

@@ -1,12 +1,7 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runWeek05 } from "../src/run-week-05.ts";
-import {
-  CONTEXT_BUDGET,
-  formatVerdict,
-  judgeWeek05,
-  WEEK_05_SUMMARY,
-  type Week05Run,
-} from "../src/week-05.ts";
+import { CONTEXT_BUDGET, judgeWeek05, WEEK_05_SUMMARY, type Week05Run } from "../src/week-05.ts";
 
 const EVIDENCE = [
   "gate:no_test_evidence→tests_failing→stale_test_evidence→completed",

@@ -1,3 +1,10 @@
+import {
+  cliJson,
+  jsonOrUndefined,
+  judgeByRefusal,
+  refuse,
+  type Verdict,
+} from "@bootcamp/checkpoint-shared";
 import { checkTrace, type TraceEvent } from "@coding-agent/agent-core";
 import type { CapturedCliRun } from "@coding-agent/cli";
 import { z } from "zod";
@@ -33,12 +40,6 @@ export interface Week06Run {
   readonly report: CliRun;
   readonly page: string;
 }
-
-export type Week06Verdict = {
-  readonly week: 6;
-  readonly summary: string;
-  readonly evidence: readonly string[];
-} & ({ readonly ok: true } | { readonly ok: false; readonly reason: string });
 
 /** The parts of a `--json` result the verdict reads (checked: they cross a process boundary). */
 const ResultSchema = z.looseObject({
@@ -92,39 +93,17 @@ const LESSON_EVENTS = [
   "run_finished",
 ];
 
-class Refusal extends Error {}
-function refuse(reason: string): never {
-  throw new Refusal(reason);
-}
-
-function resultOf(name: string, run: CliRun): Result {
-  let json: unknown;
-  try {
-    json = JSON.parse(run.stdout);
-  } catch {
-    return refuse(
-      `${name}：stdout 不是 JSON（退出码 ${run.exitCode}）：${run.stderr.slice(0, 200)}`,
-    );
-  }
-  const parsed = ResultSchema.safeParse(json);
-  return parsed.success ? parsed.data : refuse(`${name}：--json 结果缺少字段`);
-}
+const resultOf = (name: string, run: CliRun): Result => cliJson(name, run, ResultSchema);
 
 /** Judges the checkpoint's runs: the two lines it prints, and exit 1 unless all holds. */
-export function judgeWeek06(run: Week06Run): Week06Verdict {
-  try {
-    const evidence = [
-      ...judgeTrace(run),
-      judgeSpans(run),
-      judgeCost(run),
-      judgeReplay(run),
-      judgeReport(run),
-    ];
-    return { week: 6, ok: true, summary: WEEK_06_SUMMARY, evidence };
-  } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return { week: 6, ok: false, summary: WEEK_06_SUMMARY, evidence: [], reason: error.message };
-  }
+export function judgeWeek06(run: Week06Run): Verdict<6> {
+  return judgeByRefusal(6, WEEK_06_SUMMARY, () => [
+    ...judgeTrace(run),
+    judgeSpans(run),
+    judgeCost(run),
+    judgeReplay(run),
+    judgeReport(run),
+  ]);
 }
 
 function judgeTrace(run: Week06Run): string[] {
@@ -137,12 +116,8 @@ function judgeTrace(run: Week06Run): string[] {
   const lines = run.traceText.split("\n");
   if (lines.pop() !== "") refuse("trace.jsonl 的最后一行没有换行：写了一半");
   const events = lines.map((line, index) => {
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      return refuse(`trace.jsonl 第 ${index + 1} 行不是 JSON`);
-    }
+    const json = jsonOrUndefined(line);
+    if (json === undefined) return refuse(`trace.jsonl 第 ${index + 1} 行不是 JSON`);
     const parsed = TraceLineSchema.safeParse(json);
     return parsed.success
       ? parsed.data
@@ -174,7 +149,7 @@ function judgeTrace(run: Week06Run): string[] {
 
 function judgeSpans(run: Week06Run): string {
   const spans: Span[] = run.otlpBodies.flatMap((body) => {
-    const parsed = OtlpBodySchema.safeParse(JSON.parse(body));
+    const parsed = OtlpBodySchema.safeParse(jsonOrUndefined(body));
     if (!parsed.success) return refuse("OTLP 收集器收到的请求不是 OTLP/JSON");
     return parsed.data.resourceSpans.flatMap((resource) =>
       resource.scopeSpans.flatMap((scope) =>
@@ -255,12 +230,4 @@ function judgeReport(run: Week06Run): string {
   if (page.includes(PLANTED_SECRET)) refuse("HTML 报告里出现了没有脱敏的密钥");
   if (/\s(?:src|href)\s*=\s*["']?(?:https?:)?\/\//i.test(page)) refuse("HTML 报告会从网络加载内容");
   return `report:html self-contained,<script> shown as text,secret masked`;
-}
-
-/** The checkpoint's two lines: a Chinese verdict, then the verdict as one JSON line. */
-export function formatVerdict(verdict: Week06Verdict): string[] {
-  const head = verdict.ok
-    ? `第 6 周检查点通过：${verdict.summary}`
-    : `第 6 周检查点未通过：${verdict.reason}`;
-  return [head, JSON.stringify(verdict)];
 }

@@ -1,7 +1,7 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runWeek06 } from "../src/run-week-06.ts";
 import {
-  formatVerdict,
   HOSTILE_TEXT,
   judgeWeek06,
   PLANTED_SECRET,
@@ -111,6 +111,13 @@ describe("judgeWeek06", () => {
       expect(reasonOf({ ...real, otlpBodies })).toMatch(
         /^chat .*execute_tool edit_file.* 不是 invoke_agent 的子 span/,
       );
+    });
+
+    it("with a torn request body", () => {
+      const otlpBodies = real.otlpBodies.map((body, index) =>
+        index === 0 ? body.slice(0, body.length / 2) : body,
+      );
+      expect(reasonOf({ ...real, otlpBodies })).toBe("OTLP 收集器收到的请求不是 OTLP/JSON");
     });
 
     it("holding the planted key", () => {

@@ -1,3 +1,4 @@
+import { cliJson, judgeByRefusal, refuse, type Verdict } from "@bootcamp/checkpoint-shared";
 import type { CapturedCliRun } from "@coding-agent/cli";
 import { DOMParser } from "@xmldom/xmldom";
 import { z } from "zod";
@@ -27,12 +28,6 @@ export interface Week07Run {
   readonly gated: CliRun;
 }
 
-export type Week07Verdict = {
-  readonly week: 7;
-  readonly summary: string;
-  readonly evidence: readonly string[];
-} & ({ readonly ok: true } | { readonly ok: false; readonly reason: string });
-
 /** The parts of the `--json` report the verdict reads (design §7's shape). */
 const ReportSchema = z.looseObject({
   suite: z.string(),
@@ -51,31 +46,15 @@ const ReportSchema = z.looseObject({
 });
 type Report = z.infer<typeof ReportSchema>;
 
-class Refusal extends Error {}
-function refuse(reason: string): never {
-  throw new Refusal(reason);
-}
-
-function reportOf(name: string, run: CliRun): Report {
-  let json: unknown;
-  try {
-    json = JSON.parse(run.stdout);
-  } catch {
-    refuse(`${name}：stdout 不是 JSON（退出码 ${run.exitCode}）：${run.stderr.slice(-300)}`);
-  }
-  const parsed = ReportSchema.safeParse(json);
-  return parsed.success ? parsed.data : refuse(`${name}：--json 报告的字段不对`);
-}
+const reportOf = (name: string, run: CliRun): Report => cliJson(name, run, ReportSchema, "报告");
 
 /** Judges the two evaluations: the two lines it prints, and exit 1 unless all holds. */
-export function judgeWeek07(run: Week07Run): Week07Verdict {
-  try {
-    const evidence = [...judgeGraded(run), judgeJunit(run), judgeGate(run)];
-    return { week: 7, ok: true, summary: WEEK_07_SUMMARY, evidence };
-  } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return { week: 7, ok: false, summary: WEEK_07_SUMMARY, evidence: [], reason: error.message };
-  }
+export function judgeWeek07(run: Week07Run): Verdict<7> {
+  return judgeByRefusal(7, WEEK_07_SUMMARY, () => [
+    ...judgeGraded(run),
+    judgeJunit(run),
+    judgeGate(run),
+  ]);
 }
 
 function judgeGraded(run: Week07Run): string[] {
@@ -141,12 +120,4 @@ function judgeGate(run: Week07Run): string {
   }
   if (!run.gated.stderr.includes(BROKEN_TASK)) refuse(`stderr 没有点名回归的任务 ${BROKEN_TASK}`);
   return `gate:baseline caught ${BROKEN_TASK},exit 1`;
-}
-
-/** The checkpoint's two lines: a Chinese verdict, then the verdict as one JSON line. */
-export function formatVerdict(verdict: Week07Verdict): string[] {
-  const head = verdict.ok
-    ? `第 7 周检查点通过：${verdict.summary}`
-    : `第 7 周检查点未通过：${verdict.reason}`;
-  return [head, JSON.stringify(verdict)];
 }

@@ -1,6 +1,7 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runWeek07 } from "../src/run-week-07.ts";
-import { formatVerdict, judgeWeek07, WEEK_07_SUMMARY, type Week07Run } from "../src/week-07.ts";
+import { judgeWeek07, WEEK_07_SUMMARY, type Week07Run } from "../src/week-07.ts";
 
 const EVIDENCE = [
   "eval:2/4 passed,passRate 0.5,fix-slugify ✓ fix-sum ✓",

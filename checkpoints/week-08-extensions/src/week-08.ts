@@ -1,3 +1,10 @@
+import {
+  cliJson,
+  jsonOrUndefined,
+  judgeByRefusal,
+  refuse,
+  type Verdict,
+} from "@bootcamp/checkpoint-shared";
 import type { CapturedCliRun } from "@coding-agent/cli";
 import { z } from "zod";
 
@@ -53,12 +60,6 @@ export interface Week08Run {
   readonly subagents: SubagentsRun;
 }
 
-export type Week08Verdict = {
-  readonly week: 8;
-  readonly summary: string;
-  readonly evidence: readonly string[];
-} & ({ readonly ok: true } | { readonly ok: false; readonly reason: string });
-
 /** The parts of a `--json` RunResult the verdict reads (design §6). */
 const ResultSchema = z.looseObject({
   status: z.string(),
@@ -75,38 +76,18 @@ const ResultSchema = z.looseObject({
 });
 type Result = z.infer<typeof ResultSchema>;
 
-class Refusal extends Error {}
-function refuse(reason: string): never {
-  throw new Refusal(reason);
-}
-
-function resultOf(name: string, run: CliRun): Result {
-  let json: unknown;
-  try {
-    json = JSON.parse(run.stdout);
-  } catch {
-    refuse(`${name}：stdout 不是 JSON（退出码 ${run.exitCode}）：${run.stderr.slice(-300)}`);
-  }
-  const parsed = ResultSchema.safeParse(json);
-  return parsed.success ? parsed.data : refuse(`${name}：--json 结果的字段不对`);
-}
+const resultOf = (name: string, run: CliRun): Result => cliJson(name, run, ResultSchema);
 
 const toolMessages = (result: Result) => result.messages.filter((m) => m.role === "tool");
 
 /** Judges the runs: the two lines it prints, and exit 1 unless all holds. */
-export function judgeWeek08(run: Week08Run): Week08Verdict {
-  try {
-    const evidence = [
-      judgeHooks(run),
-      ...judgeMcp(run),
-      judgeStream(run.stream),
-      judgeSubagents(run.subagents),
-    ];
-    return { week: 8, ok: true, summary: WEEK_08_SUMMARY, evidence };
-  } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return { week: 8, ok: false, summary: WEEK_08_SUMMARY, evidence: [], reason: error.message };
-  }
+export function judgeWeek08(run: Week08Run): Verdict<8> {
+  return judgeByRefusal(8, WEEK_08_SUMMARY, () => [
+    judgeHooks(run),
+    ...judgeMcp(run),
+    judgeStream(run.stream),
+    judgeSubagents(run.subagents),
+  ]);
 }
 
 function judgeHooks({ hooks }: Week08Run): string {
@@ -176,7 +157,10 @@ function judgeStream(stream: StreamRun): string {
     .trim()
     .split("\n")
     .filter(Boolean)
-    .map((line) => TraceLine.parse(JSON.parse(line)));
+    .map((line, index) => {
+      const parsed = TraceLine.safeParse(jsonOrUndefined(line));
+      return parsed.success ? parsed.data : refuse(`trace.jsonl 第 ${index + 1} 行不是 trace 事件`);
+    });
   const retries = events.filter((event) => event.type === "model_retry");
   if (retries.length !== 2) refuse(`应重试 2 次（429、截断），实际 ${retries.length}`);
   if ((retries[0]?.delayMs ?? 0) < 1_000) refuse("429 的 Retry-After: 1 应至少等 1000 ms");
@@ -228,12 +212,4 @@ function judgeSubagents(subagents: SubagentsRun): string {
   if (subagents.copiesLeft.length > 0)
     refuse(`运行结束后仍有工作区副本：${subagents.copiesLeft.join("、")}`);
   return "subagents:2 children at once in worktrees,results in call order with patches,parent applied one itself,0 worktrees left";
-}
-
-/** The checkpoint's two lines: a Chinese verdict, then the verdict as one JSON line. */
-export function formatVerdict(verdict: Week08Verdict): string[] {
-  const head = verdict.ok
-    ? `第 8 周检查点通过：${verdict.summary}`
-    : `第 8 周检查点未通过：${verdict.reason}`;
-  return [head, JSON.stringify(verdict)];
 }

@@ -1,12 +1,7 @@
+import { formatVerdict } from "@bootcamp/checkpoint-shared";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runWeek08 } from "../src/run-week-08.ts";
-import {
-  type CliRun,
-  formatVerdict,
-  judgeWeek08,
-  WEEK_08_SUMMARY,
-  type Week08Run,
-} from "../src/week-08.ts";
+import { type CliRun, judgeWeek08, WEEK_08_SUMMARY, type Week08Run } from "../src/week-08.ts";
 
 const EVIDENCE = [
   "hooks:trusted PreToolUse veto hook_denied,file not written; untrusted workspace: warned, hook not run",
@@ -99,6 +94,15 @@ describe("judgeWeek08", () => {
     expect(reasonOf({ ...real, stream: { ...stream, trace: hurried } })).toMatch(/至少等 1000 ms/);
     const leaked = { ...stream.run, stderr: `${stream.run.stderr}${stream.key}` };
     expect(reasonOf({ ...real, stream: { ...stream, run: leaked } })).toMatch(/API key/);
+  });
+
+  it("refuses a streamed run whose trace has a torn line", () => {
+    const { stream } = real;
+    const [first = "", second = "", ...rest] = stream.trace.split("\n");
+    const trace = [first, second.slice(0, 20), ...rest].join("\n");
+    expect(reasonOf({ ...real, stream: { ...stream, trace } })).toBe(
+      "trace.jsonl 第 2 行不是 trace 事件",
+    );
   });
 
   it("refuses subagent results out of call order, a child that wrote the parent's repository, a worktree left", () => {

@@ -1,0 +1,3 @@
+import { defineCheckpointConfig } from "./src/vitest-config.ts";
+
+export default defineCheckpointConfig(import.meta.dirname);

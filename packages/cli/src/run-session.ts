@@ -10,7 +10,6 @@ import {
   type Provider,
   type Redactor,
   type RetryPolicy,
-  type RunExtension,
   type RunResult,
   runAgent,
 } from "@coding-agent/agent-core";
@@ -23,7 +22,7 @@ import { hookExtensions, loadHookSettings } from "./hooks/index.ts";
 import { prepareMcp } from "./mcp/index.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
 import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.ts";
-import { prepareRunFeatures } from "./run-extensions.ts";
+import { orderRunExtensions, prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, createRunDir, newRunId, runDirOf } from "./run-files.ts";
 import { prepareRunTools } from "./run-tools.ts";
 import { defaultScript, loadScriptFile, routeScript } from "./script-file.ts";
@@ -335,20 +334,15 @@ async function execute(session: Session): Promise<number> {
             warn: (line) => io.stderr(line),
           }),
         });
-  // The resume answers first (what is already recorded); the gate sees each tool's own
-  // result, before a PostToolUse hook may replace it (a hook cannot turn failing tests into
-  // evidence); the tool hooks next (the log records what they let through), the log writes,
-  // the Stop hooks see a finish the gate accepted; loop detection and the context budget see
-  // the results as the log has them.
-  const extensions: RunExtension[] = [
-    ...(resume === undefined ? [] : [createResumeExtension(resume.plan, workspace)]),
+  // One order for a parent and a child run (see orderRunExtensions).
+  const extensions = orderRunExtensions({
+    ...(resume === undefined ? {} : { resume: createResumeExtension(resume.plan, workspace) }),
     gate,
-    ...hooks.tools,
+    hooks,
     recorder,
-    ...hooks.stop,
-    ...features.extensions,
-    ...(subagents === undefined ? [] : [subagents.extension]),
-  ];
+    features: features.extensions,
+    ...(subagents === undefined ? {} : { subagents: subagents.extension }),
+  });
 
   io.stderr(`coding-agent：开始运行（${model.label}，Ctrl-C 取消）\n`);
   const runTools = { ...tools.tools, ...features.tools, ...servers?.tools, ...subagents?.tools };

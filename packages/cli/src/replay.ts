@@ -14,6 +14,7 @@ import type { CliIo } from "./cli.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import { recordedMcpTools } from "./mcp/tools.ts";
 import type { CliEnv } from "./model-provider.ts";
+import { replayedChildBudget } from "./replay/child-budget.ts";
 import type { compareWithLog } from "./replay/divergence.ts";
 import { createReplayer, type Replayer } from "./replay/replayer.ts";
 import { prepareRunFeatures } from "./run-extensions.ts";
@@ -155,7 +156,15 @@ async function replay(options: {
     redact,
     maxObservationChars: command.maxObservationChars,
     maxFinishRejections: command.maxFinishRejections,
-    extensions: [replayer.answers, ...features.extensions, replayer.modelCheck],
+    // The subagents' budget check where the run had it: after the features, before the model.
+    extensions: [
+      replayer.answers,
+      ...features.extensions,
+      ...((command.subagents ?? 0) === 0
+        ? []
+        : [replayedChildBudget(events, limits, command.maxCostUsd)]),
+      replayer.modelCheck,
+    ],
     price: command.price ?? null,
     costOf: pricing.costOf,
     ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),

@@ -764,6 +764,7 @@ describe("the parent's usage and cost include its children's", HANG_GUARD, () =>
     const resumed = await cliOf(["resume", result.runId, "--json"]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).not.toContain("子 Agent #");
+    expect(resumed.result).toMatchObject({ costUsd: 3.75, subagents: CHILDREN });
     expect(spend(resumed.result)).toEqual(spend(result));
     // And the resumed run replays to the same figures.
     const replayed = await cliOf(["replay", result.runId, "--json"]);
@@ -819,6 +820,11 @@ describe("the parent's usage and cost include its children's", HANG_GUARD, () =>
     const { result } = await cli(budgetTurns, ["--subagents", "1", "--max-steps", "6"]);
     expect(result).toMatchObject({ status: "budget_exceeded", code: "max_steps", steps: 2 });
     expect(result.subagents).toMatchObject({ runs: 1, steps: 4 });
+    // Replayed: the children's steps from the log stop it where the run stopped.
+    const replayed = await cliOf(["replay", result.runId, "--json"]);
+    expect(replayed.code, replayed.stderr).toBe(3);
+    expect(spend(replayed.result)).toEqual(spend(result));
+    expect(replayed.result.reason).toBe(result.reason);
     // A crash before the parent's second reply was logged.
     const stateFile = join(result.runDir, "state.jsonl");
     const lines = (await readFile(stateFile, "utf8")).trimEnd().split("\n");

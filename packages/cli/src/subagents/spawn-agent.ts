@@ -7,10 +7,61 @@ import type {
   TokenUsage,
   Tool,
   ToolInput,
+  TraceEvent,
 } from "@coding-agent/agent-core";
 import { allowPathProblem, type PathAllowance } from "@coding-agent/tools";
 import { z } from "zod";
 import { runAll as defaultRunAll } from "./scheduler.ts";
+
+/** What a run or its children spent, as the budgets count it. */
+export interface Spend {
+  steps: number;
+  toolCalls: number;
+  tokens: number;
+  costUsd: number;
+}
+
+/** Counts the parent's own spending from its trace events (its valid replies, its tools). */
+export function countParent(parent: Spend, event: TraceEvent): void {
+  if (event.type === "model_completed" && event.ok) {
+    parent.steps += 1;
+    parent.tokens += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
+    parent.costUsd += event.costUsd ?? 0;
+  }
+  if (event.type === "tool_started") parent.toolCalls += 1;
+}
+
+/**
+ * Before a parent's model call: the stop once its own spending and its children's reach a
+ * limit (steps, tokens, cost), naming the children's share; none while no child spent.
+ */
+export function childrenOverBudget(
+  limits: Limits,
+  maxCostUsd: number | undefined,
+  parent: Readonly<Spend>,
+  children: Readonly<Spend>,
+): ExtensionStop | undefined {
+  if (children.steps === 0 && children.tokens === 0 && children.costUsd === 0) return undefined;
+  const steps = parent.steps + children.steps;
+  if (steps >= limits.maxSteps) {
+    return stop(
+      "max_steps",
+      `已用 ${steps} 步（其中子 Agent ${children.steps} 步），达到预算 ${limits.maxSteps}`,
+    );
+  }
+  const tokens = parent.tokens + children.tokens;
+  if (limits.maxTokens !== undefined && tokens >= limits.maxTokens) {
+    return stop(
+      "max_tokens",
+      `已用 ${tokens} 个 token（其中子 Agent ${children.tokens} 个），达到预算 ${limits.maxTokens}`,
+    );
+  }
+  const cost = parent.costUsd + children.costUsd;
+  if (maxCostUsd !== undefined && cost >= maxCostUsd) {
+    return stop("max_cost", `已花费 ${cost} 美元（含子 Agent），达到预算 ${maxCostUsd}`);
+  }
+  return undefined;
+}
 
 /** The tool's name, as design §7 spells it. */
 export const SPAWN_AGENT = "spawn_agent";
@@ -369,28 +420,7 @@ export function createSubagents(options: SubagentsOptions): Subagents {
     byInput.clear();
   }
 
-  function overBudget(): ExtensionStop | undefined {
-    if (children.steps === 0 && children.tokens === 0 && children.costUsd === 0) return undefined;
-    const steps = parent.steps + children.steps;
-    if (steps >= limits.maxSteps) {
-      return stop(
-        "max_steps",
-        `已用 ${steps} 步（其中子 Agent ${children.steps} 步），达到预算 ${limits.maxSteps}`,
-      );
-    }
-    const tokens = parent.tokens + children.tokens;
-    if (limits.maxTokens !== undefined && tokens >= limits.maxTokens) {
-      return stop(
-        "max_tokens",
-        `已用 ${tokens} 个 token（其中子 Agent ${children.tokens} 个），达到预算 ${limits.maxTokens}`,
-      );
-    }
-    const cost = parent.costUsd + children.costUsd;
-    if (options.maxCostUsd !== undefined && cost >= options.maxCostUsd) {
-      return stop("max_cost", `已花费 ${cost} 美元（含子 Agent），达到预算 ${options.maxCostUsd}`);
-    }
-    return undefined;
-  }
+  const overBudget = () => childrenOverBudget(limits, options.maxCostUsd, parent, children);
 
   const spawnTool = spawnAgentTool(options.parentAllows, async (input, signal) => {
     let child = byInput.get(input);
@@ -463,12 +493,7 @@ export function createSubagents(options: SubagentsOptions): Subagents {
     },
     onTrace(event) {
       if (event.type === "run_started") startedAt = clock() - event.atMs;
-      if (event.type === "model_completed" && event.ok) {
-        parent.steps += 1;
-        parent.tokens += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
-        parent.costUsd += event.costUsd ?? 0;
-      }
-      if (event.type === "tool_started") parent.toolCalls += 1;
+      countParent(parent, event);
     },
   };
 

@@ -747,6 +747,36 @@ describe("the parent's usage and cost include its children's", HANG_GUARD, () =>
       new AbortController().signal,
     );
     expect(text.stdout).toMatch(/子 Agent\s+2 个 · 3 步 · 1 次工具调用 .*费用 \$0\.75/);
+    const page = join(base, "report.html");
+    const html = await runCliCaptured(
+      ["trace", result.runId, "--html", page],
+      process.env,
+      new AbortController().signal,
+    );
+    expect(html.exitCode, html.stderr).toBe(0);
+    expect(await readFile(page, "utf8")).toMatch(
+      /<dt>子 Agent<\/dt><dd>2 个 · 3 步 · 1 次工具调用 .*\$0\.75/,
+    );
+    await expectNothingLeft();
+  });
+
+  it("without --json, the result's last lines name the children's part of the totals", async () => {
+    await writeFile(join(ws, "a.txt"), "a\n");
+    const script = join(base, "script.json");
+    const pricing = join(base, "pricing.json");
+    await writeFile(script, JSON.stringify(turns));
+    await writeFile(pricing, JSON.stringify({ fake: { inputPerMTok: 1, outputPerMTok: 0 } }));
+    const argv = ["run", "总目标", "--script", script, "--workspace", ws, "--approval", "auto"];
+    const run = await runCliCaptured(
+      [...argv, "--subagents", "2", "--pricing", pricing],
+      process.env,
+      new AbortController().signal,
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("token：3750000 输入 / 300 输出 · 成本：$3.75");
+    expect(run.stdout).toContain(
+      "其中子 Agent（2 个）：步数 3 · 工具调用 1 · token：750000 输入 / 300 输出 · 成本：$0.75",
+    );
     await expectNothingLeft();
   });
 

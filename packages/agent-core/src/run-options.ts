@@ -54,9 +54,10 @@ export interface RunOptions {
   /**
    * What one call's tokens cost at `price`; default `costOf` (per million tokens, cached
    * input at its own price). A provider with another scheme (a long-context surcharge, say)
-   * passes its own.
+   * passes its own. null: this call's cost is unknown (as with an unknown price: the run's
+   * `costUsd` is then null) — a replay pricing a recorded reply of a model with no price.
    */
-  readonly costOf?: (usage: TokenUsage | undefined, price: ModelPrice) => number;
+  readonly costOf?: (usage: TokenUsage | undefined, price: ModelPrice) => number | null;
 }
 
 /** Finish rejections a run survives when `maxFinishRejections` is not given. */

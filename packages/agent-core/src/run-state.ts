@@ -46,7 +46,7 @@ export interface Run {
   readonly fallbackPrice: ModelPrice | null | undefined;
   readonly maxCostUsd: number | undefined;
   /** Prices one call's usage (`RunOptions.costOf`, default `costOf`). */
-  readonly costOf: (usage: TokenUsage | undefined, price: ModelPrice) => number;
+  readonly costOf: (usage: TokenUsage | undefined, price: ModelPrice) => number | null;
   /** USD the run's model calls cost so far (0 without a price). */
   costUsd: number;
   /** False once a call's cost was unknown: `costUsd` is then a part, and the run's cost unknown. */
@@ -75,12 +75,13 @@ export function boundedText(run: Run, value: unknown): string {
   }).text;
 }
 
-/** The cost of one call: null without a known price, false when `costOf` broke. */
+/** The cost of one call: null without a known price (or when `costOf` says so), false when `costOf` broke. */
 export function callCost(run: Run, usage: TokenUsage | undefined): number | null | false {
   const price = run.onFallback ? run.fallbackPrice : run.price;
   if (price === undefined || price === null) return null;
   try {
     const cost = run.costOf(usage, price);
+    if (cost === null) return null;
     return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? cost : false;
   } catch {
     return false;

@@ -268,4 +268,22 @@ describe("cost edges", () => {
       code: "extension_error",
     });
   });
+
+  it("takes null from options.costOf as an unknown cost: the call's is null, the run's too", async () => {
+    // The second call is the one of unknown cost: the first's $0.5 must not stand as the run's.
+    let calls = 0;
+    const secondUnknown = () => {
+      calls += 1;
+      return calls === 2 ? null : 0.5;
+    };
+    const events: TraceEvent[] = [];
+    const result = await run(
+      { price: PRICE, costOf: secondUnknown, trace: (event) => void events.push(event) },
+      [echo(1), echo(2), finish],
+    );
+    expect(result).toMatchObject({ status: "completed", costUsd: null });
+    expect(
+      events.filter((event) => event.type === "model_completed").map((event) => event.costUsd),
+    ).toEqual([0.5, null, 0.5]);
+  });
 });

@@ -14,6 +14,7 @@ import type { CliIo } from "./cli.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import { recordedMcpTools } from "./mcp/tools.ts";
 import type { CliEnv } from "./model-provider.ts";
+import { replayedChildBudget } from "./replay/child-budget.ts";
 import type { compareWithLog } from "./replay/divergence.ts";
 import { createReplayer, type Replayer } from "./replay/replayer.ts";
 import { prepareRunFeatures } from "./run-extensions.ts";
@@ -21,7 +22,9 @@ import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
 import { report } from "./run-session.ts";
 import { prepareRunTools } from "./run-tools.ts";
 import { readStateLog, type StateEvent } from "./state/log.ts";
-import { SPAWN_AGENT, spawnAgentTool } from "./subagents/spawn-agent.ts";
+import { recordedPricing } from "./state/recorded-price.ts";
+import { loggedChildSpend } from "./state/resume.ts";
+import { SPAWN_AGENT, spawnAgentTool, withChildSpend } from "./subagents/spawn-agent.ts";
 
 /**
  * `coding-agent replay <runId | state.jsonl>` (design §7, lesson 28): runs a finished run
@@ -95,7 +98,12 @@ async function replay(options: {
 }): Promise<number> {
   const { io, env, file, command, events, scratch, signal, compare } = options;
   const started = events[0] as Extract<StateEvent, { type: "run_started" }>;
-  const replayer = createReplayer(events, compare === undefined ? {} : { compare });
+  // Each recorded reply at the price of the model that gave it (the fallback's, recorded).
+  const pricing = recordedPricing(command.fallbackPrice);
+  const replayer = createReplayer(events, {
+    pricing,
+    ...(compare === undefined ? {} : { compare }),
+  });
   const redact = createRedactor({ env });
   const tools = await prepareRunTools({
     // The tools never run; bound to an empty folder, a bug that ran one could not touch
@@ -148,13 +156,26 @@ async function replay(options: {
     redact,
     maxObservationChars: command.maxObservationChars,
     maxFinishRejections: command.maxFinishRejections,
-    extensions: [replayer.answers, ...features.extensions, replayer.modelCheck],
+    // The subagents' budget check where the run had it: after the features, before the model.
+    extensions: [
+      replayer.answers,
+      ...features.extensions,
+      ...((command.subagents ?? 0) === 0
+        ? []
+        : [replayedChildBudget(events, limits, command.maxCostUsd)]),
+      replayer.modelCheck,
+    ],
     price: command.price ?? null,
+    costOf: pricing.costOf,
     ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
   });
   const result = executed.length === 0 ? replayer.settle(outcome) : ranATool(outcome, executed);
   const runDir = path.dirname(file);
-  return report(io, command, result, undefined, started.runId, runDir);
+  // No child runs: what the run's children spent is read from the log, so the replay's usage
+  // and cost are the run's whole ones, as the run reported them.
+  const whole =
+    (command.subagents ?? 0) === 0 ? result : withChildSpend(result, loggedChildSpend(events));
+  return report(io, command, whole, undefined, started.runId, runDir);
 }
 
 /** A run id names `$CODING_AGENT_HOME/runs/<id>/state.jsonl`; anything else is a path. */

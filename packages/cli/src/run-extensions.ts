@@ -83,3 +83,47 @@ export async function prepareRunFeatures(options: {
     wholeCommandOutput: true,
   };
 }
+
+/** The pieces of a run's extensions, each placed by `orderRunExtensions`. */
+export interface RunExtensionParts {
+  /** A resumed run's answers from its log (a child is never resumed: none). */
+  readonly resume?: RunExtension;
+  readonly gate: RunExtension;
+  /** The command hooks (`hookExtensions`): PreToolUse/PostToolUse, and Stop. */
+  readonly hooks: {
+    readonly tools: readonly RunExtension[];
+    readonly stop: readonly RunExtension[];
+  };
+  /**
+   * What records each call's workspace version: the state log's recorder (a parent), or
+   * the workspace tracker alone (a child, which has no log).
+   */
+  readonly recorder: RunExtension;
+  /** `prepareRunFeatures`' extensions: loop detection, system prompt, context budget. */
+  readonly features: readonly RunExtension[];
+  /** `spawn_agent`'s scheduler (a parent with `--subagents`; a child has none). */
+  readonly subagents?: RunExtension;
+}
+
+/**
+ * The one order of a run's extensions, a parent's and a child's alike (lesson 39: a child
+ * runs the parent's runtime). The resume answers first (what is already recorded); the
+ * finish gate sees each tool's own result, before a PostToolUse hook may replace it (a hook
+ * cannot turn failing tests into evidence); the tool hooks next (the log records what they
+ * let through); then the recorder (the log writes, the workspace version after each call);
+ * the Stop hooks see a finish the gate accepted; loop detection and the context budget see
+ * the results as the log has them (the loop detection reads the version the recorder set);
+ * the subagents last, so a `spawn_agent` call they see is one nothing before them answered
+ * or vetoed.
+ */
+export function orderRunExtensions(parts: RunExtensionParts): RunExtension[] {
+  return [
+    ...(parts.resume === undefined ? [] : [parts.resume]),
+    parts.gate,
+    ...parts.hooks.tools,
+    parts.recorder,
+    ...parts.hooks.stop,
+    ...parts.features,
+    ...(parts.subagents === undefined ? [] : [parts.subagents]),
+  ];
+}

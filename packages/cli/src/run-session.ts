@@ -1,4 +1,4 @@
-import { readFile, truncate, writeFile } from "node:fs/promises";
+import { readdir, readFile, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   createFinishGate,
@@ -10,7 +10,6 @@ import {
   type Provider,
   type Redactor,
   type RetryPolicy,
-  type RunExtension,
   type RunResult,
   runAgent,
 } from "@coding-agent/agent-core";
@@ -23,12 +22,13 @@ import { hookExtensions, loadHookSettings } from "./hooks/index.ts";
 import { prepareMcp } from "./mcp/index.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
 import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.ts";
-import { prepareRunFeatures } from "./run-extensions.ts";
+import { orderRunExtensions, prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, createRunDir, newRunId, runDirOf } from "./run-files.ts";
 import { prepareRunTools } from "./run-tools.ts";
 import { defaultScript, loadScriptFile, routeScript } from "./script-file.ts";
 import { openStateLog, readStateLog, type StateLog } from "./state/log.ts";
 import { editPredictor } from "./state/predict-edits.ts";
+import { type RecordedPricing, recordedPricing } from "./state/recorded-price.ts";
 import { createRunRecorder } from "./state/recorder.ts";
 import {
   createResumeExtension,
@@ -39,7 +39,7 @@ import {
 import { createWorkspaceTracker } from "./state/workspace-tracker.ts";
 import { createTextEcho, endingEcho } from "./stream-echo.ts";
 import { createChildRunner } from "./subagents/child-run.ts";
-import { createSubagents } from "./subagents/spawn-agent.ts";
+import { createSubagents, type SubagentsSpent, withChildSpend } from "./subagents/spawn-agent.ts";
 import { createSystemPrompt } from "./system-prompt.ts";
 import { openRunTrace, TRACE_FILE } from "./trace/run-trace.ts";
 
@@ -110,7 +110,9 @@ interface Session {
 
 async function execute(session: Session): Promise<number> {
   const { command, io, signal, env, resume } = session;
-  const model = await chooseModel(command, env, resume?.plan, io);
+  // A resume's recorded replies: one the fallback model gave costs the fallback's price.
+  const pricing = resume === undefined ? undefined : recordedPricing(command.fallbackPrice);
+  const model = await chooseModel(command, env, resume?.plan, io, pricing);
   if (!model.ok) {
     io.stderr(`${model.message}\n`);
     return EXIT_CODES.usage;
@@ -317,6 +319,23 @@ async function execute(session: Session): Promise<number> {
           parentAllows: allowance,
           signal,
           notify: (line) => io.stderr(model.redact(line)),
+          // A resumed run counts what its children spent before, and numbers new ones after them.
+          ...(resume === undefined
+            ? {}
+            : { spentBefore: resume.plan.subagents, firstIndex: await lastChildIndex(runDir) }),
+          onChildEnd: ({ index, callId, outcome }) => {
+            void recorder.note({
+              type: "subagent_finished",
+              index,
+              callId,
+              status: outcome.status,
+              code: outcome.code,
+              steps: outcome.steps,
+              toolCalls: outcome.toolCalls,
+              usage: outcome.usage,
+              costUsd: outcome.costUsd,
+            });
+          },
           runChild: createChildRunner({
             command,
             workspace,
@@ -335,20 +354,15 @@ async function execute(session: Session): Promise<number> {
             warn: (line) => io.stderr(line),
           }),
         });
-  // The resume answers first (what is already recorded); the gate sees each tool's own
-  // result, before a PostToolUse hook may replace it (a hook cannot turn failing tests into
-  // evidence); the tool hooks next (the log records what they let through), the log writes,
-  // the Stop hooks see a finish the gate accepted; loop detection and the context budget see
-  // the results as the log has them.
-  const extensions: RunExtension[] = [
-    ...(resume === undefined ? [] : [createResumeExtension(resume.plan, workspace)]),
+  // One order for a parent and a child run (see orderRunExtensions).
+  const extensions = orderRunExtensions({
+    ...(resume === undefined ? {} : { resume: createResumeExtension(resume.plan, workspace) }),
     gate,
-    ...hooks.tools,
+    hooks,
     recorder,
-    ...hooks.stop,
-    ...features.extensions,
-    ...(subagents === undefined ? [] : [subagents.extension]),
-  ];
+    features: features.extensions,
+    ...(subagents === undefined ? {} : { subagents: subagents.extension }),
+  });
 
   io.stderr(`coding-agent：开始运行（${model.label}，Ctrl-C 取消）\n`);
   const runTools = { ...tools.tools, ...features.tools, ...servers?.tools, ...subagents?.tools };
@@ -359,6 +373,7 @@ async function execute(session: Session): Promise<number> {
     maxFinishRejections: command.maxFinishRejections,
     extensions,
     price: price.price,
+    ...(pricing === undefined ? {} : { costOf: pricing.costOf }),
     ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
     requiredTrace: traced.requiredTrace,
     ...(traced.trace === undefined ? {} : { trace: traced.trace }),
@@ -377,7 +392,18 @@ async function execute(session: Session): Promise<number> {
     const lines = changed.map((file) => `  ${file.path} +${file.added} -${file.removed}`);
     io.stderr(`coding-agent：本次运行修改了 ${changed.length} 个文件\n${lines.join("\n")}\n`);
   }
-  return report(io, command, result, await gate.evidence(), runId, runDir);
+  // The run's usage and cost are its own model calls' and every child's (design §7 "Cost").
+  const whole = subagents === undefined ? result : withChildSpend(result, subagents.spent());
+  return report(io, command, whole, await gate.evidence(), runId, runDir);
+}
+
+/** The highest number of a child folder under `<runDir>/subagents/` (0 when there is none). */
+async function lastChildIndex(runDir: string): Promise<number> {
+  const names = await readdir(path.join(runDir, "subagents")).catch(() => [] as string[]);
+  return names.reduce(
+    (last, name) => (/^\d+$/.test(name) ? Math.max(last, Number(name)) : last),
+    0,
+  );
 }
 
 /**
@@ -483,7 +509,7 @@ function traceFailedMessage(file: string, reason: string): string {
 export function report(
   io: CliIo,
   command: RunCommand,
-  result: RunResult,
+  result: RunResult & { readonly subagents?: SubagentsSpent },
   evidence: FinishEvidence | undefined,
   runId?: string,
   runDir?: string,
@@ -531,6 +557,7 @@ async function chooseModel(
   env: CliEnv,
   plan: ResumePlan | undefined,
   io: CliIo,
+  pricing?: RecordedPricing,
 ): Promise<ModelChoice> {
   const { name } = command.provider;
   let choice: ModelChoice;
@@ -610,7 +637,7 @@ async function chooseModel(
     };
   }
   if (plan === undefined) return choice;
-  return { ...choice, provider: replayingProvider(plan, choice.provider) };
+  return { ...choice, provider: replayingProvider(plan, choice.provider, pricing) };
 }
 
 const STATUS_LABEL: Record<RunResult["status"], string> = {
@@ -621,11 +648,20 @@ const STATUS_LABEL: Record<RunResult["status"], string> = {
   cancelled: "已取消",
 };
 
-function formatResult(result: RunResult): string {
+function formatResult(result: RunResult & { readonly subagents?: SubagentsSpent }): string {
+  const cost = (usd: number | null) =>
+    usd === null ? "未知（没有这个模型的价格）" : formatUsd(usd);
+  const children = result.subagents;
   return [
     `状态：${result.status}（${STATUS_LABEL[result.status]}，${result.code}）`,
     result.status === "completed" ? `摘要：${result.summary}` : `原因：${result.reason}`,
-    `步数：${result.steps} · 工具调用：${result.toolCalls} · token：${result.usage.inputTokens} 输入 / ${result.usage.outputTokens} 输出 · 成本：${result.costUsd === null ? "未知（没有这个模型的价格）" : formatUsd(result.costUsd)}`,
+    `步数：${result.steps} · 工具调用：${result.toolCalls} · token：${result.usage.inputTokens} 输入 / ${result.usage.outputTokens} 输出 · 成本：${cost(result.costUsd)}`,
+    // The children's part of the token and cost totals above (their steps are their own).
+    ...(children === undefined || children.runs === 0
+      ? []
+      : [
+          `其中子 Agent（${children.runs} 个）：步数 ${children.steps} · 工具调用 ${children.toolCalls} · token：${children.usage.inputTokens} 输入 / ${children.usage.outputTokens} 输出 · 成本：${cost(children.costUsd)}`,
+        ]),
     "",
   ].join("\n");
 }

@@ -301,6 +301,69 @@ describe("--fallback-model", HANG_GUARD, () => {
     });
   });
 
+  it("a replay and a resume price the fallback's recorded replies at its recorded price", async () => {
+    const million = { inputTokens: 1_000_000, outputTokens: 0 };
+    const server = await serve("openai", [
+      { status: 503, body: { error: { message: "overloaded #1" } } },
+      { status: 503, body: { error: { message: "overloaded #2" } } },
+      { calls: [{ name: "echo", input: { text: "备用模型在回答" } }], usage: million },
+      { text: "备用模型完成", usage: million },
+      // What the resumed run asks, after the recorded step 1: the first model again.
+      { text: "主模型恢复后完成", usage: million },
+    ]);
+    const prices = join(home, "pricing.json");
+    await writeFile(
+      prices,
+      JSON.stringify({
+        "main-model": { inputPerMTok: 10, outputPerMTok: 10 },
+        "backup-model": { inputPerMTok: 1, outputPerMTok: 1 },
+      }),
+    );
+    const flags = ["--max-retries", "1", "--fallback-model", "backup-model", "--pricing", prices];
+    const { result } = await cli(runArgs("openai", server, ...flags));
+    expect(result).toMatchObject({ status: "completed", model: "backup-model", costUsd: 2 });
+    const stateFile = join(home, "runs", result.runId, "state.jsonl");
+    const lines = (await readFile(stateFile, "utf8")).trim().split("\n");
+    const replies = lines.map((line) => JSON.parse(line)).filter((e) => e.type === "model_reply");
+    expect(replies.map((reply) => reply.fallback)).toEqual([true, true]);
+
+    // Replayed: both replies at the fallback's $1, not the first model's $10.
+    const replayed = await cli(["replay", result.runId, "--json"]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(outcome(replayed.result)).toEqual(outcome(result));
+
+    // Resumed after step 1: its recorded fallback reply $1, the first model's new one $10.
+    const second = lines.findIndex(
+      (line, index) => index > 1 && JSON.parse(line).type === "model_reply",
+    );
+    await writeFile(stateFile, `${lines.slice(0, second).join("\n")}\n`);
+    const resumed = await cli(["resume", result.runId, "--json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.result).toMatchObject({ model: "main-model", costUsd: 11 });
+    const again = await cli(["replay", result.runId, "--json"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(outcome(again.result)).toEqual(outcome(resumed.result));
+  });
+
+  it("a replay keeps a fallback of unknown price unknown: costUsd null, as the run's", async () => {
+    const server = await serve("openai", [
+      { status: 503, body: { error: { message: "overloaded #1" } } },
+      { status: 503, body: { error: { message: "overloaded #2" } } },
+      { text: "备用模型完成", usage: { inputTokens: 1_000, outputTokens: 0 } },
+    ]);
+    const prices = join(home, "pricing.json");
+    await writeFile(
+      prices,
+      JSON.stringify({ "main-model": { inputPerMTok: 10, outputPerMTok: 10 } }),
+    );
+    const flags = ["--max-retries", "1", "--fallback-model", "mystery-model", "--pricing", prices];
+    const { result } = await cli(runArgs("openai", server, ...flags));
+    expect(result).toMatchObject({ status: "completed", costUsd: null });
+    const replayed = await cli(["replay", result.runId, "--json"]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(outcome(replayed.result)).toEqual(outcome(result));
+  });
+
   it("a cost budget with a fallback of unknown price is a usage error before any request", async () => {
     const server = await serve("openai", [{ text: "不应被请求" }]);
     const prices = join(home, "pricing.json");

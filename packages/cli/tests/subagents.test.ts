@@ -649,3 +649,224 @@ describe("spawn_agent off, replayed", HANG_GUARD, () => {
     await expectNothingLeft();
   });
 });
+
+describe("the parent's usage and cost include its children's", HANG_GUARD, () => {
+  /** $1 per million input tokens for the fake model: a parent turn costs $1, a child's $0.25. */
+  const PARENT_USAGE = { inputTokens: 1_000_000, outputTokens: 0 };
+  const CHILD_USAGE = { inputTokens: 250_000, outputTokens: 100 };
+  const echo = (text: string) => call("echo", { text });
+  const turns = [
+    { actions: [spawn("子一"), spawn("子二")], usage: PARENT_USAGE },
+    { action: echo("父运行读了结果"), usage: PARENT_USAGE },
+    { ...finish("父运行好了"), usage: PARENT_USAGE },
+    turn("子一", echo("1"), { usage: CHILD_USAGE }),
+    turn("子一", finish("子一好了").action, { usage: CHILD_USAGE }),
+    turn("子二", finish("子二好了").action, { usage: CHILD_USAGE }),
+  ];
+  const CHILDREN = {
+    runs: 2,
+    steps: 3,
+    toolCalls: 1,
+    usage: { inputTokens: 750_000, outputTokens: 300 },
+    costUsd: 0.75,
+  };
+
+  async function pricedRun(more: string[] = []) {
+    const pricing = join(base, "pricing.json");
+    await writeFile(pricing, JSON.stringify({ fake: { inputPerMTok: 1, outputPerMTok: 0 } }));
+    return cli(turns, ["--subagents", "2", "--pricing", pricing, ...more]);
+  }
+
+  const cliOf = async (argv: string[]) => {
+    const run = await runCliCaptured(argv, process.env, new AbortController().signal);
+    return { code: run.exitCode, stderr: run.stderr, result: JSON.parse(run.stdout || "null") };
+  };
+
+  /** The figures a replay and a resume must give back as the run had them. */
+  const spend = (result: Record<string, unknown>) => {
+    const { usage, costUsd, subagents, steps, toolCalls } = result;
+    return { usage, costUsd, subagents, steps, toolCalls };
+  };
+
+  it("in --json, the replay and the trace report; the children's part named apart", async () => {
+    await writeFile(join(ws, "a.txt"), "a\n");
+    const { code, result, stderr } = await pricedRun();
+    expect(code, stderr).toBe(0);
+    expect(spawned(result).map((value) => value?.status)).toEqual(["completed", "completed"]);
+    // Parent: 3 turns of $1; children: 3 turns of $0.25. Steps and tool calls stay the parent's.
+    expect(spend(result)).toEqual({
+      usage: { inputTokens: 3_750_000, outputTokens: 300 },
+      costUsd: 3.75,
+      subagents: CHILDREN,
+      steps: 3,
+      toolCalls: 3,
+    });
+
+    // The log has each child's spending before its own spawn_agent call's result.
+    const state = (await readFile(join(result.runDir, "state.jsonl"), "utf8"))
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const ends = state.filter((event) => event.type === "subagent_finished");
+    expect(ends.map((event) => event.costUsd).sort()).toEqual([0.25, 0.5]);
+    expect(ends.map((event) => event.callId).sort()).toEqual(["call_1_1", "call_1_2"]);
+    for (const end of ends) {
+      const answered = state.find(
+        (event) => event.type === "tool_result" && event.callId === end.callId,
+      );
+      expect(end.seq).toBeLessThan(answered.seq);
+    }
+
+    // Replayed: no child runs, the whole run's figures come back from the log.
+    const replayed = await cliOf(["replay", result.runId, "--json"]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(replayed.stderr).not.toContain("子 Agent #1 开始");
+    expect(spend(replayed.result)).toEqual(spend(result));
+
+    // The trace report: the parent's totals with the children's traces added, their part apart.
+    const report = await cliOf(["trace", result.runId, "--json"]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.result.totals).toMatchObject({
+      steps: 3,
+      toolCalls: 3,
+      inputTokens: 3_750_000,
+      outputTokens: 300,
+      costUsd: 3.75,
+    });
+    expect(report.result.subagents).toEqual({
+      runs: 2,
+      steps: 3,
+      toolCalls: 1,
+      inputTokens: 750_000,
+      outputTokens: 300,
+      costUsd: 0.75,
+    });
+    const text = await runCliCaptured(
+      ["trace", result.runId],
+      process.env,
+      new AbortController().signal,
+    );
+    expect(text.stdout).toMatch(/子 Agent\s+2 个 · 3 步 · 1 次工具调用 .*费用 \$0\.75/);
+    const page = join(base, "report.html");
+    const html = await runCliCaptured(
+      ["trace", result.runId, "--html", page],
+      process.env,
+      new AbortController().signal,
+    );
+    expect(html.exitCode, html.stderr).toBe(0);
+    expect(await readFile(page, "utf8")).toMatch(
+      /<dt>子 Agent<\/dt><dd>2 个 · 3 步 · 1 次工具调用 .*\$0\.75/,
+    );
+    await expectNothingLeft();
+  });
+
+  it("without --json, the result's last lines name the children's part of the totals", async () => {
+    await writeFile(join(ws, "a.txt"), "a\n");
+    const script = join(base, "script.json");
+    const pricing = join(base, "pricing.json");
+    await writeFile(script, JSON.stringify(turns));
+    await writeFile(pricing, JSON.stringify({ fake: { inputPerMTok: 1, outputPerMTok: 0 } }));
+    const argv = ["run", "总目标", "--script", script, "--workspace", ws, "--approval", "auto"];
+    const run = await runCliCaptured(
+      [...argv, "--subagents", "2", "--pricing", pricing],
+      process.env,
+      new AbortController().signal,
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("token：3750000 输入 / 300 输出 · 成本：$3.75");
+    expect(run.stdout).toContain(
+      "其中子 Agent（2 个）：步数 3 · 工具调用 1 · token：750000 输入 / 300 输出 · 成本：$0.75",
+    );
+    await expectNothingLeft();
+  });
+
+  it("a resumed run counts the children it does not run again", async () => {
+    await writeFile(join(ws, "a.txt"), "a\n");
+    const { result } = await pricedRun();
+    // A crash after both spawn_agent results: the parent's later replies are lost.
+    const stateFile = join(result.runDir, "state.jsonl");
+    const lines = (await readFile(stateFile, "utf8")).trimEnd().split("\n");
+    const second = lines.findIndex(
+      (line) => JSON.parse(line).type === "model_reply" && JSON.parse(line).step === 2,
+    );
+    await writeFile(stateFile, `${lines.slice(0, second).join("\n")}\n`);
+
+    const resumed = await cliOf(["resume", result.runId, "--json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).not.toContain("子 Agent #");
+    expect(resumed.result).toMatchObject({ costUsd: 3.75, subagents: CHILDREN });
+    expect(spend(resumed.result)).toEqual(spend(result));
+    // And the resumed run replays to the same figures.
+    const replayed = await cliOf(["replay", result.runId, "--json"]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(spend(replayed.result)).toEqual(spend(result));
+    await expectNothingLeft();
+  });
+
+  it("a resumed run numbers a new child after those before the crash: no child's trace overwritten", async () => {
+    await writeFile(join(ws, "a.txt"), "a\n");
+    const pricing = join(base, "pricing.json");
+    await writeFile(pricing, JSON.stringify({ fake: { inputPerMTok: 1, outputPerMTok: 0 } }));
+    const twoSteps = [
+      { action: spawn("子一"), usage: PARENT_USAGE },
+      { action: spawn("子二"), usage: PARENT_USAGE },
+      { ...finish("父运行好了"), usage: PARENT_USAGE },
+      turn("子一", finish("子一好了").action, { usage: CHILD_USAGE }),
+      turn("子二", finish("子二好了").action, { usage: CHILD_USAGE }),
+    ];
+    const { result } = await cli(twoSteps, ["--subagents", "1", "--pricing", pricing]);
+    expect(result).toMatchObject({ status: "completed", costUsd: 3.5 });
+    // A crash after the first child's result: the second reply (and child) never logged.
+    const stateFile = join(result.runDir, "state.jsonl");
+    const lines = (await readFile(stateFile, "utf8")).trimEnd().split("\n");
+    const second = lines.findIndex(
+      (line) => JSON.parse(line).type === "model_reply" && JSON.parse(line).step === 2,
+    );
+    await writeFile(stateFile, `${lines.slice(0, second).join("\n")}\n`);
+    await rm(join(result.runDir, "subagents", "2"), { recursive: true });
+    const resumed = await cliOf(["resume", result.runId, "--json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain("子 Agent #2 开始：子二");
+    expect(resumed.stderr).not.toContain("子 Agent #1 开始");
+    expect(spend(resumed.result)).toEqual(spend(result));
+    const [first] = await traceOf(join(result.runDir, "subagents", "1", "trace.jsonl"));
+    expect(first).toMatchObject({ type: "run_started", goal: "子一" });
+    const report = await cliOf(["trace", result.runId, "--json"]);
+    expect(report.result.subagents).toMatchObject({ runs: 2, costUsd: 0.5 });
+    await expectNothingLeft();
+  });
+
+  it("a resumed parent counts what its children spent against its budget, as before the crash", async () => {
+    await writeFile(join(ws, "a.txt"), "a\n");
+    const budgetTurns = [
+      { action: spawn("子一") },
+      { action: echo("第二步") },
+      { action: echo("第三步") },
+      finish("不该到这里"),
+      ...["1", "2", "3", "4"].map((n) => turn("子一", echo(n))),
+      turn("子一", finish("子一到不了这里").action),
+    ];
+    // 6 steps: the child gets 4; the parent's 2 and the child's 4 stop it before its third call.
+    const { result } = await cli(budgetTurns, ["--subagents", "1", "--max-steps", "6"]);
+    expect(result).toMatchObject({ status: "budget_exceeded", code: "max_steps", steps: 2 });
+    expect(result.subagents).toMatchObject({ runs: 1, steps: 4 });
+    // Replayed: the children's steps from the log stop it where the run stopped.
+    const replayed = await cliOf(["replay", result.runId, "--json"]);
+    expect(replayed.code, replayed.stderr).toBe(3);
+    expect(spend(replayed.result)).toEqual(spend(result));
+    expect(replayed.result.reason).toBe(result.reason);
+    // A crash before the parent's second reply was logged.
+    const stateFile = join(result.runDir, "state.jsonl");
+    const lines = (await readFile(stateFile, "utf8")).trimEnd().split("\n");
+    const second = lines.findIndex(
+      (line) => JSON.parse(line).type === "model_reply" && JSON.parse(line).step === 2,
+    );
+    await writeFile(stateFile, `${lines.slice(0, second).join("\n")}\n`);
+    const resumed = await cliOf(["resume", result.runId, "--json"]);
+    // Not counted, the resumed parent would go on to its finish (steps 4, completed).
+    expect(resumed.code, resumed.stderr).toBe(3);
+    expect(spend(resumed.result)).toEqual(spend(result));
+    expect(resumed.result.reason).toContain("其中子 Agent 4 步");
+    await expectNothingLeft();
+  });
+});

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -399,5 +399,102 @@ describe("coding-agent trace", () => {
     const { code, stderr } = await captureCli(argv);
     expect(code).toBe(2);
     expect(stderr).toContain(message);
+  });
+});
+
+describe("coding-agent trace with children (lesson 39)", () => {
+  /** A finished run's trace lines with these usage and cost figures. */
+  const finished = (
+    runId: string,
+    usage: { inputTokens: number; outputTokens: number },
+    costUsd: number | null,
+  ) => [
+    JSON.stringify({ seq: 1, atMs: 0, runId, type: "run_started", goal: "g", limits: {} }),
+    JSON.stringify({
+      seq: 2,
+      atMs: 5,
+      runId,
+      type: "run_finished",
+      status: "completed",
+      code: "finished",
+      reason: "好了",
+      steps: 1,
+      toolCalls: 0,
+      usage,
+      costUsd,
+    }),
+  ];
+  const childTrace = async (runId: string, index: number, lines: readonly string[]) => {
+    const dir = join(home(), "runs", runId, "subagents", String(index));
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "trace.jsonl"), lines.map((line) => `${line}\n`).join(""));
+  };
+  const traceJson = async (runId: string) => {
+    const { code, stdout, stderr } = await captureCli(["trace", runId, "--json"]);
+    expect(code, stderr).toBe(0);
+    return { report: JSON.parse(stdout) as TraceReport, stderr };
+  };
+
+  it("adds each child's tokens and cost to the totals; one of unknown cost makes the cost unknown", async () => {
+    const runId = newRunId();
+    await writeRunTrace(
+      home(),
+      runId,
+      finished(runId, { inputTokens: 100, outputTokens: 10 }, 0.5),
+    );
+    await childTrace(runId, 1, finished(`${runId}.1`, { inputTokens: 20, outputTokens: 2 }, 0.25));
+    const known = await traceJson(runId);
+    expect(known.report.totals).toMatchObject({
+      inputTokens: 120,
+      outputTokens: 12,
+      costUsd: 0.75,
+    });
+    expect(known.report.subagents).toEqual({
+      runs: 1,
+      steps: 1,
+      toolCalls: 0,
+      inputTokens: 20,
+      outputTokens: 2,
+      costUsd: 0.25,
+    });
+    await childTrace(runId, 2, finished(`${runId}.2`, { inputTokens: 1, outputTokens: 1 }, null));
+    const unknown = await traceJson(runId);
+    expect(unknown.report.totals).toMatchObject({
+      inputTokens: 121,
+      outputTokens: 13,
+      costUsd: null,
+    });
+    expect(unknown.report.subagents).toMatchObject({ runs: 2, costUsd: null });
+  });
+
+  it("leaves a broken child trace out with a warning naming it, its cost unknown", async () => {
+    const runId = newRunId();
+    await writeRunTrace(
+      home(),
+      runId,
+      finished(runId, { inputTokens: 100, outputTokens: 10 }, 0.5),
+    );
+    await childTrace(runId, 1, [
+      "{oops",
+      ...finished(`${runId}.1`, { inputTokens: 9, outputTokens: 9 }, 9),
+    ]);
+    const { report, stderr } = await traceJson(runId);
+    expect(report.totals).toMatchObject({ inputTokens: 100, outputTokens: 10, costUsd: null });
+    expect(report.warnings).toEqual([expect.stringContaining("子 Agent #1 的 trace 没有计入")]);
+    expect(stderr).toContain("子 Agent #1 的 trace 没有计入");
+  });
+
+  it("a run without children has no subagents part and its own totals", async () => {
+    const runId = newRunId();
+    await writeRunTrace(
+      home(),
+      runId,
+      finished(runId, { inputTokens: 100, outputTokens: 10 }, 0.5),
+    );
+    // A folder that is no child's (not a number) is not read.
+    await mkdir(join(home(), "runs", runId, "subagents", "notes"), { recursive: true });
+    const { report } = await traceJson(runId);
+    expect(report.subagents).toBeUndefined();
+    expect(report.totals).toMatchObject({ inputTokens: 100, outputTokens: 10, costUsd: 0.5 });
   });
 });

@@ -1,6 +1,6 @@
 import { createHookExtension, type Redactor, type RunExtension } from "@coding-agent/agent-core";
 import type { StateLog } from "../state/log.ts";
-import { createCommandHooks } from "./command-hooks.ts";
+import { createCommandHooks, type HookDecision } from "./command-hooks.ts";
 import { type HookEntry, loadHookSettings } from "./settings.ts";
 
 export { loadHookSettings };
@@ -17,7 +17,8 @@ export { loadHookSettings };
  *
  * Each decision that changes the run is written to the state log (`hook_decision`, see
  * `HookDecision`) before it takes effect, so a replay and a resume take the same path
- * without running any hook.
+ * without running any hook. A child run (lesson 39) has no log: it passes `record` instead,
+ * and its hooks' decisions are in its trace.
  */
 export function hookExtensions(options: {
   readonly entries: readonly HookEntry[];
@@ -26,15 +27,18 @@ export function hookExtensions(options: {
   readonly redact: Redactor;
   readonly env: NodeJS.ProcessEnv;
   readonly warn: (line: string) => void;
-  readonly log: StateLog;
+  readonly log: StateLog | { readonly record: (decision: HookDecision) => Promise<void> };
 }): { readonly tools: RunExtension[]; readonly stop: RunExtension[] } {
   const { log, ...rest } = options;
   if (options.entries.length === 0) return { tools: [], stop: [] };
   const hooks = createCommandHooks({
     ...rest,
-    record: async (decision) => {
-      await log.append({ type: "hook_decision", ...decision }, { sync: true });
-    },
+    record:
+      "record" in log
+        ? log.record
+        : async (decision) => {
+            await log.append({ type: "hook_decision", ...decision }, { sync: true });
+          },
   });
   return {
     tools: hooks.tools === undefined ? [] : [createHookExtension(hooks.tools)],

@@ -5,6 +5,7 @@ import type { StateEvent } from "../state/log.ts";
  * today's runtime reaches it. `resumed` lines mark a restart, not a decision: they are
  * passed over; so are the `hook_decision` lines of PostToolUse and Stop hooks, whose effect
  * is in the lines after them (the rewritten or vetoed `tool_result`, the `finish_rejected`).
+ * A `subagent_finished` line (a child's spending) is passed over too.
  * A PreToolUse decision is a transition of its own: the replayer takes it (a vetoed call
  * has no other line; a rewritten one's intent holds the new input). What is not taken when the run ends is where the replay and the log part.
  */
@@ -36,6 +37,7 @@ export function createReplayCursor(events: readonly StateEvent[]): ReplayCursor 
 }
 
 function skipped(event: StateEvent | undefined): boolean {
-  if (event?.type === "resumed") return true;
+  // A child's end is its spending (counted from the log), not a decision of the parent's loop.
+  if (event?.type === "resumed" || event?.type === "subagent_finished") return true;
   return event?.type === "hook_decision" && event.event !== "PreToolUse";
 }

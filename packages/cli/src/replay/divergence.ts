@@ -104,6 +104,8 @@ export function describeEvent(event: StateEvent | undefined): string {
       return `运行结束（${event.status}，${event.code}）`;
     case "hook_decision":
       return `${event.event} hook 的决定（${event.decision}${event.callId === undefined ? "" : `，${event.callId}`}）`;
+    case "subagent_finished":
+      return `子 Agent #${event.index} 结束（${event.status}，${event.code}）`;
     case "run_started":
     case "resumed":
       return event.type;

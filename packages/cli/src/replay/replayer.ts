@@ -9,6 +9,7 @@ import {
   toolError,
 } from "@coding-agent/agent-core";
 import type { StateEvent } from "../state/log.ts";
+import type { RecordedPricing } from "../state/recorded-price.ts";
 import { recordedResponse } from "../state/resume.ts";
 import { createReplayCursor } from "./cursor.ts";
 import { compareWithLog, describeEvent } from "./divergence.ts";
@@ -61,7 +62,11 @@ export interface Replayer {
  */
 export function createReplayer(
   events: readonly StateEvent[],
-  options: { readonly compare?: typeof compareWithLog } = {},
+  options: {
+    readonly compare?: typeof compareWithLog;
+    /** Told each reply served (a recorded fallback reply costs the fallback's price). */
+    readonly pricing?: RecordedPricing;
+  } = {},
 ): Replayer {
   const compare = options.compare ?? compareWithLog;
   const cursor = createReplayCursor(events);
@@ -82,6 +87,7 @@ export function createReplayer(
           return Promise.reject(new Error(`重放没有第 ${request.step} 步的模型回复`));
         }
         cursor.take();
+        options.pricing?.served(next);
         return Promise.resolve(recordedResponse(next));
       },
     },

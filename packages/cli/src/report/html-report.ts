@@ -196,6 +196,11 @@ function end(report: TraceReport, tone: Tone): SafeHtml {
     <dt>结束于</dt><dd>${e === undefined ? NONE : `+${formatDuration(e.atMs)}`}</dd>
     <dt>预算</dt><dd class="mono">${formatLimits(report.limits)}</dd>
     <dt>合计</dt><dd>${t.steps} 步 · ${t.toolCalls} 次工具调用 · 输入 ${formatCount(t.inputTokens)} / 输出 ${formatCount(t.outputTokens)} token · 费用 ${formatCost(t.costUsd)}</dd>
+    ${
+      report.subagents === undefined
+        ? ""
+        : html`<dt>子 Agent</dt><dd>${report.subagents.runs} 个 · ${report.subagents.steps} 步 · ${report.subagents.toolCalls} 次工具调用 · 输入 ${formatCount(report.subagents.inputTokens)} / 输出 ${formatCount(report.subagents.outputTokens)} token · 费用 ${formatCost(report.subagents.costUsd)}（已计入合计）</dd>`
+    }
   </dl>
 </section>`;
 }

@@ -16,7 +16,14 @@ export interface TraceReport {
   /** `run_finished`'s status, or `unfinished` when the trace has none (a crash, a run going on). */
   readonly status: string;
   readonly end?: RunEnd;
+  /**
+   * The whole run's figures: with children (`spawn_agent`, lesson 39), `inputTokens`,
+   * `outputTokens` and `costUsd` include theirs (`subagents` is that part); `steps` and
+   * `toolCalls` are the parent's own, as its `run_finished` has them.
+   */
   readonly totals: Totals;
+  /** The children's part, from their traces under `subagents/<n>/`; absent when none ran. */
+  readonly subagents?: SubagentTotals;
   /** The run in order: steps, and the events outside any step (resumes, unknown types). */
   readonly timeline: readonly TimelineItem[];
   /** Problems the report survived, in Chinese. */
@@ -45,6 +52,17 @@ export interface Totals {
   readonly rejections: number;
   readonly retries: number;
   readonly compactions: number;
+}
+
+/** What a run's children spent together, each child's own totals summed. */
+export interface SubagentTotals {
+  /** Children with a trace (one that could not be read counts, its cost unknown). */
+  readonly runs: number;
+  readonly steps: number;
+  readonly toolCalls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly costUsd: Cost;
 }
 
 /** USD; `null`: a price was unknown; `undefined`: the trace has no cost. */

@@ -64,6 +64,7 @@ export function formatTerminalReport(
       t.toolErrors > 0 ? c.red(`（${t.toolErrors} 次出错）`) : ""
     } · 用时 ${formatDuration(t.durationMs)}`,
     `${c.dim("用量")}  输入 ${formatCount(t.inputTokens)} token · 输出 ${formatCount(t.outputTokens)} token · 费用 ${formatCost(t.costUsd)}`,
+    ...childLines(report, c),
     `${c.dim("事件")}  完成被拒 ${t.rejections} 次 · 模型重试 ${t.retries} 次 · 上下文压缩 ${t.compactions} 次`,
     "",
     c.bold("时间线"),
@@ -91,6 +92,15 @@ export function formatTerminalReport(
 }
 
 type Colors = ReturnType<typeof pc.createColors>;
+
+/** The children's part of the usage line above (lesson 39): counted in it, named apart. */
+function childLines(report: TraceReport, c: Colors): string[] {
+  const part = report.subagents;
+  if (part === undefined) return [];
+  return [
+    `${c.dim("子 Agent")}  ${part.runs} 个 · ${part.steps} 步 · ${part.toolCalls} 次工具调用 · 输入 ${formatCount(part.inputTokens)} token · 输出 ${formatCount(part.outputTokens)} token · 费用 ${formatCost(part.costUsd)}（已计入用量）`,
+  ];
+}
 
 function stepLines(step: StepReport, c: Colors, tone: (t: Tone, text: string) => string): string[] {
   const model = step.model;

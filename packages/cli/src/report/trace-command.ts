@@ -1,14 +1,15 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { CliIo } from "../cli.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
 import type { CliEnv } from "../model-provider.ts";
 import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "../run-files.ts";
 import { renderHtmlReport } from "./html-report.ts";
+import type { TraceReport } from "./report-model.ts";
 import { formatTerminalReport } from "./terminal-report.ts";
 import type { TraceCommand } from "./trace-args.ts";
 import { parseTraceLines } from "./trace-lines.ts";
-import { buildTraceReport } from "./trace-report.ts";
+import { buildTraceReport, withChildReports } from "./trace-report.ts";
 
 /** The file name of a run's trace inside its folder (design §7). */
 export const TRACE_FILE = "trace.jsonl";
@@ -42,7 +43,10 @@ export async function runTraceCommand(
     io.stderr(`${read.message}\n`);
     return EXIT_CODES.usage;
   }
-  const report = buildTraceReport(read.events, read.warnings);
+  const report = withChildReports(
+    buildTraceReport(read.events, read.warnings),
+    await childReports(path.dirname(located.file)),
+  );
   if (command.html !== undefined) {
     const target = path.resolve(command.html);
     try {
@@ -54,13 +58,62 @@ export async function runTraceCommand(
   }
   if (command.json) {
     // The terminal text shows the warnings itself; JSON readers get them on stderr too.
-    for (const warning of read.warnings) io.stderr(`警告：${warning}\n`);
+    for (const warning of report.warnings) io.stderr(`警告：${warning}\n`);
     io.stdout(`${JSON.stringify(report)}\n`);
   } else {
     io.stdout(formatTerminalReport(report, { color: io.color === true }));
   }
   if (command.html !== undefined) io.stderr(`HTML 报告已写入 ${path.resolve(command.html)}\n`);
   return EXIT_CODES.ok;
+}
+
+/**
+ * The reports of a run's children (lesson 39): each `subagents/<n>/trace.jsonl` beside the
+ * parent's trace, in child order. A child trace that cannot be read is left out with a
+ * warning naming it: the parent's report is still made.
+ */
+async function childReports(runDir: string): Promise<TraceReport[]> {
+  const dir = path.join(runDir, "subagents");
+  const names = (await readdir(dir).catch(() => [] as string[]))
+    .filter((name) => /^\d+$/.test(name))
+    .sort((a, b) => Number(a) - Number(b));
+  const reports: TraceReport[] = [];
+  for (const name of names) {
+    const file = path.join(dir, name, TRACE_FILE);
+    const text = await readFile(file, "utf8").catch((error: unknown) => error as Error);
+    // No trace at all: the child stopped before its loop started (it spent nothing).
+    if (typeof text !== "string" && errorCode(text) === "ENOENT") continue;
+    const read =
+      typeof text === "string"
+        ? parseTraceLines(text, file)
+        : { ok: false as const, message: `读不到 ${file}（${errorCode(text)}）` };
+    if (read.ok) reports.push(buildTraceReport(read.events, read.warnings));
+    else reports.push(unreadChild(`子 Agent #${name} 的 trace 没有计入：${read.message}`));
+  }
+  return reports;
+}
+
+/** A child whose trace could not be read: nothing of it counted, a warning saying so. */
+function unreadChild(warning: string): TraceReport {
+  return {
+    runId: "",
+    status: "unfinished",
+    totals: {
+      steps: 0,
+      toolCalls: 0,
+      toolErrors: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      // Its cost is not known: the run's total is not either.
+      costUsd: null,
+      durationMs: 0,
+      rejections: 0,
+      retries: 0,
+      compactions: 0,
+    },
+    timeline: [],
+    warnings: [warning],
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import type {
   RunEnd,
   StepEntry,
   StepReport,
+  SubagentTotals,
   TimelineItem,
   ToolCall,
   Totals,
@@ -242,6 +243,48 @@ export function buildTraceReport(
         item.kind === "step" ? { kind: "step", step: reports.get(item.step) as StepReport } : item,
     ),
     warnings,
+  };
+}
+
+/**
+ * A parent's report with its children's (each child's trace built on its own): their
+ * tokens and cost added to the parent's totals, and their part named in `subagents`. A
+ * child with an unknown cost makes the whole cost unknown. No children: the report as it is.
+ */
+export function withChildReports(
+  report: TraceReport,
+  children: readonly TraceReport[],
+): TraceReport {
+  if (children.length === 0) return report;
+  const part: SubagentTotals = children.reduce(
+    (sum, child) => ({
+      runs: sum.runs + 1,
+      steps: sum.steps + child.totals.steps,
+      toolCalls: sum.toolCalls + child.totals.toolCalls,
+      inputTokens: sum.inputTokens + child.totals.inputTokens,
+      outputTokens: sum.outputTokens + child.totals.outputTokens,
+      costUsd: addCost(sum.costUsd, child.totals.costUsd),
+    }),
+    {
+      runs: 0,
+      steps: 0,
+      toolCalls: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: undefined as Cost,
+    },
+  );
+  const t = report.totals;
+  return {
+    ...report,
+    totals: {
+      ...t,
+      inputTokens: t.inputTokens + part.inputTokens,
+      outputTokens: t.outputTokens + part.outputTokens,
+      costUsd: addCost(t.costUsd, part.costUsd),
+    },
+    subagents: part,
+    warnings: [...report.warnings, ...children.flatMap((child) => child.warnings)],
   };
 }
 

@@ -14,6 +14,7 @@ export const STATE_EVENT_TYPES = [
   "tool_result",
   "finish_rejected",
   "hook_decision",
+  "subagent_finished",
   "run_finished",
 ] as const;
 
@@ -40,6 +41,8 @@ const StateEventSchema = z.discriminatedUnion("type", [
     usage: z.record(z.string(), Json).optional(),
     /** The model that answered (a real provider's, the fallback's after a switch). */
     model: z.string().optional(),
+    /** True when `--fallback-model` gave this reply (it is priced at the fallback's price). */
+    fallback: z.boolean().optional(),
   }),
   z.looseObject({
     type: z.literal("tool_intent"),
@@ -77,6 +80,22 @@ const StateEventSchema = z.discriminatedUnion("type", [
     callId: z.string().optional(),
     message: z.string().optional(),
     input: z.record(z.string(), Json).optional(),
+  }),
+  /**
+   * A child of `spawn_agent` ended (lesson 39): what it spent, so a resume and a replay count
+   * it in the parent's usage and cost without running it again. Written before the call's
+   * `tool_result`; a child whose call did not run after all (a hook vetoed it) has one too.
+   */
+  z.looseObject({
+    type: z.literal("subagent_finished"),
+    index: z.int().min(1),
+    callId: z.string(),
+    status: z.string(),
+    code: z.string(),
+    steps: z.int().min(0),
+    toolCalls: z.int().min(0),
+    usage: z.object({ inputTokens: z.int().min(0), outputTokens: z.int().min(0) }),
+    costUsd: z.number().finite().min(0).nullable(),
   }),
   z.looseObject({
     type: z.literal("run_finished"),

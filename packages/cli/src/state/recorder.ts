@@ -31,6 +31,11 @@ export interface RunRecorder extends RunExtension {
   finished(result: RunResult): Promise<boolean>;
   /** The first write that failed, if any. */
   readonly failure: string | undefined;
+  /**
+   * Logs a line that is no transition of the loop's own (a child's `subagent_finished`); a
+   * failed write stops the run like any other.
+   */
+  note(event: Parameters<StateLog["append"]>[0]): Promise<void>;
 }
 
 /**
@@ -54,6 +59,8 @@ export function createRunRecorder(options: {
   const logged = options.logged ?? NOTHING_LOGGED;
   let rejectionsSeen = 0;
   let failure: string | undefined;
+  /** Set by the `model_retry` naming a fallback model: this run's later replies are its. */
+  let onFallback = false;
   const write = async (event: Parameters<StateLog["append"]>[0], sync = false) => {
     if (failure !== undefined) return;
     try {
@@ -78,6 +85,7 @@ export function createRunRecorder(options: {
           actions: reply.actions,
           ...(reply.usage === undefined ? {} : { usage: reply.usage }),
           ...(reply.model === undefined ? {} : { model: reply.model }),
+          ...(onFallback ? { fallback: true } : {}),
           ...(options.turns === undefined ? {} : { turn: options.turns() }),
         });
       }
@@ -115,6 +123,8 @@ export function createRunRecorder(options: {
       return undefined;
     },
     onTrace(event) {
+      // The loop stays on the fallback for the rest of this process once it switched.
+      if (event.type === "model_retry" && event.fallbackModel !== undefined) onFallback = true;
       if (event.type !== "finish_rejected") return;
       rejectionsSeen += 1;
       if (rejectionsSeen <= logged.rejections) return;
@@ -125,6 +135,7 @@ export function createRunRecorder(options: {
         content: event.detail,
       });
     },
+    note: (event) => write(event),
     async finished(result) {
       await write(
         {

@@ -11,7 +11,9 @@ import {
   toolError,
 } from "@coding-agent/agent-core";
 import { hashBytes } from "@coding-agent/tools";
+import { addChildSpend, NOTHING_SPENT, type SubagentsSpent } from "../subagents/spawn-agent.ts";
 import type { StateEvent } from "./log.ts";
+import type { RecordedPricing } from "./recorded-price.ts";
 import type { AlreadyLogged, PredictedFile } from "./recorder.ts";
 
 type EventOf<T extends StateEvent["type"]> = Extract<StateEvent, { type: T }>;
@@ -33,6 +35,8 @@ export interface ResumePlan {
   readonly tests: TestEvidence | null;
   /** Script turns the fake model already used. */
   readonly turnsUsed: number;
+  /** What the run's children spent before it stopped (its `subagent_finished` lines). */
+  readonly subagents: SubagentsSpent;
   /** The seq the next event gets. */
   readonly nextSeq: number;
 }
@@ -103,9 +107,22 @@ export function planResume(events: readonly StateEvent[]): ResumePlanResult {
       versions: new Map([...results].map(([callId, result]) => [callId, result.version])),
       tests,
       turnsUsed,
+      subagents: loggedChildSpend(events),
       nextSeq: events.length + 1,
     },
   };
+}
+
+/**
+ * What a log's children spent: every `subagent_finished` line, in log order (the order the
+ * run added them up in, so a resume's and a replay's sum is the run's to the last bit).
+ */
+export function loggedChildSpend(events: readonly StateEvent[]): SubagentsSpent {
+  let spent = NOTHING_SPENT;
+  for (const event of events) {
+    if (event.type === "subagent_finished") spent = addChildSpend(spent, event);
+  }
+  return spent;
 }
 
 function testReport(tool: string | undefined, result: EventOf<"tool_result">) {
@@ -119,12 +136,18 @@ function testReport(tool: string | undefined, result: EventOf<"tool_result">) {
 /**
  * The model of a resumed run: the recorded replies first (step by step, with their call
  * ids and usage, so budgets already spent count again), then `next` (a real model, or
- * the fake one's script from where the log ends).
+ * the fake one's script from where the log ends). `pricing` learns which reply is a
+ * recorded one (a recorded fallback reply costs the fallback's price).
  */
-export function replayingProvider(plan: ResumePlan, next: Provider): Provider {
+export function replayingProvider(
+  plan: ResumePlan,
+  next: Provider,
+  pricing?: RecordedPricing,
+): Provider {
   return {
     complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
       const recorded = plan.replies[request.step - 1];
+      pricing?.served(recorded);
       if (recorded === undefined) return next.complete(request, signal);
       return Promise.resolve(recordedResponse(recorded));
     },

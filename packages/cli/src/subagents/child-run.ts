@@ -2,7 +2,6 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import {
   createFinishGate,
-  createHookExtension,
   type ModelPrice,
   type ModelRetryOptions,
   type Provider,
@@ -13,9 +12,9 @@ import {
 import type { Approver } from "@coding-agent/tools";
 import { createPathAllowance, type PathAllowance } from "@coding-agent/tools";
 import type { RunCommand } from "../args.ts";
-import { createCommandHooks } from "../hooks/command-hooks.ts";
+import { hookExtensions } from "../hooks/index.ts";
 import type { HookEntry } from "../hooks/settings.ts";
-import { prepareRunFeatures } from "../run-extensions.ts";
+import { orderRunExtensions, prepareRunFeatures } from "../run-extensions.ts";
 import { prepareRunTools } from "../run-tools.ts";
 import { createWorkspaceTracker } from "../state/workspace-tracker.ts";
 import { openRunTrace } from "../trace/run-trace.ts";
@@ -113,7 +112,7 @@ async function runInCopy(
     isAllowed: allows,
     enforce: options.enforceTests,
   });
-  const hooks = createCommandHooks({
+  const hooks = hookExtensions({
     entries: options.hooks,
     runId: childId,
     workspace: tools.workspaceRoot,
@@ -121,7 +120,7 @@ async function runInCopy(
     env: options.env,
     warn: options.warn,
     // A child has no state log: its hooks' decisions are in its trace.
-    record: async () => {},
+    log: { record: async () => {} },
   });
   const features = await prepareRunFeatures({
     command: {
@@ -155,14 +154,13 @@ async function runInCopy(
         redact,
         maxObservationChars: command.maxObservationChars,
         maxFinishRejections: command.maxFinishRejections,
-        // As the parent's: the gate sees each tool's own result, before a PostToolUse hook.
-        extensions: [
+        // The parent's order (one function owns it): the gate before a PostToolUse hook, …
+        extensions: orderRunExtensions({
           gate,
-          ...(hooks.tools === undefined ? [] : [createHookExtension(hooks.tools)]),
-          versions,
-          ...(hooks.stop === undefined ? [] : [createHookExtension(hooks.stop)]),
-          ...features.extensions,
-        ],
+          hooks,
+          recorder: versions,
+          features: features.extensions,
+        }),
         price: options.price,
         ...(budget.maxCostUsd === undefined ? {} : { maxCostUsd: budget.maxCostUsd }),
         requiredTrace: traced.requiredTrace,

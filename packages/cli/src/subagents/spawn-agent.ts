@@ -2,14 +2,66 @@ import type {
   ExtensionStop,
   Limits,
   RunExtension,
+  RunResult,
   RunStatus,
   TokenUsage,
   Tool,
   ToolInput,
+  TraceEvent,
 } from "@coding-agent/agent-core";
 import { allowPathProblem, type PathAllowance } from "@coding-agent/tools";
 import { z } from "zod";
 import { runAll as defaultRunAll } from "./scheduler.ts";
+
+/** What a run or its children spent, as the budgets count it. */
+export interface Spend {
+  steps: number;
+  toolCalls: number;
+  tokens: number;
+  costUsd: number;
+}
+
+/** Counts the parent's own spending from its trace events (its valid replies, its tools). */
+export function countParent(parent: Spend, event: TraceEvent): void {
+  if (event.type === "model_completed" && event.ok) {
+    parent.steps += 1;
+    parent.tokens += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
+    parent.costUsd += event.costUsd ?? 0;
+  }
+  if (event.type === "tool_started") parent.toolCalls += 1;
+}
+
+/**
+ * Before a parent's model call: the stop once its own spending and its children's reach a
+ * limit (steps, tokens, cost), naming the children's share; none while no child spent.
+ */
+export function childrenOverBudget(
+  limits: Limits,
+  maxCostUsd: number | undefined,
+  parent: Readonly<Spend>,
+  children: Readonly<Spend>,
+): ExtensionStop | undefined {
+  if (children.steps === 0 && children.tokens === 0 && children.costUsd === 0) return undefined;
+  const steps = parent.steps + children.steps;
+  if (steps >= limits.maxSteps) {
+    return stop(
+      "max_steps",
+      `已用 ${steps} 步（其中子 Agent ${children.steps} 步），达到预算 ${limits.maxSteps}`,
+    );
+  }
+  const tokens = parent.tokens + children.tokens;
+  if (limits.maxTokens !== undefined && tokens >= limits.maxTokens) {
+    return stop(
+      "max_tokens",
+      `已用 ${tokens} 个 token（其中子 Agent ${children.tokens} 个），达到预算 ${limits.maxTokens}`,
+    );
+  }
+  const cost = parent.costUsd + children.costUsd;
+  if (maxCostUsd !== undefined && cost >= maxCostUsd) {
+    return stop("max_cost", `已花费 ${cost} 美元（含子 Agent），达到预算 ${maxCostUsd}`);
+  }
+  return undefined;
+}
 
 /** The tool's name, as design §7 spells it. */
 export const SPAWN_AGENT = "spawn_agent";
@@ -38,6 +90,69 @@ export interface ChildOutcome {
   readonly toolCalls: number;
   readonly usage: TokenUsage;
   readonly costUsd: number | null;
+}
+
+/**
+ * What a run's children spent, together: the `subagents` field of a parent's `--json`
+ * result (design §7 "Cost": the parent's `usage` and `costUsd` include this part).
+ */
+export interface SubagentsSpent {
+  /** Children that ran and ended (completed, failed, stopped by a budget, or cancelled). */
+  readonly runs: number;
+  readonly steps: number;
+  readonly toolCalls: number;
+  readonly usage: TokenUsage;
+  /** USD; null once one child's cost is unknown (its model has no price). */
+  readonly costUsd: number | null;
+}
+
+/** No child has run. */
+export const NOTHING_SPENT: SubagentsSpent = Object.freeze({
+  runs: 0,
+  steps: 0,
+  toolCalls: 0,
+  usage: Object.freeze({ inputTokens: 0, outputTokens: 0 }),
+  costUsd: 0,
+});
+
+/** `spent` with one more child's outcome. */
+export function addChildSpend(
+  spent: SubagentsSpent,
+  outcome: Pick<ChildOutcome, "steps" | "toolCalls" | "usage" | "costUsd">,
+): SubagentsSpent {
+  return {
+    runs: spent.runs + 1,
+    steps: spent.steps + outcome.steps,
+    toolCalls: spent.toolCalls + outcome.toolCalls,
+    usage: {
+      inputTokens: spent.usage.inputTokens + outcome.usage.inputTokens,
+      outputTokens: spent.usage.outputTokens + outcome.usage.outputTokens,
+    },
+    costUsd:
+      spent.costUsd === null || outcome.costUsd === null ? null : spent.costUsd + outcome.costUsd,
+  };
+}
+
+/**
+ * A parent's result with its children's spending in it: `usage` and `costUsd` are the
+ * whole run's (its own model calls and every child's; an unknown cost anywhere makes the
+ * total null), and `subagents` names the children's part. `steps` and `toolCalls` stay the
+ * parent loop's own (a replay compares them with the log; the children's are in `subagents`).
+ */
+export function withChildSpend(
+  result: RunResult,
+  spent: SubagentsSpent,
+): RunResult & { readonly subagents: SubagentsSpent } {
+  return {
+    ...result,
+    usage: {
+      inputTokens: result.usage.inputTokens + spent.usage.inputTokens,
+      outputTokens: result.usage.outputTokens + spent.usage.outputTokens,
+    },
+    costUsd:
+      result.costUsd === null || spent.costUsd === null ? null : result.costUsd + spent.costUsd,
+    subagents: spent,
+  };
 }
 
 /** What the parent's model gets for one `spawn_agent` call. */
@@ -77,6 +192,23 @@ export interface SubagentsOptions {
   readonly notify?: (line: string) => void;
   /** Runs a batch of children (lesson 39's exercise plugs in here); default `runAll`. */
   readonly runAll?: typeof defaultRunAll;
+  /**
+   * What the children of a resumed run spent before it stopped (its log's
+   * `subagent_finished` lines): counted against the budgets and in `spent()` as if spent now.
+   */
+  readonly spentBefore?: SubagentsSpent;
+  /** Children numbered before this run (a resume's): the next child is `firstIndex + 1`. */
+  readonly firstIndex?: number;
+  /**
+   * Called when a child has ended, before its `spawn_agent` call gets the result (the
+   * parent's state log writes `subagent_finished` here, so it comes before the call's
+   * `tool_result`).
+   */
+  readonly onChildEnd?: (ended: {
+    readonly index: number;
+    readonly callId: string;
+    readonly outcome: ChildOutcome;
+  }) => void;
 }
 
 /** `spawn_agent` and the extension that schedules, budgets and cancels the children. */
@@ -86,6 +218,8 @@ export interface Subagents {
   readonly extension: RunExtension;
   /** Cancels every child still running and waits until each one is gone with its copy. */
   close(): Promise<void>;
+  /** What the children spent so far (with `spentBefore`): every child that ended, in end order. */
+  spent(): SubagentsSpent;
 }
 
 interface Child {
@@ -119,10 +253,16 @@ export function createSubagents(options: SubagentsOptions): Subagents {
   const runAll = options.runAll ?? defaultRunAll;
   const schema = spawnInputSchema(options.parentAllows);
   const parent = { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 };
-  const children = { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 };
+  let spent = options.spentBefore ?? NOTHING_SPENT;
+  const children = {
+    steps: spent.steps,
+    toolCalls: spent.toolCalls,
+    tokens: spent.usage.inputTokens + spent.usage.outputTokens,
+    costUsd: spent.costUsd ?? 0,
+  };
   const reserved = { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 };
   let startedAt = clock();
-  let started = 0;
+  let started = options.firstIndex ?? 0;
   let pending: { readonly callId: string; readonly input: unknown }[] = [];
   const byCall = new Map<string, Child>();
   const byInput = new Map<ToolInput, Child>();
@@ -203,6 +343,8 @@ export function createSubagents(options: SubagentsOptions): Subagents {
           children.toolCalls += outcome.toolCalls;
           children.tokens += outcome.usage.inputTokens + outcome.usage.outputTokens;
           children.costUsd += outcome.costUsd ?? 0;
+          spent = addChildSpend(spent, outcome);
+          options.onChildEnd?.({ index: entry.index, callId: entry.callId, outcome });
           options.notify?.(
             `coding-agent：子 Agent #${entry.index} 结束：${outcome.status}（${outcome.code}），改动 ${outcome.files.length} 个文件\n`,
           );
@@ -278,28 +420,7 @@ export function createSubagents(options: SubagentsOptions): Subagents {
     byInput.clear();
   }
 
-  function overBudget(): ExtensionStop | undefined {
-    if (children.steps === 0 && children.tokens === 0 && children.costUsd === 0) return undefined;
-    const steps = parent.steps + children.steps;
-    if (steps >= limits.maxSteps) {
-      return stop(
-        "max_steps",
-        `已用 ${steps} 步（其中子 Agent ${children.steps} 步），达到预算 ${limits.maxSteps}`,
-      );
-    }
-    const tokens = parent.tokens + children.tokens;
-    if (limits.maxTokens !== undefined && tokens >= limits.maxTokens) {
-      return stop(
-        "max_tokens",
-        `已用 ${tokens} 个 token（其中子 Agent ${children.tokens} 个），达到预算 ${limits.maxTokens}`,
-      );
-    }
-    const cost = parent.costUsd + children.costUsd;
-    if (options.maxCostUsd !== undefined && cost >= options.maxCostUsd) {
-      return stop("max_cost", `已花费 ${cost} 美元（含子 Agent），达到预算 ${options.maxCostUsd}`);
-    }
-    return undefined;
-  }
+  const overBudget = () => childrenOverBudget(limits, options.maxCostUsd, parent, children);
 
   const spawnTool = spawnAgentTool(options.parentAllows, async (input, signal) => {
     let child = byInput.get(input);
@@ -372,12 +493,7 @@ export function createSubagents(options: SubagentsOptions): Subagents {
     },
     onTrace(event) {
       if (event.type === "run_started") startedAt = clock() - event.atMs;
-      if (event.type === "model_completed" && event.ok) {
-        parent.steps += 1;
-        parent.tokens += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
-        parent.costUsd += event.costUsd ?? 0;
-      }
-      if (event.type === "tool_started") parent.toolCalls += 1;
+      countParent(parent, event);
     },
   };
 
@@ -388,6 +504,7 @@ export function createSubagents(options: SubagentsOptions): Subagents {
       for (const child of all) child.controller.abort(new Error("父运行已结束"));
       await Promise.all([...all].map((child) => child.result));
     },
+    spent: () => spent,
   };
 }
 

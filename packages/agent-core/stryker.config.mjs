@@ -9,6 +9,7 @@ export default {
   testRunner: "vitest",
   // pnpm does not hoist the runner where Stryker's plugin discovery looks for it.
   plugins: ["@stryker-mutator/vitest-runner"],
+  vitest: { configFile: "vitest.mutation.config.ts" },
   // TypeScript 7 has no JS API: no TypeScript checker, and the tsconfig rewrite must not
   // run, so it is pointed at a file that does not exist.
   checkers: [],

@@ -75,7 +75,8 @@ class SignalRace implements AbortRace {
 
   constructor(signal: AbortSignal) {
     this.signal = signal;
-    signal.addEventListener("abort", this.onAbort, { once: true });
+    // A signal aborts once: the listener runs at most once without `{ once: true }`.
+    signal.addEventListener("abort", this.onAbort);
   }
 
   settle<T>(call: () => T | PromiseLike<T>): Promise<Settled<T>> {
@@ -100,9 +101,9 @@ class SignalRace implements AbortRace {
   }
 
   private finish<T>(resolve: (outcome: Settled<T>) => void, outcome: Settled<T>): void {
-    // Only this call's own entry is cleared. Calls of one run never overlap, so no test can
-    // tell the guard from always or never clearing (a settled promise ignores a second resolve).
-    if (this.pending === resolve) this.pending = undefined;
+    // Calls of one run never overlap: the entry being cleared is this call's. (A settled
+    // promise ignores a second resolve, so an abort after this changes nothing either.)
+    this.pending = undefined;
     resolve(outcome);
   }
 }

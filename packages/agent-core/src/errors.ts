@@ -61,18 +61,12 @@ export function errorMessage(error: unknown): string {
 
 /** Any thrown value as text: an error's message, a string, or the value as JSON. Never throws. */
 export function errorText(error: unknown): string {
-  if (typeof error === "string") return error;
   if (typeof error !== "object" || error === null) return String(error);
-  let isError: boolean;
   try {
-    isError = error instanceof Error;
+    return error instanceof Error ? errorMessage(error) : stableStringify(error);
   } catch {
-    return errorMessage(error);
-  }
-  if (isError) return errorMessage(error);
-  try {
-    return stableStringify(error);
-  } catch {
+    // A revoked Proxy (`instanceof` throws), a throwing trap or `toJSON`: its message, or
+    // errorMessage's placeholder.
     return errorMessage(error);
   }
 }

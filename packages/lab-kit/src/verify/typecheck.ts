@@ -1,5 +1,4 @@
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -11,35 +10,15 @@ export type TypecheckResult =
   | { readonly ok: true }
   | { readonly ok: false; readonly firstError: string; readonly count: number };
 
-const TYPESCRIPT_DIR = path.dirname(
-  createRequire(import.meta.url).resolve("typescript/package.json"),
-);
-
 /**
- * The command that runs TypeScript 7's compiler. It is a native program; the package's
- * `bin/tsc` is a Node script that finds and starts it, and on Node 20 (no `execve`) stays
- * running beside it: ~0.1 CPU-s per check. The program itself, found as that script finds
- * it (the platform's package, `lib/tsc`), when it is there; otherwise the script.
+ * TypeScript 7's `bin/tsc`: a Node script that finds the native compiler and replaces itself
+ * with it (`process.execve`, in every Node this repository supports).
  */
-let tscCommand: { file: string; args: readonly string[] } | undefined;
-function tsc(): { file: string; args: readonly string[] } {
-  if (tscCommand !== undefined) return tscCommand;
-  const script = { file: process.execPath, args: [path.join(TYPESCRIPT_DIR, "bin", "tsc")] };
-  try {
-    const platformPackage = createRequire(path.join(TYPESCRIPT_DIR, "package.json")).resolve(
-      `@typescript/typescript-${process.platform}-${process.arch}/package.json`,
-    );
-    const exe = path.join(
-      path.dirname(platformPackage),
-      "lib",
-      process.platform === "win32" ? "tsc.exe" : "tsc",
-    );
-    tscCommand = existsSync(exe) ? { file: exe, args: [] } : script;
-  } catch {
-    tscCommand = script;
-  }
-  return tscCommand;
-}
+const TSC = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("typescript/package.json")),
+  "bin",
+  "tsc",
+);
 const DIAGNOSTIC = /^(.+?)\((\d+),(\d+)\): error (TS\d+): (.*)$/;
 
 /**
@@ -137,10 +116,9 @@ type TscOutcome =
 
 function tscLines(labDir: string, config: string): Promise<TscOutcome> {
   return new Promise((resolve) => {
-    const command = tsc();
     execFile(
-      command.file,
-      [...command.args, "-p", config, "--pretty", "false", "--noEmit"],
+      process.execPath,
+      [TSC, "-p", config, "--pretty", "false", "--noEmit"],
       { cwd: labDir, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error === null) return resolve({ ok: true });

@@ -1,5 +1,5 @@
 import type { TargetReport, TestOutcome } from "../run/targets.ts";
-import { type CheckLine, failed, passed } from "./check-line.ts";
+import { type CheckLine, checkOf, failed } from "./check-line.ts";
 import type { CommandRun } from "./readme-commands.ts";
 
 /**
@@ -135,12 +135,7 @@ export function checkReadmeOutputs(readme: string | undefined, sources: OutputSo
             );
     for (const problem of found) problems.push(`${where}（${kind}）：${problem}`);
   }
-  const first = problems[0];
-  if (first !== undefined) {
-    const more = problems.length > 1 ? `；另有 ${problems.length - 1} 处问题` : "";
-    return failed(`README 输出块：${first}${more}`);
-  }
-  return passed(readmeOutputsText(checked));
+  return checkOf("README 输出块：", problems, readmeOutputsText(checked));
 }
 
 /** The verify block is the whole report, line for line. */

@@ -11,7 +11,7 @@ import {
 } from "../learner/tampering.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
-import { type RunOptions, runLabAndPackageTests } from "../run/runner.ts";
+import { runLabAndPackageTests } from "../run/runner.ts";
 import type { RunTarget, TargetReport } from "../run/targets.ts";
 import { checkAnswerLeaks } from "./answer-leaks.ts";
 import { capstoneLinkProblems, workspacePackages } from "./capstone-link.ts";
@@ -66,7 +66,6 @@ import {
 export interface VerifyOptions {
   /** Seed of the shuffled solution run; random when absent (and shown in the report). */
   readonly seed?: number;
-  readonly run?: RunOptions;
   /**
    * Reuse the verdict of a lab that was sound last time, when nothing it depends on has
    * changed since (see `verdict-cache.ts`); store new sound verdicts. Off by default.
@@ -164,16 +163,16 @@ export async function verifyLessons(
   const packages = await workspacePackages(repoRoot);
   // The capstone's test files run in the lab targets' vitest process, with their package's
   // own config: one vitest start, not two.
-  const capstonePlan = await planCapstoneTests(
+  const capstonePlan = planCapstoneTests(
     repoRoot,
+    packages,
     fresh.map((entry) => ({
       packageName: entry.manifest.capstone.package,
       files: entry.manifest.capstone.tests,
     })),
-    { cache: options.cache === true },
   );
   const [firstRun, types, links, commands] = await Promise.all([
-    runLabAndPackageTests(targets, capstonePlan.runs, options.run),
+    runLabAndPackageTests(targets, capstonePlan.runs),
     typecheckAll(fresh),
     Promise.all(
       ready.map((entry) => capstoneLinkProblems(repoRoot, entry.manifest.capstone, packages)),
@@ -181,7 +180,7 @@ export async function verifyLessons(
     runAllReadmeCommands(repoRoot, fresh),
   ]);
   const reports = firstRun.reports;
-  const capstone = await capstonePlan.finish(firstRun.packageFiles);
+  const capstone = capstonePlan.finish(firstRun.packageFiles);
   const linkProblems = new Map(ready.map((entry, index) => [entry.lab.dir, links[index] ?? []]));
   const byLabel = new Map(reports.map((report) => [report.label, report]));
   const verdicts: LabVerdict[] = [];

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
 import { glob } from "tinyglobby";
+import { labCacheFile, readKeyed, writeKeyed } from "../content-key.ts";
 import { readCommittedTrees } from "../git.ts";
 import type { LabLocation } from "../labs.ts";
 import {
@@ -55,13 +56,7 @@ import {
   typecheckPristineStarter,
   typecheckSolutionAndMutants,
 } from "./typecheck.ts";
-import {
-  type CachedVerdict,
-  readCachedVerdict,
-  sharedKey,
-  verdictKey,
-  writeCachedVerdict,
-} from "./verdict-cache.ts";
+import { type CachedVerdict, cachedVerdictSchema, sharedKey, verdictKey } from "./verdict-cache.ts";
 
 export interface VerifyOptions {
   /** Seed of the shuffled solution run; random when absent (and shown in the report). */
@@ -148,7 +143,8 @@ export async function verifyLessons(
     const shared = await sharedKey(repoRoot, options.seed);
     for (const entry of ready) {
       const key = await verdictKey(repoRoot, shared, entry.lab, entry.pristine.files);
-      cached.set(entry, { key, hit: await readCachedVerdict(repoRoot, entry.lab, key) });
+      const file = labCacheFile(repoRoot, "verify-cache", entry.lab);
+      cached.set(entry, { key, hit: await readKeyed(file, cachedVerdictSchema, key) });
     }
   }
   // A lab whose verdict is cached runs only the learner's own edited starter, if any, and
@@ -206,7 +202,7 @@ export async function verifyLessons(
     verdicts.push(verdict);
     if (cache !== undefined && isSound(verdict)) {
       const starter = byLabel.get(entry.labels.starter);
-      await writeCachedVerdict(repoRoot, entry.lab, {
+      await writeKeyed(labCacheFile(repoRoot, "verify-cache", entry.lab), {
         key: cache.key,
         ...(verdict.title === undefined ? {} : { title: verdict.title }),
         checks: verdict.checks.map((check) => ({ ok: true as const, text: check.text })),

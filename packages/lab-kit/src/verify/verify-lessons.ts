@@ -1,7 +1,7 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pc from "picocolors";
-import { glob } from "tinyglobby";
 import { labCacheFile, readKeyed, writeKeyed } from "../content-key.ts";
 import { readCommittedTrees } from "../git.ts";
 import type { LabLocation } from "../labs.ts";
@@ -316,7 +316,7 @@ async function planLab(
     );
   }
   const testFolder = await scanTestFolder(lab.dir);
-  const missing = await missingParts(lab.dir, testFolder);
+  const missing = missingParts(lab.dir, testFolder);
   if (missing.length > 0) {
     return stop(
       [passed("清单有效（lesson.json）"), failed(`实验不完整，缺少：${missing.join("、")}`)],
@@ -522,12 +522,9 @@ function evaluateLab(
   return { id: lab.id, slug: lab.slug, title: manifest.title, notice, checks, learner };
 }
 
-async function missingParts(labDir: string, tests: TestFolderScan): Promise<string[]> {
-  const present = new Set(
-    await glob(["starter/src/index.ts", "solution/src/index.ts"], { cwd: labDir }),
-  );
+function missingParts(labDir: string, tests: TestFolderScan): string[] {
   const missing = ["starter/src/index.ts", "solution/src/index.ts"].filter(
-    (part) => !present.has(part),
+    (part) => !existsSync(path.join(labDir, part)),
   );
   if (tests.testFiles.length === 0) missing.push("tests/*.test.ts");
   return missing;

@@ -1,9 +1,7 @@
 /**
- * The last run of each starter, kept for `pnpm lessons`: a starter whose lab, capstone and
- * lab-kit files are byte-for-byte what they were at that run is not run again. Running
- * every starter is what made `pnpm lessons` slow (seconds per lab whose unfinished code
- * hangs until a test timeout); a learner usually changes one lab between two looks.
- * Reports are kept under the git-ignored `.lab-kit/lessons-cache/`.
+ * The last run of each starter, kept for `pnpm lessons` and `pnpm lesson hint` under the
+ * git-ignored `.lab-kit/lessons-cache/`: a starter whose lab, capstone and lab-kit files are
+ * byte-for-byte what they were at that run is not run again.
  */
 import { z } from "zod";
 import {

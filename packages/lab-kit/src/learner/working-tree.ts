@@ -54,16 +54,6 @@ function sameContent(a: Buffer, b: Buffer): boolean {
   return normalize(a) === normalize(b);
 }
 
-/** True when a comparison found no difference at all. */
-export function isUnchanged(comparison: TreeComparison): boolean {
-  return (
-    comparison.state === "compared" &&
-    comparison.modified.length === 0 &&
-    comparison.added.length === 0 &&
-    comparison.removed.length === 0
-  );
-}
-
 /**
  * Compares `dir` with HEAD. Every tracked file is checked for changes and removal; new
  * files are looked for only under `scanForAdded` (sub-folders of `dir`, `""` for all of

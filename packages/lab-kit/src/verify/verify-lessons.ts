@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import pc from "picocolors";
 import { labCacheFile, readKeyed, writeKeyed } from "../content-key.ts";
 import { readCommittedTrees } from "../git.ts";
@@ -340,7 +341,7 @@ async function planLab(
       applyMutation(solutionDir, solutionFiles, mutation),
     ]),
   );
-  const learnerEdited = !sameFiles(workingStarter, pristine.files);
+  const learnerEdited = !isDeepStrictEqual(workingStarter, pristine.files);
   const labName = toPosixPath(path.relative(repoRoot, lab.dir));
   const testsNotice = describeIntegrity({ name: labName }, committed.integrity);
   const base = { labDir: lab.dir };
@@ -528,10 +529,4 @@ function missingParts(labDir: string, tests: TestFolderScan): string[] {
   );
   if (tests.testFiles.length === 0) missing.push("tests/*.test.ts");
   return missing;
-}
-
-function sameFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [file, content] of a) if (b.get(file) !== content) return false;
-  return true;
 }

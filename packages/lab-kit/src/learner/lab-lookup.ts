@@ -136,10 +136,10 @@ export async function lookUpLab(
 }
 
 /** A Chinese explanation of why a lab cannot be used yet, and how to fix it. */
-export function describeInspectionProblem(inspection: LabInspection): string {
+function describeInspectionProblem(
+  inspection: Exclude<LabInspection, { readonly kind: "ready" }>,
+): string {
   switch (inspection.kind) {
-    case "ready":
-      return "";
     case "not_installed":
       return `${inspection.lab.name} 的依赖还没有安装（缺少 ${inspection.missing}）。请在仓库根目录运行 pnpm install。`;
     case "not_a_lab":

@@ -32,19 +32,11 @@ export async function typecheckPristineStarter(
 ): Promise<TypecheckResult> {
   const copyRoot = path.dirname(pristineSrcDir);
   const starterDir = path.join(labDir, "starter");
-  const config = path.join(copyRoot, "tsconfig.json");
-  await writeFile(
-    config,
-    `${JSON.stringify(
-      {
-        extends: path.relative(copyRoot, path.join(starterDir, "tsconfig.json")),
-        compilerOptions: { paths: { "@lab": ["./src/index.ts"] } },
-        include: ["src", path.relative(copyRoot, path.join(labDir, "tests"))],
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  const config = await writeTsconfig(copyRoot, {
+    extends: path.relative(copyRoot, path.join(starterDir, "tsconfig.json")),
+    compilerOptions: { paths: { "@lab": ["./src/index.ts"] } },
+    include: ["src", path.relative(copyRoot, path.join(labDir, "tests"))],
+  });
   return runTsc(labDir, config);
 }
 
@@ -60,28 +52,17 @@ export async function typecheckSolutionAndMutants(
 ): Promise<{ solution: TypecheckResult; mutants: Map<string, TypecheckResult> }> {
   const solutionDir = path.join(labDir, "solution");
   const root = path.join(solutionDir, COPIES_DIR);
-  const config = path.join(root, "tsconfig.json");
-  await mkdir(root, { recursive: true });
   const relative = (target: string) => toPosixPath(path.relative(root, target));
-  await writeFile(
-    config,
-    `${JSON.stringify(
-      {
-        extends: relative(path.join(solutionDir, "tsconfig.json")),
-        // Stated here: an inherited `${configDir}` would mean this generated folder.
-        compilerOptions: {
-          paths: { "@lab": [relative(path.join(solutionDir, "src", "index.ts"))] },
-        },
-        include: [
-          relative(path.join(solutionDir, "src")),
-          relative(path.join(labDir, "tests")),
-          ...[...mutants.values()].map(relative),
-        ],
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  const config = await writeTsconfig(root, {
+    extends: relative(path.join(solutionDir, "tsconfig.json")),
+    // Stated here: an inherited `${configDir}` would mean this generated folder.
+    compilerOptions: { paths: { "@lab": [relative(path.join(solutionDir, "src", "index.ts"))] } },
+    include: [
+      relative(path.join(solutionDir, "src")),
+      relative(path.join(labDir, "tests")),
+      ...[...mutants.values()].map(relative),
+    ],
+  });
   const outcome = await tscLines(labDir, config);
   const results = new Map<string, TypecheckResult>();
   if (outcome.ok) {
@@ -108,6 +89,14 @@ export async function typecheckSolutionAndMutants(
       ? { ok: true }
       : { ok: false, firstError: describe(first), count: Math.max(rest.length, 1) };
   return { solution, mutants: results };
+}
+
+/** Writes a generated `tsconfig.json` into `dir`; returns its path. */
+async function writeTsconfig(dir: string, config: object): Promise<string> {
+  const file = path.join(dir, "tsconfig.json");
+  await mkdir(dir, { recursive: true });
+  await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
+  return file;
 }
 
 type TscOutcome =

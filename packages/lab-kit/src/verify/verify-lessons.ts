@@ -42,7 +42,6 @@ import {
   type PristineStarter,
   readPristineStarter,
   readSourceTree,
-  shuffledCopyDir,
   writeSourceCopy,
 } from "./lab-copies.ts";
 import { learnerReport } from "./learner-report.ts";
@@ -276,12 +275,10 @@ function duplicateNumber(
   };
 }
 
-/** Writes the copies a lab's targets run from: pristine starter, shuffled solution, mutants. */
+/** Writes the copies a lab's targets run from: the pristine starter and the mutants. */
 async function writeCopies(entry: PlannedLab): Promise<void> {
-  const solutionDir = path.join(entry.lab.dir, "solution");
   await Promise.all([
     writeSourceCopy(entry.pristine.srcDir, entry.pristine.files),
-    writeSourceCopy(shuffledCopyDir(solutionDir), entry.solutionFiles),
     ...[...entry.mutants.values()].map((mutant) =>
       mutant.ok ? writeSourceCopy(mutant.srcDir, mutant.files) : undefined,
     ),
@@ -356,18 +353,11 @@ async function planLab(
         .map(([name]) => [name, `${lab.id}:gate:${name}`]),
     ),
   };
-  // Every target runs in a project (and so a worker) of its own: the shuffled solution
-  // from a copy of its sources, the committed starter from its pristine copy, each gate
-  // from its mutant.
+  // Every target runs in a project of its own, each test file with modules of its own (vitest
+  // isolates files): the committed starter from its pristine copy, each gate from its mutant.
   const targets: RunTarget[] = [
     { ...base, label: labels.solution, packageDir: solutionDir },
-    {
-      ...base,
-      label: labels.shuffled,
-      packageDir: solutionDir,
-      srcDir: shuffledCopyDir(solutionDir),
-      shuffleSeed: seed,
-    },
+    { ...base, label: labels.shuffled, packageDir: solutionDir, shuffleSeed: seed },
     { ...base, label: labels.starter, packageDir: starterDir, srcDir: pristine.srcDir },
   ];
   if (labels.learner !== undefined) {

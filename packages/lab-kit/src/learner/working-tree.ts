@@ -10,7 +10,7 @@ const execFileAsync = promisify(execFile);
 
 /**
  * Folders that are never a learner's work: installed or generated, and lab-kit's own
- * copies beside a starter (`.lab-kit/pristine`, `.lab-kit/runs`, …).
+ * copies beside a starter (`.lab-kit/pristine`, …).
  */
 const GENERATED = ["node_modules", ".turbo", "dist", "coverage", ".lab-kit"].map(
   (name) => `**/${name}/**`,

@@ -67,6 +67,15 @@ export async function labContentKey(
   return hash.digest("hex");
 }
 
+/** The file of one lab's entry in the cache folder `.lab-kit/<cache>/` of the repository. */
+export function labCacheFile(
+  repoRoot: string,
+  cache: "verify-cache" | "lessons-cache",
+  lab: { readonly id: string; readonly slug: string },
+): string {
+  return path.join(repoRoot, ".lab-kit", cache, `${lab.id}-${lab.slug}.json`);
+}
+
 /**
  * The JSON stored in `file` when it matches `schema` and was stored under `key`;
  * undefined when it is missing, unreadable, of another shape or of another key.
@@ -88,7 +97,10 @@ export async function readKeyed<T extends { readonly key: string }>(
  * Stores `entry` (which carries its key) as JSON in `file`. A cache that cannot be
  * written (a read-only checkout) only makes the next run slower: the error is dropped.
  */
-export async function writeKeyed(file: string, entry: { readonly key: string }): Promise<void> {
+export async function writeKeyed<T extends { readonly key: string }>(
+  file: string,
+  entry: T,
+): Promise<void> {
   try {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, `${JSON.stringify(entry)}\n`);

@@ -1,11 +1,11 @@
 import { execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { findRepoRoot, readCommittedTree } from "./git.ts";
-import { pathExists } from "./path-exists.ts";
 
 const execFileAsync = promisify(execFile);
 
@@ -63,9 +63,7 @@ async function workingTreeFiles(repoRoot: string): Promise<string[]> {
     { cwd: repoRoot, maxBuffer: 64 * 1024 * 1024 },
   );
   const listed = [...new Set(stdout.split("\0").filter((file) => file !== ""))];
-  const kept = listed.filter((file) => !STARTER_FILE.test(file));
-  const present = await Promise.all(kept.map((file) => pathExists(path.join(repoRoot, file))));
-  return kept.filter((_, index) => present[index] === true);
+  return listed.filter((file) => !STARTER_FILE.test(file) && existsSync(path.join(repoRoot, file)));
 }
 
 /**

@@ -1,8 +1,7 @@
 // Global setup of every lab's own test run (`pnpm --dir labs/NN-slug/starter test`): a
 // learner could make a lab "pass" by weakening its shared tests, so the run says plainly
 // when `tests/` differs from the committed version, with the same check and words as
-// `pnpm lessons` and `pnpm lesson`. Vitest transforms global setup files, so this can be
-// TypeScript even though the config factory that names it is plain JS.
+// `pnpm lessons` and `pnpm lesson`.
 import path from "node:path";
 import { checkTestsIntegrity, describeIntegrity } from "./learner/tampering.ts";
 

@@ -17,9 +17,6 @@ export interface CliOutput {
  */
 export const EXIT_CODES = { ok: 0, failed: 1, usage: 2 } as const;
 
-/** One of `EXIT_CODES`. */
-export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
-
 /** The process's own stdout and stderr, for the scripts. */
 export const processOutput: CliOutput = {
   out: (text) => process.stdout.write(text),

@@ -41,17 +41,20 @@ export function findExerciseRegions(lines: readonly string[]): RegionScan {
   return { ok: true, regions };
 }
 
-/** The lines outside every region (markers included in neither), for comparing the rest. */
-export function linesOutsideRegions(
+/**
+ * The runs of lines between regions (markers in none), each with the 0-based index of its
+ * first line: what starter and solution must share.
+ */
+export function segmentsOutside(
   lines: readonly string[],
   regions: readonly ExerciseRegion[],
-): string[] {
-  const outside: string[] = [];
+): { firstLine: number; lines: string[] }[] {
+  const segments: { firstLine: number; lines: string[] }[] = [];
   let next = 0;
   for (const region of regions) {
-    outside.push(...lines.slice(next, region.start));
+    segments.push({ firstLine: next, lines: lines.slice(next, region.start) });
     next = region.end + 1;
   }
-  outside.push(...lines.slice(next));
-  return outside;
+  segments.push({ firstLine: next, lines: lines.slice(next) });
+  return segments;
 }

@@ -31,11 +31,8 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
   const notice = describeIntegrity(lab, integrity);
   if (notice !== undefined) out(colors.red(notice));
   if (loaded.warning !== undefined) out(colors.yellow(loaded.warning));
-  const report: TargetReport = reports.find((candidate) => candidate.label === target.label) ?? {
-    label: target.label,
-    tests: [],
-    loadErrors: [],
-  };
+  // One report per target asked for, in order.
+  const report: TargetReport = reports[0] ?? { label: target.label, tests: [], loadErrors: [] };
   out(colors.bold(`第 ${lab.id} 课 ${lab.manifest.title}`));
   const loadError = report.loadErrors[0];
   if (loadError !== undefined) {

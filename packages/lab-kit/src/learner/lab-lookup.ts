@@ -1,7 +1,7 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { type LabLocation, listLabs, normalizeLessonId } from "../labs.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
-import { pathExists } from "../path-exists.ts";
 import { toPosixPath } from "../posix-path.ts";
 
 /** A lab folder that holds a valid manifest, a starter, a solution and its tests. */
@@ -73,8 +73,7 @@ export async function inspectLab(repoRoot: string, location: LabLocation): Promi
     path.join(lab.solutionDir, "src", "index.ts"),
     lab.testsDir,
   ];
-  const present = await Promise.all(required.map(pathExists));
-  const missing = required.filter((_, index) => present[index] !== true);
+  const missing = required.filter((file) => !existsSync(file));
   if (missing.length > 0) {
     const first = missing[0] ?? lab.dir;
     return notALab(
@@ -83,7 +82,7 @@ export async function inspectLab(repoRoot: string, location: LabLocation): Promi
     );
   }
   const modules = path.join(lab.starterDir, "node_modules");
-  if (!(await pathExists(modules))) {
+  if (!existsSync(modules)) {
     return { kind: "not_installed", lab, missing: relativeName(repoRoot, modules) };
   }
   return { kind: "ready", lab };
@@ -137,10 +136,10 @@ export async function lookUpLab(
 }
 
 /** A Chinese explanation of why a lab cannot be used yet, and how to fix it. */
-export function describeInspectionProblem(inspection: LabInspection): string {
+function describeInspectionProblem(
+  inspection: Exclude<LabInspection, { readonly kind: "ready" }>,
+): string {
   switch (inspection.kind) {
-    case "ready":
-      return "";
     case "not_installed":
       return `${inspection.lab.name} 的依赖还没有安装（缺少 ${inspection.missing}）。请在仓库根目录运行 pnpm install。`;
     case "not_a_lab":

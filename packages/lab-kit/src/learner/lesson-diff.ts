@@ -4,7 +4,7 @@ import { formatPatch, type StructuredPatchHunk, structuredPatch } from "diff";
 import {
   type ExerciseRegion,
   findExerciseRegions,
-  linesOutsideRegions,
+  segmentsOutside,
   splitLines,
 } from "./exercise-regions.ts";
 import type { Colors } from "./terminal.ts";
@@ -29,9 +29,13 @@ function regionHunks(
   const solution = findExerciseRegions(solutionLines);
   if (!starter.ok || !solution.ok) return undefined;
   if (starter.regions.length !== solution.regions.length) return undefined;
-  const outsideA = linesOutsideRegions(starterLines, starter.regions);
-  const outsideB = linesOutsideRegions(solutionLines, solution.regions);
-  if (outsideA.join("\n") !== outsideB.join("\n")) return undefined;
+  const outside = (lines: readonly string[], regions: readonly ExerciseRegion[]) =>
+    segmentsOutside(lines, regions)
+      .flatMap((segment) => segment.lines)
+      .join("\n");
+  if (outside(starterLines, starter.regions) !== outside(solutionLines, solution.regions)) {
+    return undefined;
+  }
   const hunks: StructuredPatchHunk[] = [];
   starter.regions.forEach((a: ExerciseRegion, index) => {
     const b = solution.regions[index];

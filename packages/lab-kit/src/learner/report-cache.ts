@@ -1,17 +1,18 @@
 /**
- * The last run of each starter, kept for `pnpm lessons`: a starter whose lab, capstone and
- * lab-kit files are byte-for-byte what they were at that run is not run again. Running
- * every starter is what made `pnpm lessons` slow (seconds per lab whose unfinished code
- * hangs until a test timeout); a learner usually changes one lab between two looks.
- * Reports are kept under the git-ignored `.lab-kit/lessons-cache/`.
+ * The last run of each starter, kept for `pnpm lessons` and `pnpm lesson hint` under the
+ * git-ignored `.lab-kit/lessons-cache/`: a starter whose lab, capstone and lab-kit files are
+ * byte-for-byte what they were at that run is not run again.
  */
-import path from "node:path";
 import { z } from "zod";
-import { labContentKey, readKeyed, sharedContentKey, writeKeyed } from "../content-key.ts";
+import {
+  labCacheFile,
+  labContentKey,
+  readKeyed,
+  sharedContentKey,
+  writeKeyed,
+} from "../content-key.ts";
 import { type RunTarget, type TargetReport, targetReportSchema } from "../run/targets.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
-
-const CACHE_DIR = path.join(".lab-kit", "lessons-cache");
 
 const CachedReportSchema = z.object({ key: z.string(), report: targetReportSchema });
 
@@ -29,8 +30,12 @@ export async function starterReports(
 ): Promise<TargetReport[]> {
   const shared = await sharedContentKey(repoRoot, "lab-kit lessons v1");
   const keys = await Promise.all(labs.map((lab) => labContentKey(repoRoot, shared, lab.dir)));
+  // Missing, unreadable, another shape or another key: the starter simply runs.
   const cached = await Promise.all(
-    labs.map((lab, index) => readCachedReport(repoRoot, lab, keys[index] ?? "")),
+    labs.map(async (lab, index) => {
+      const file = labCacheFile(repoRoot, "lessons-cache", lab);
+      return (await readKeyed(file, CachedReportSchema, keys[index] ?? ""))?.report;
+    }),
   );
   const misses = targets.filter((_, index) => cached[index] === undefined);
   const fresh = misses.length === 0 ? [] : await run(misses);
@@ -42,7 +47,7 @@ export async function starterReports(
       if (report === undefined || key === undefined || report.loadErrors.length > 0) {
         return Promise.resolve();
       }
-      return writeCachedReport(repoRoot, lab, { key, report });
+      return writeKeyed(labCacheFile(repoRoot, "lessons-cache", lab), { key, report });
     }),
   );
   return targets.map(
@@ -50,32 +55,4 @@ export async function starterReports(
       cached[index] ??
       byLabel.get(target.label) ?? { label: target.label, tests: [], loadErrors: [] },
   );
-}
-
-function cacheFile(repoRoot: string, lab: ResolvedLab): string {
-  return path.join(repoRoot, CACHE_DIR, `${lab.id}-${lab.slug}.json`);
-}
-
-function readCachedReport(
-  repoRoot: string,
-  lab: ResolvedLab,
-  key: string,
-): Promise<TargetReport | undefined> {
-  // Missing, unreadable, another shape or another key: the starter simply runs.
-  return readKeyed(cacheFile(repoRoot, lab), CachedReportSchema, key).then(
-    (entry) => entry?.report,
-  );
-}
-
-function writeCachedReport(
-  repoRoot: string,
-  lab: ResolvedLab,
-  entry: { readonly key: string; readonly report: TargetReport },
-): Promise<void> {
-  const { label, tests, loadErrors } = entry.report;
-  const stored: z.infer<typeof CachedReportSchema> = {
-    key: entry.key,
-    report: { label, tests, loadErrors },
-  };
-  return writeKeyed(cacheFile(repoRoot, lab), stored);
 }

@@ -7,12 +7,6 @@ import { applyReset, backUpStarter, backupDir, planReset } from "./reset-starter
 import { checkTestsIntegrity, describeIntegrity } from "./tampering.ts";
 import { colorsFor } from "./terminal.ts";
 
-/** Options of `pnpm lesson reset`. */
-export interface ResetOptions {
-  /** Skip the confirmation question. */
-  readonly yes: boolean;
-}
-
 /**
  * `pnpm lesson reset NN`: backs up the learner's starter into `.bootcamp/backups/`, then
  * restores it to HEAD. Touches nothing outside that lab's `starter/`.
@@ -20,7 +14,7 @@ export interface ResetOptions {
 export async function runResetCommand(
   context: LearnerContext,
   lab: ResolvedLab,
-  options: ResetOptions,
+  options: { readonly yes: boolean },
 ): Promise<number> {
   const colors = colorsFor(context.stdout, context.env);
   const out = (text = "") => context.stdout.write(`${text}\n`);

@@ -1,11 +1,6 @@
 import { readCommittedTrees } from "../git.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
-import {
-  compareWithCommitted,
-  compareWithTree,
-  isUnchanged,
-  type TreeComparison,
-} from "./working-tree.ts";
+import { compareWithCommitted, compareWithTree, type TreeComparison } from "./working-tree.ts";
 
 /** Whether a lab's shared tests are still the committed ones. */
 export type TestsIntegrity =
@@ -50,13 +45,9 @@ export async function checkTestsIntegrityOfLabs(
 
 function integrityOf(comparison: TreeComparison): TestsIntegrity {
   if (comparison.state === "uncommitted") return { state: "unknown" };
-  if (isUnchanged(comparison)) return { state: "intact" };
-  return {
-    state: "changed",
-    modified: comparison.modified,
-    added: comparison.added,
-    removed: comparison.removed,
-  };
+  const { modified, added, removed } = comparison;
+  if (modified.length + added.length + removed.length === 0) return { state: "intact" };
+  return { state: "changed", modified, added, removed };
 }
 
 /**

@@ -10,36 +10,20 @@ const WATCH_REPORTER = path.join(import.meta.dirname, "watch-reporter.ts");
 
 /** How often a watch checks that the process that started it (pnpm, a shell) is still there. */
 const PARENT_POLL_MS = 250;
-/**
- * How long after a SIGINT a watch waits for vitest to end on its own (Ctrl-C in a terminal
- * reaches the whole process group, and vitest closes its watcher) before ending it.
- */
-const SIGINT_GRACE_MS = 1_000;
 
 /**
- * Makes the watch end, with vitest, when the process that started it goes away (pnpm ended
- * by SIGTERM or SIGINT leaves this process behind, adopted by init) or when a SIGINT reaches
- * this process and not vitest's. Both end it as a SIGTERM does: `runLabTests` then kills
- * its child and removes its temp folder. Returns the function that stops watching.
+ * Makes the watch end when the process that started it goes away: pnpm ended by SIGTERM or
+ * SIGINT leaves this process behind, adopted by init, and it then ends itself as a SIGTERM
+ * does (vitest, in this process, closes on SIGTERM and SIGINT). Returns the function that
+ * stops watching.
  */
-function endWithParentOrInterrupt(): () => void {
+function endWithParent(): () => void {
   const parent = process.ppid;
-  const end = () => process.kill(process.pid, "SIGTERM");
   const poll = setInterval(() => {
-    if (process.ppid !== parent) end();
+    if (process.ppid !== parent) process.kill(process.pid, "SIGTERM");
   }, PARENT_POLL_MS);
   poll.unref();
-  let grace: NodeJS.Timeout | undefined;
-  const onInterrupt = () => {
-    grace ??= setTimeout(end, SIGINT_GRACE_MS);
-    grace.unref();
-  };
-  process.on("SIGINT", onInterrupt);
-  return () => {
-    clearInterval(poll);
-    if (grace !== undefined) clearTimeout(grace);
-    process.removeListener("SIGINT", onInterrupt);
-  };
+  return () => clearInterval(poll);
 }
 
 /**
@@ -58,7 +42,7 @@ export async function runWatchCommand(context: LearnerContext, lab: ResolvedLab)
     `${colors.bold(`第 ${lab.id} 课 ${lab.manifest.title}`)}：保存文件后自动重跑测试，按 q 退出。\n`,
   );
   const options: WatchReporterOptions = { repoRoot, lessonId: lab.id };
-  const stopWatching = endWithParentOrInterrupt();
+  const stopWatching = endWithParent();
   try {
     await runLabTests(lab.starterDir, ["--watch"], {
       reporters: [[WATCH_REPORTER, options]],

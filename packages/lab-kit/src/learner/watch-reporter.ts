@@ -1,9 +1,87 @@
-// The hint reporter of `pnpm lesson watch`, as a module vitest loads by path, with plain,
+// The hint reporter of `pnpm lesson watch`, a module vitest loads by path with plain,
 // serializable options: `runLabTests` (run/lab-test.ts) takes extra reporters that way.
 import type { Reporter, TestModule } from "vitest/node";
-import { lookUpLab } from "./lab-lookup.ts";
-import { colorsFor } from "./terminal.ts";
-import { createHintReporter } from "./watch-hints.ts";
+import type { TargetReport, TestOutcome } from "../run/targets.ts";
+import { loadHintState, shownHints } from "./hint-state.ts";
+import { currentHint } from "./hints.ts";
+import { lookUpLab, type ResolvedLab } from "./lab-lookup.ts";
+import { type Colors, colorsFor } from "./terminal.ts";
+
+/** What one watch run found, in the runner's terms. */
+export type WatchRun = Pick<TargetReport, "tests" | "loadErrors">;
+
+/** Converts vitest's finished modules into outcomes, in file then declaration order. */
+export function outcomesOf(modules: readonly TestModule[]): WatchRun {
+  const tests: TestOutcome[] = [];
+  const loadErrors: { file: string; message: string }[] = [];
+  for (const module of [...modules].sort((a, b) => a.moduleId.localeCompare(b.moduleId))) {
+    const moduleErrors = module.errors();
+    const first = moduleErrors[0];
+    if (first !== undefined) {
+      loadErrors.push({ file: module.relativeModuleId, message: first.message });
+    }
+    for (const test of module.children.allTests()) {
+      const result = test.result();
+      if (result.state === "pending") continue;
+      const message = result.state === "failed" ? (result.errors[0]?.message ?? "") : undefined;
+      tests.push({
+        name: test.fullName,
+        file: module.relativeModuleId,
+        state: result.state,
+        ...(message === undefined ? {} : { failure: { kind: "assertion" as const, message } }),
+      });
+    }
+  }
+  return { tests, loadErrors };
+}
+
+/**
+ * The lines printed under a watch run: the hint already reached for the first failing
+ * test (never a new one: revealing more is `lesson hint`'s job), or a word of success.
+ */
+export function watchHintLines(
+  lab: ResolvedLab,
+  run: WatchRun,
+  shown: ReadonlySet<string>,
+  colors: Colors,
+): string[] {
+  const loadError = run.loadErrors[0];
+  if (loadError !== undefined) {
+    return [
+      colors.red(
+        `测试文件无法加载（${loadError.file}）：先修好语法或 import 错误，保存后会自动重跑。`,
+      ),
+    ];
+  }
+  const selection = currentHint(lab.manifest, run.tests, shown);
+  switch (selection.kind) {
+    case "all_passing":
+      return run.tests.length === 0
+        ? [colors.yellow("没有运行任何测试。")]
+        : [colors.green(`第 ${lab.id} 课的测试全部通过。运行 pnpm lessons 看下一课。`)];
+    case "no_hint":
+      return [
+        `第一个失败的测试：${selection.test.name}`,
+        selection.isExercise
+          ? "这个测试还没有写提示，请对照上面的失败信息。"
+          : "这个测试在初始 starter 里是通过的：可能是练习区域之外的改动弄坏了它。",
+      ];
+    case "next":
+    case "exhausted": {
+      const position = selection.kind === "next" ? selection.position : selection.total;
+      const more =
+        position < selection.total ? `（下一条：pnpm lesson hint ${lab.id}）` : "（已是最后一条）";
+      return [
+        `第一个失败的测试：${selection.test.name}`,
+        colors.cyan(`提示 ${position}/${selection.total}：`) + selection.hint.text + more,
+      ];
+    }
+    default: {
+      const unreachable: never = selection;
+      return unreachable;
+    }
+  }
+}
 
 /** What `pnpm lesson watch` tells the reporter: the repository and the lesson id. */
 export interface WatchReporterOptions {
@@ -11,9 +89,12 @@ export interface WatchReporterOptions {
   readonly lessonId: string;
 }
 
-/** Prints the hint for the first failing test after every watch run (see watch-hints.ts). */
+/**
+ * Prints the hint for the first failing test after every watch run. It rereads the hint
+ * state each time, so hints revealed in another terminal show up here.
+ */
 export default class WatchHintReporter implements Reporter {
-  private inner: Promise<Reporter | undefined> | undefined;
+  private lab: Promise<ResolvedLab | undefined> | undefined;
 
   private readonly options: WatchReporterOptions;
 
@@ -22,20 +103,15 @@ export default class WatchHintReporter implements Reporter {
   }
 
   async onTestRunEnd(testModules: readonly TestModule[]): Promise<void> {
-    this.inner ??= lookUpLab(this.options.repoRoot, this.options.lessonId, {
-      requireInstall: false,
-    }).then((found) =>
-      found.ok
-        ? createHintReporter({
-            lab: found.lab,
-            repoRoot: this.options.repoRoot,
-            out: process.stdout,
-            colors: colorsFor(process.stdout, process.env),
-          })
-        : undefined,
+    const { repoRoot, lessonId } = this.options;
+    this.lab ??= lookUpLab(repoRoot, lessonId, { requireInstall: false }).then((found) =>
+      found.ok ? found.lab : undefined,
     );
-    const reporter = await this.inner;
-    // The arguments vitest passes beyond the modules do not matter to the hint reporter.
-    await reporter?.onTestRunEnd?.(testModules, [], "failed");
+    const lab = await this.lab;
+    if (lab === undefined) return;
+    const { state } = await loadHintState(repoRoot);
+    const colors = colorsFor(process.stdout, process.env);
+    const lines = watchHintLines(lab, outcomesOf(testModules), shownHints(state, lab.id), colors);
+    process.stdout.write(`\n${lines.join("\n")}\n`);
   }
 }

@@ -10,7 +10,7 @@ const execFileAsync = promisify(execFile);
 
 /**
  * Folders that are never a learner's work: installed or generated, and lab-kit's own
- * copies beside a starter (`.lab-kit/pristine`, `.lab-kit/runs`, …).
+ * copies beside a starter (`.lab-kit/pristine`, …).
  */
 const GENERATED = ["node_modules", ".turbo", "dist", "coverage", ".lab-kit"].map(
   (name) => `**/${name}/**`,
@@ -52,16 +52,6 @@ function sameContent(a: Buffer, b: Buffer): boolean {
   if (a.equals(b)) return true;
   const normalize = (buffer: Buffer) => buffer.toString("utf8").replace(/\r\n/g, "\n");
   return normalize(a) === normalize(b);
-}
-
-/** True when a comparison found no difference at all. */
-export function isUnchanged(comparison: TreeComparison): boolean {
-  return (
-    comparison.state === "compared" &&
-    comparison.modified.length === 0 &&
-    comparison.added.length === 0 &&
-    comparison.removed.length === 0
-  );
 }
 
 /**

@@ -4,8 +4,6 @@ import { SOURCE_SSR_CONDITIONS } from "../../../../source-condition.js";
 import { loopGuardPlugin } from "./loop-guard-transform.ts";
 import { LAB_ALIAS, LAB_TEST_TIMEOUT_MS } from "./settings.ts";
 
-export { LAB_ALIAS, LAB_TEST_TIMEOUT_MS };
-
 export interface LabConfigOptions {
   /** Folder whose `index.ts` the tests import as `@lab`; defaults to `<packageDir>/src`. */
   readonly srcDir?: string;

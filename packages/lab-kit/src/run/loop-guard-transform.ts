@@ -1,12 +1,8 @@
 /**
  * The loop-protect technique (as JS Bin, CodePen and freeCodeCamp use it for learners' code):
- * a vite transform that puts a call to the loop guard at the start of every `for`, `for…in`,
- * `for…of`, `for await`, `while` and `do…while` body of the code under test. The guard
- * (`loop-guard.ts`, a setup file) throws {@link LOOP_TIMEOUT_MESSAGE} once the worker's
- * event loop has not turned for {@link LOOP_LIMIT_MS}: a synchronous endless loop
- * fails inside its own test (or fails its file's load, at a module's top level) instead of
- * blocking the worker where no timer can reach it. A loop that awaits lets the event loop
- * turn, so it is left to vitest's own timeout.
+ * a vite transform that puts a call to the loop guard (`loop-guard.ts`) at the start of every
+ * loop body of the code under test, so a synchronous endless loop fails inside its own test
+ * instead of blocking the worker where no timer can reach it.
  */
 import path from "node:path";
 import MagicString from "magic-string";

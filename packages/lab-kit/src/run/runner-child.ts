@@ -1,10 +1,7 @@
 /**
  * The vitest side of `runLabTargets` (`runner.ts`), in a child process so that the parent's
  * backstop can end it, workers and all, when a hang no loop guard reaches keeps it from
- * finishing. Protocol: `protocol.ts`. Each target is one inline project built from the one
- * lab config (`defineLabConfig`) plus what a verdict needs: a test without `expect` fails,
- * `.only` shows as the other tests skipped, imports are checked, a shuffled target's tests
- * are shuffled. Each package run is a project of its package's own config.
+ * finishing. Protocol: `protocol.ts`.
  */
 import path from "node:path";
 import type { TestProjectInlineConfiguration } from "vitest/config";

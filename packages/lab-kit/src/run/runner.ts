@@ -1,10 +1,8 @@
 /**
  * `runLabTargets`: a lab's shared tests against one or more source folders (a starter, a
- * solution, a mutant…), every target an inline project of one vitest process
- * (`runner-child.ts`), with every test's full name, state, modifier and failure kind in the
- * reports. Endless loops fail inside their own tests (the loop guard of the lab config); the
- * one backstop ends a child that reports no progress for {@link NO_PROGRESS_MS}, and the files
- * it had not finished are reported as not run.
+ * solution, a mutant…), every target an inline project of one vitest child process
+ * (`runner-child.ts`). The one backstop ends a child that reports no progress for
+ * {@link NO_PROGRESS_MS}; the files it had not finished are reported as not run.
  */
 import { type ChildProcess, fork } from "node:child_process";
 import os from "node:os";
@@ -117,13 +115,7 @@ function prepareTarget(target: RunTarget): ChildTarget {
       `target ${target.label}: shuffleSeed must be an integer: ${target.shuffleSeed}`,
     );
   }
-  return {
-    label: target.label,
-    labDir: target.labDir,
-    packageDir: target.packageDir,
-    srcDir: target.srcDir ?? path.join(target.packageDir, "src"),
-    ...(target.shuffleSeed === undefined ? {} : { shuffleSeed: target.shuffleSeed }),
-  };
+  return { ...target, srcDir: target.srcDir ?? path.join(target.packageDir, "src") };
 }
 
 async function preparePackageRun(run: PackageTestRun): Promise<ChildPackageRun> {
@@ -137,12 +129,7 @@ async function preparePackageRun(run: PackageTestRun): Promise<ChildPackageRun> 
     absolute: true,
   });
   const configFile = configs.sort()[0];
-  return {
-    label: run.label,
-    packageDir: run.packageDir,
-    files: [...run.files],
-    ...(configFile === undefined ? {} : { configFile }),
-  };
+  return configFile === undefined ? run : { ...run, configFile };
 }
 
 /** What the child reported, and why it ended if not by finishing. */

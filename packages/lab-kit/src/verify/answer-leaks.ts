@@ -1,5 +1,5 @@
 import { findExerciseRegions, splitLines } from "../learner/exercise-regions.ts";
-import { type CheckLine, failed, passed } from "./check-line.ts";
+import { type CheckLine, checkOf } from "./check-line.ts";
 
 /** The README section where the exercise starts: text before it is read before working. */
 export const EXERCISE_HEADING = "## 代码实验";
@@ -77,10 +77,5 @@ export function checkAnswerLeaks(
       }
     }
   }
-  const first = problems[0];
-  if (first !== undefined) {
-    const more = problems.length > 1 ? `；另有 ${problems.length - 1} 处` : "";
-    return failed(`答案外露：${first}${more}`);
-  }
-  return passed("starter 的注释与 README 的前几节都没有写出答案的代码");
+  return checkOf("答案外露：", problems, "starter 的注释与 README 的前几节都没有写出答案的代码");
 }

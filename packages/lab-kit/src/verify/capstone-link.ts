@@ -1,7 +1,7 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { glob } from "tinyglobby";
-import { pathExists } from "../path-exists.ts";
 
 /** `import … from "x"`, `export … from "x"`, `import "x"`, `import("x")`. */
 const SPECIFIER =
@@ -63,7 +63,7 @@ async function resolveSpecifier(
   }
   if (base === undefined) return undefined;
   for (const candidate of [base, `${base}.ts`, path.join(base, "index.ts")]) {
-    if (/\.[cm]?[jt]sx?$/.test(candidate) && (await pathExists(candidate))) return candidate;
+    if (/\.[cm]?[jt]sx?$/.test(candidate) && existsSync(candidate)) return candidate;
   }
   return undefined;
 }
@@ -117,13 +117,13 @@ export async function capstoneLinkProblems(
   const targets = new Set<string>();
   for (const file of capstone.files) {
     const absolute = path.join(repoRoot, file);
-    if (await pathExists(absolute)) targets.add(absolute);
+    if (existsSync(absolute)) targets.add(absolute);
     else problems.push(`capstone.files 中的 ${file} 不存在`);
   }
   if (targets.size === 0) return problems;
   for (const test of capstone.tests) {
     const absolute = path.join(repoRoot, test);
-    if (!(await pathExists(absolute))) continue;
+    if (!existsSync(absolute)) continue;
     if (!(await importsAnyOf(absolute, targets, packages))) {
       problems.push(
         `${test} 没有导入 capstone.files 中的任何模块（直接导入，或经包入口转出）：它证明不了这一课的增量`,

@@ -28,6 +28,17 @@ export function failed(text: string): CheckLine {
   return { ok: false, text };
 }
 
+/**
+ * A check that found `problems`: failed with the first (after `prefix`) and how many more
+ * there are, or passed with `passText` when there are none.
+ */
+export function checkOf(prefix: string, problems: readonly string[], passText: string): CheckLine {
+  const first = problems[0];
+  if (first === undefined) return passed(passText);
+  const more = problems.length > 1 ? `；另有 ${problems.length - 1} 处问题` : "";
+  return failed(`${prefix}${first}${more}`);
+}
+
 /** True when every check of the lab held. */
 export function isSound(verdict: LabVerdict): boolean {
   return verdict.checks.every((check) => check.ok);

@@ -1,14 +1,16 @@
 import type { LessonManifest, Mutation } from "../manifest.ts";
 import type { TargetReport, TestOutcome } from "../run/targets.ts";
 import type { CapstoneFileResult } from "./capstone-tests.ts";
-import { type CheckLine, describeFailure, failed, kindLabel, passed } from "./check-line.ts";
+import {
+  type CheckLine,
+  checkOf,
+  describeFailure,
+  failed,
+  kindLabel,
+  passed,
+} from "./check-line.ts";
 import { COPIES_DIR } from "./lab-copies.ts";
 import type { TypecheckResult } from "./typecheck.ts";
-
-/** `；另有 N 处` when a check found more than the one problem it shows. */
-function more(problems: readonly string[]): string {
-  return problems.length > 1 ? `；另有 ${problems.length - 1} 处问题` : "";
-}
 
 function loadProblem(report: TargetReport): string | undefined {
   const first = report.loadErrors[0];
@@ -62,10 +64,12 @@ export function checkStarter(
       problems.push(`${describeFailure(test)} 不在 starter.failing 中，却失败了`);
     }
   }
-  const first = problems[0];
-  if (first !== undefined) return failed(`${which}：${first}${more(problems)}`);
   const others = report.tests.length - declared.size;
-  return passed(`${which}恰好在声明的 ${declared.size} 个测试上以断言失败，其余 ${others} 个通过`);
+  return checkOf(
+    `${which}：`,
+    problems,
+    `${which}恰好在声明的 ${declared.size} 个测试上以断言失败，其余 ${others} 个通过`,
+  );
 }
 
 /** Starter and solution both typecheck (vitest alone would not notice a type error). */
@@ -118,10 +122,12 @@ export function checkGate(
       problems.push(`${describeFailure(test)} ${should}，而不是${actual}${hint}`);
     }
   }
-  const first = problems[0];
-  if (first !== undefined) return failed(`${label}：${first}${more(problems)}`);
   const how = expected === "timeout" ? "超时，如清单所声明" : "断言失败";
-  return passed(`${label}：声明的 ${mutation.breaks.length} 个测试全部${how}`);
+  return checkOf(
+    `${label}：`,
+    problems,
+    `${label}：声明的 ${mutation.breaks.length} 个测试全部${how}`,
+  );
 }
 
 /** One target whose run the lab test rules inspect, with its name in the report. */
@@ -183,9 +189,11 @@ export function checkTestRules(
       problems.push(`${target.name}：运行了 ${ran.length} 个测试，而测试文件里有 ${declared} 个`);
     }
   }
-  const first = problems[0];
-  if (first !== undefined) return failed(`测试规则：${first}${more(problems)}`);
-  return passed(`测试规则：${declared} 个测试都有断言、只导入允许的模块，并在每个对象上全部运行`);
+  return checkOf(
+    "测试规则：",
+    problems,
+    `测试规则：${declared} 个测试都有断言、只导入允许的模块，并在每个对象上全部运行`,
+  );
 }
 
 /**
@@ -210,10 +218,11 @@ export function checkCapstone(
     if (result.problems.length === 0 && result.passed === 0) problems.push(`${file}：没有测试`);
   }
   problems.push(...linkProblems);
-  const first = problems[0];
-  if (first !== undefined)
-    return failed(`总项目测试（${manifest.capstone.package}）：${first}${more(problems)}`);
-  return passed(`总项目测试通过：${manifest.capstone.tests.join("、")}（${count} 个测试）`);
+  return checkOf(
+    `总项目测试（${manifest.capstone.package}）：`,
+    problems,
+    `总项目测试通过：${manifest.capstone.tests.join("、")}（${count} 个测试）`,
+  );
 }
 
 const GATE_PREFIX = "gate:";
@@ -255,7 +264,9 @@ export function checkReferences(
       if (!ok) problems.push(`rubric.${index}.proof 指向不存在的测试或变异门 "${proof}"`);
     }
   });
-  const first = problems[0];
-  if (first !== undefined) return failed(`引用检查：${first}${more(problems)}`);
-  return passed("提示与 Rubric 引用的测试和变异门都存在，提示都挂在 starter 失败的测试上");
+  return checkOf(
+    "引用检查：",
+    problems,
+    "提示与 Rubric 引用的测试和变异门都存在，提示都挂在 starter 失败的测试上",
+  );
 }

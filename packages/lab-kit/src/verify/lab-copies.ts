@@ -77,14 +77,6 @@ export function applyMutation(
   return { ok: true, srcDir, files: mutated };
 }
 
-/**
- * Where the solution's `src/` is copied unchanged for the shuffled run: sources of its own,
- * so that no module state of the in-order run can hide an order dependence.
- */
-export function shuffledCopyDir(solutionDir: string): string {
-  return path.join(solutionDir, COPIES_DIR, "shuffled", "src");
-}
-
 /** Every file under `<packageDir>/src`, keyed `src/…` with `/` separators. */
 export async function readSourceTree(packageDir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();

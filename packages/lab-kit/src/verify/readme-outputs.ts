@@ -1,27 +1,13 @@
 import type { TargetReport, TestOutcome } from "../run/targets.ts";
-import { type CheckLine, failed, passed } from "./check-line.ts";
+import { type CheckLine, checkOf, failed } from "./check-line.ts";
 import type { CommandRun } from "./readme-commands.ts";
 
 /**
- * README output blocks: a fenced block that a README shows as what a command prints is
- * marked by an HTML comment on the line before it, naming the command's kind:
- *
- *     <!-- output: verify -->          the whole report of `pnpm verify:lesson NN`
- *     <!-- output: starter-test -->    an excerpt of `pnpm --dir labs/NN-slug/starter test`
- *     <!-- output: solution-test -->   an excerpt of `pnpm --dir labs/NN-slug/solution test`
- *     <!-- output: cli -->             all that the ```bash block right before it prints
- *
- * `verify:lesson` checks each against what it has just produced itself: the verify block
- * against the verifier's own report of this lab (as printed for an untouched starter,
- * without colors), the test excerpts line by line against the runs of the committed
- * starter and of the solution, a cli block line for line against a real run of its bash
- * block (see `readme-commands.ts`; only the scratch folder's path is normalised, to `.`).
- * What truly varies in the lab-kit's own reports is normalised: a `seed` number, and any
- * standalone `N` the README writes for a count it leaves open. A block in a README that
- * looks like such an output but carries no mark is a problem too, so a new lab cannot
- * show an unchecked output by leaving the mark off.
+ * The mark on the line before a README block that shows what a command prints
+ * (`<!-- output: verify -->`; the kinds and what each is checked against:
+ * docs/architecture.md, "README output blocks").
  */
-export const OUTPUT_MARK = /^<!--\s*output:\s*([a-z-]+)\s*-->$/;
+const OUTPUT_MARK = /^<!--\s*output:\s*([a-z-]+)\s*-->$/;
 
 export type OutputKind = "verify" | "starter-test" | "solution-test" | "cli";
 const KINDS: readonly OutputKind[] = ["verify", "starter-test", "solution-test", "cli"];
@@ -135,12 +121,7 @@ export function checkReadmeOutputs(readme: string | undefined, sources: OutputSo
             );
     for (const problem of found) problems.push(`${where}（${kind}）：${problem}`);
   }
-  const first = problems[0];
-  if (first !== undefined) {
-    const more = problems.length > 1 ? `；另有 ${problems.length - 1} 处问题` : "";
-    return failed(`README 输出块：${first}${more}`);
-  }
-  return passed(readmeOutputsText(checked));
+  return checkOf("README 输出块：", problems, readmeOutputsText(checked));
 }
 
 /** The verify block is the whole report, line for line. */

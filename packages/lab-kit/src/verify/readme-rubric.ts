@@ -1,5 +1,5 @@
 import type { LessonManifest } from "../manifest.ts";
-import { type CheckLine, failed, passed } from "./check-line.ts";
+import { type CheckLine, checkOf, failed } from "./check-line.ts";
 
 /** The README section whose table must agree with `lesson.json`'s rubric. */
 export const RUBRIC_HEADING = "## 验收 Rubric";
@@ -84,10 +84,9 @@ export function checkReadmeRubric(
       problems.push(`lesson.json 的 rubric 证明 "${proof}" 没有出现在表格里`);
     }
   }
-  const first = problems[0];
-  if (first !== undefined) {
-    const more = problems.length > 1 ? `；另有 ${problems.length - 1} 处问题` : "";
-    return failed(`README 验收 Rubric：${first}${more}`);
-  }
-  return passed("README 验收 Rubric 与 lesson.json 的 rubric 一致");
+  return checkOf(
+    "README 验收 Rubric：",
+    problems,
+    "README 验收 Rubric 与 lesson.json 的 rubric 一致",
+  );
 }

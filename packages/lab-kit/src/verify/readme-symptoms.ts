@@ -1,5 +1,5 @@
 import type { TargetReport } from "../run/targets.ts";
-import { type CheckLine, failed, passed } from "./check-line.ts";
+import { type CheckLine, checkOf, failed } from "./check-line.ts";
 
 /** The README section whose symptoms are checked against the gates' runs. */
 export const FAILURES_HEADING = "## 常见失败与排查";
@@ -78,10 +78,9 @@ export function checkReadmeSymptoms(
       }
     }
   }
-  const first = problems[0];
-  if (first !== undefined) {
-    const more = problems.length > 1 ? `；另有 ${problems.length - 1} 处问题` : "";
-    return failed(`README 常见失败：${first}${more}`);
-  }
-  return passed(`README 常见失败：${symptoms.length} 条症状由变异门的真实失败证实`);
+  return checkOf(
+    "README 常见失败：",
+    problems,
+    `README 常见失败：${symptoms.length} 条症状由变异门的真实失败证实`,
+  );
 }

@@ -1,7 +1,7 @@
 import {
-  type ExerciseRegion,
   findExerciseRegions,
   REGION_START,
+  segmentsOutside,
   splitLines,
 } from "../learner/exercise-regions.ts";
 
@@ -88,19 +88,4 @@ function compareFile(
     }
   }
   return { regions: starterRegions.length, problems };
-}
-
-/** The runs of lines between regions, each with the 0-based index of its first line. */
-function segmentsOutside(
-  lines: readonly string[],
-  regions: readonly ExerciseRegion[],
-): { firstLine: number; lines: string[] }[] {
-  const segments: { firstLine: number; lines: string[] }[] = [];
-  let next = 0;
-  for (const region of regions) {
-    segments.push({ firstLine: next, lines: lines.slice(next, region.start) });
-    next = region.end + 1;
-  }
-  segments.push({ firstLine: next, lines: lines.slice(next) });
-  return segments;
 }

@@ -1,5 +1,4 @@
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -11,35 +10,15 @@ export type TypecheckResult =
   | { readonly ok: true }
   | { readonly ok: false; readonly firstError: string; readonly count: number };
 
-const TYPESCRIPT_DIR = path.dirname(
-  createRequire(import.meta.url).resolve("typescript/package.json"),
-);
-
 /**
- * The command that runs TypeScript 7's compiler. It is a native program; the package's
- * `bin/tsc` is a Node script that finds and starts it, and on Node 20 (no `execve`) stays
- * running beside it: ~0.1 CPU-s per check. The program itself, found as that script finds
- * it (the platform's package, `lib/tsc`), when it is there; otherwise the script.
+ * TypeScript 7's `bin/tsc`: a Node script that finds the native compiler and replaces itself
+ * with it (`process.execve`, in every Node this repository supports).
  */
-let tscCommand: { file: string; args: readonly string[] } | undefined;
-function tsc(): { file: string; args: readonly string[] } {
-  if (tscCommand !== undefined) return tscCommand;
-  const script = { file: process.execPath, args: [path.join(TYPESCRIPT_DIR, "bin", "tsc")] };
-  try {
-    const platformPackage = createRequire(path.join(TYPESCRIPT_DIR, "package.json")).resolve(
-      `@typescript/typescript-${process.platform}-${process.arch}/package.json`,
-    );
-    const exe = path.join(
-      path.dirname(platformPackage),
-      "lib",
-      process.platform === "win32" ? "tsc.exe" : "tsc",
-    );
-    tscCommand = existsSync(exe) ? { file: exe, args: [] } : script;
-  } catch {
-    tscCommand = script;
-  }
-  return tscCommand;
-}
+const TSC = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("typescript/package.json")),
+  "bin",
+  "tsc",
+);
 const DIAGNOSTIC = /^(.+?)\((\d+),(\d+)\): error (TS\d+): (.*)$/;
 
 /**
@@ -53,19 +32,11 @@ export async function typecheckPristineStarter(
 ): Promise<TypecheckResult> {
   const copyRoot = path.dirname(pristineSrcDir);
   const starterDir = path.join(labDir, "starter");
-  const config = path.join(copyRoot, "tsconfig.json");
-  await writeFile(
-    config,
-    `${JSON.stringify(
-      {
-        extends: path.relative(copyRoot, path.join(starterDir, "tsconfig.json")),
-        compilerOptions: { paths: { "@lab": ["./src/index.ts"] } },
-        include: ["src", path.relative(copyRoot, path.join(labDir, "tests"))],
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  const config = await writeTsconfig(copyRoot, {
+    extends: path.relative(copyRoot, path.join(starterDir, "tsconfig.json")),
+    compilerOptions: { paths: { "@lab": ["./src/index.ts"] } },
+    include: ["src", path.relative(copyRoot, path.join(labDir, "tests"))],
+  });
   return runTsc(labDir, config);
 }
 
@@ -81,28 +52,17 @@ export async function typecheckSolutionAndMutants(
 ): Promise<{ solution: TypecheckResult; mutants: Map<string, TypecheckResult> }> {
   const solutionDir = path.join(labDir, "solution");
   const root = path.join(solutionDir, COPIES_DIR);
-  const config = path.join(root, "tsconfig.json");
-  await mkdir(root, { recursive: true });
   const relative = (target: string) => toPosixPath(path.relative(root, target));
-  await writeFile(
-    config,
-    `${JSON.stringify(
-      {
-        extends: relative(path.join(solutionDir, "tsconfig.json")),
-        // Stated here: an inherited `${configDir}` would mean this generated folder.
-        compilerOptions: {
-          paths: { "@lab": [relative(path.join(solutionDir, "src", "index.ts"))] },
-        },
-        include: [
-          relative(path.join(solutionDir, "src")),
-          relative(path.join(labDir, "tests")),
-          ...[...mutants.values()].map(relative),
-        ],
-      },
-      null,
-      2,
-    )}\n`,
-  );
+  const config = await writeTsconfig(root, {
+    extends: relative(path.join(solutionDir, "tsconfig.json")),
+    // Stated here: an inherited `${configDir}` would mean this generated folder.
+    compilerOptions: { paths: { "@lab": [relative(path.join(solutionDir, "src", "index.ts"))] } },
+    include: [
+      relative(path.join(solutionDir, "src")),
+      relative(path.join(labDir, "tests")),
+      ...[...mutants.values()].map(relative),
+    ],
+  });
   const outcome = await tscLines(labDir, config);
   const results = new Map<string, TypecheckResult>();
   if (outcome.ok) {
@@ -131,16 +91,23 @@ export async function typecheckSolutionAndMutants(
   return { solution, mutants: results };
 }
 
+/** Writes a generated `tsconfig.json` into `dir`; returns its path. */
+async function writeTsconfig(dir: string, config: object): Promise<string> {
+  const file = path.join(dir, "tsconfig.json");
+  await mkdir(dir, { recursive: true });
+  await writeFile(file, `${JSON.stringify(config, null, 2)}\n`);
+  return file;
+}
+
 type TscOutcome =
   | { readonly ok: true }
   | { readonly ok: false; readonly errors: readonly string[]; readonly lines: readonly string[] };
 
 function tscLines(labDir: string, config: string): Promise<TscOutcome> {
   return new Promise((resolve) => {
-    const command = tsc();
     execFile(
-      command.file,
-      [...command.args, "-p", config, "--pretty", "false", "--noEmit"],
+      process.execPath,
+      [TSC, "-p", config, "--pretty", "false", "--noEmit"],
       { cwd: labDir, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error === null) return resolve({ ok: true });

@@ -1,12 +1,9 @@
-import path from "node:path";
 import { z } from "zod";
-import { labContentKey, readKeyed, sharedContentKey, writeKeyed } from "../content-key.ts";
+import { labContentKey, sharedContentKey } from "../content-key.ts";
 import type { LabLocation } from "../labs.ts";
 
-/** Where verdicts of sound labs are kept, under the git-ignored `.lab-kit/`. */
-const CACHE_DIR = path.join(".lab-kit", "verify-cache");
-
-const cachedVerdict = z.object({
+/** A sound verdict as `.lab-kit/verify-cache/` keeps it (a failed one is never kept). */
+export const cachedVerdictSchema = z.object({
   key: z.string(),
   title: z.string().optional(),
   checks: z.array(z.object({ ok: z.literal(true), text: z.string() })),
@@ -14,7 +11,7 @@ const cachedVerdict = z.object({
   untouchedLearner: z.array(z.string()),
 });
 
-export type CachedVerdict = z.infer<typeof cachedVerdict>;
+export type CachedVerdict = z.infer<typeof cachedVerdictSchema>;
 
 /**
  * The part of every lab's key that does not depend on the lab (see `sharedContentKey`),
@@ -39,26 +36,4 @@ export function verdictKey(
       hash.update(`HEAD:${file}\0${content}\0`);
     }
   });
-}
-
-function cacheFile(repoRoot: string, lab: LabLocation): string {
-  return path.join(repoRoot, CACHE_DIR, `${lab.id}-${lab.slug}.json`);
-}
-
-/** The cached verdict for this key, if one was stored (only sound verdicts are). */
-export function readCachedVerdict(
-  repoRoot: string,
-  lab: LabLocation,
-  key: string,
-): Promise<CachedVerdict | undefined> {
-  return readKeyed(cacheFile(repoRoot, lab), cachedVerdict, key);
-}
-
-/** Stores a sound verdict under its key; a failed check is never cached. */
-export function writeCachedVerdict(
-  repoRoot: string,
-  lab: LabLocation,
-  entry: CachedVerdict,
-): Promise<void> {
-  return writeKeyed(cacheFile(repoRoot, lab), entry);
 }

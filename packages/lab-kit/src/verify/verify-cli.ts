@@ -2,7 +2,7 @@ import { parseArgsOrExplain } from "@coding-agent/cli/parse-args";
 import { type LabLocation, listLabs, normalizeLessonId } from "../labs.ts";
 import { type CliOutput, EXIT_CODES } from "../tool-output.ts";
 import { formatSummary, formatVerdict, isSound } from "./check-line.ts";
-import { type VerifyOptions, verifyLessons } from "./verify-lessons.ts";
+import { verifyLessons } from "./verify-lessons.ts";
 
 type ParsedArgs =
   | {
@@ -56,7 +56,6 @@ export async function runVerifyCli(
   repoRoot: string,
   args: readonly string[],
   output: CliOutput,
-  options: Omit<VerifyOptions, "seed"> = {},
 ): Promise<number> {
   const labs = await listLabs(repoRoot);
   const parsed = parseArgs(args, labs);
@@ -69,7 +68,6 @@ export async function runVerifyCli(
   }
   const verdicts = await verifyLessons(repoRoot, parsed.labs, {
     cache: parsed.cache,
-    ...options,
     ...(parsed.seed === undefined ? {} : { seed: parsed.seed }),
   });
   output.out(`${verdicts.map(formatVerdict).join("\n\n")}\n`);

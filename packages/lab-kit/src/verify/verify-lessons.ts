@@ -1,7 +1,9 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import pc from "picocolors";
-import { glob } from "tinyglobby";
+import { labCacheFile, readKeyed, writeKeyed } from "../content-key.ts";
 import { readCommittedTrees } from "../git.ts";
 import type { LabLocation } from "../labs.ts";
 import {
@@ -11,7 +13,7 @@ import {
 } from "../learner/tampering.ts";
 import { type LessonManifest, loadManifest } from "../manifest.ts";
 import { toPosixPath } from "../posix-path.ts";
-import { type RunOptions, runLabAndPackageTests } from "../run/runner.ts";
+import { runLabAndPackageTests } from "../run/runner.ts";
 import type { RunTarget, TargetReport } from "../run/targets.ts";
 import { checkAnswerLeaks } from "./answer-leaks.ts";
 import { capstoneLinkProblems, workspacePackages } from "./capstone-link.ts";
@@ -40,7 +42,6 @@ import {
   type PristineStarter,
   readPristineStarter,
   readSourceTree,
-  shuffledCopyDir,
   writeSourceCopy,
 } from "./lab-copies.ts";
 import { learnerReport } from "./learner-report.ts";
@@ -55,18 +56,11 @@ import {
   typecheckPristineStarter,
   typecheckSolutionAndMutants,
 } from "./typecheck.ts";
-import {
-  type CachedVerdict,
-  readCachedVerdict,
-  sharedKey,
-  verdictKey,
-  writeCachedVerdict,
-} from "./verdict-cache.ts";
+import { type CachedVerdict, cachedVerdictSchema, sharedKey, verdictKey } from "./verdict-cache.ts";
 
 export interface VerifyOptions {
   /** Seed of the shuffled solution run; random when absent (and shown in the report). */
   readonly seed?: number;
-  readonly run?: RunOptions;
   /**
    * Reuse the verdict of a lab that was sound last time, when nothing it depends on has
    * changed since (see `verdict-cache.ts`); store new sound verdicts. Off by default.
@@ -149,7 +143,8 @@ export async function verifyLessons(
     const shared = await sharedKey(repoRoot, options.seed);
     for (const entry of ready) {
       const key = await verdictKey(repoRoot, shared, entry.lab, entry.pristine.files);
-      cached.set(entry, { key, hit: await readCachedVerdict(repoRoot, entry.lab, key) });
+      const file = labCacheFile(repoRoot, "verify-cache", entry.lab);
+      cached.set(entry, { key, hit: await readKeyed(file, cachedVerdictSchema, key) });
     }
   }
   // A lab whose verdict is cached runs only the learner's own edited starter, if any, and
@@ -164,16 +159,16 @@ export async function verifyLessons(
   const packages = await workspacePackages(repoRoot);
   // The capstone's test files run in the lab targets' vitest process, with their package's
   // own config: one vitest start, not two.
-  const capstonePlan = await planCapstoneTests(
+  const capstonePlan = planCapstoneTests(
     repoRoot,
+    packages,
     fresh.map((entry) => ({
       packageName: entry.manifest.capstone.package,
       files: entry.manifest.capstone.tests,
     })),
-    { cache: options.cache === true },
   );
   const [firstRun, types, links, commands] = await Promise.all([
-    runLabAndPackageTests(targets, capstonePlan.runs, options.run),
+    runLabAndPackageTests(targets, capstonePlan.runs),
     typecheckAll(fresh),
     Promise.all(
       ready.map((entry) => capstoneLinkProblems(repoRoot, entry.manifest.capstone, packages)),
@@ -181,7 +176,7 @@ export async function verifyLessons(
     runAllReadmeCommands(repoRoot, fresh),
   ]);
   const reports = firstRun.reports;
-  const capstone = await capstonePlan.finish(firstRun.packageFiles);
+  const capstone = capstonePlan.finish(firstRun.packageFiles);
   const linkProblems = new Map(ready.map((entry, index) => [entry.lab.dir, links[index] ?? []]));
   const byLabel = new Map(reports.map((report) => [report.label, report]));
   const verdicts: LabVerdict[] = [];
@@ -207,7 +202,7 @@ export async function verifyLessons(
     verdicts.push(verdict);
     if (cache !== undefined && isSound(verdict)) {
       const starter = byLabel.get(entry.labels.starter);
-      await writeCachedVerdict(repoRoot, entry.lab, {
+      await writeKeyed(labCacheFile(repoRoot, "verify-cache", entry.lab), {
         key: cache.key,
         ...(verdict.title === undefined ? {} : { title: verdict.title }),
         checks: verdict.checks.map((check) => ({ ok: true as const, text: check.text })),
@@ -280,12 +275,10 @@ function duplicateNumber(
   };
 }
 
-/** Writes the copies a lab's targets run from: pristine starter, shuffled solution, mutants. */
+/** Writes the copies a lab's targets run from: the pristine starter and the mutants. */
 async function writeCopies(entry: PlannedLab): Promise<void> {
-  const solutionDir = path.join(entry.lab.dir, "solution");
   await Promise.all([
     writeSourceCopy(entry.pristine.srcDir, entry.pristine.files),
-    writeSourceCopy(shuffledCopyDir(solutionDir), entry.solutionFiles),
     ...[...entry.mutants.values()].map((mutant) =>
       mutant.ok ? writeSourceCopy(mutant.srcDir, mutant.files) : undefined,
     ),
@@ -321,7 +314,7 @@ async function planLab(
     );
   }
   const testFolder = await scanTestFolder(lab.dir);
-  const missing = await missingParts(lab.dir, testFolder);
+  const missing = missingParts(lab.dir, testFolder);
   if (missing.length > 0) {
     return stop(
       [passed("清单有效（lesson.json）"), failed(`实验不完整，缺少：${missing.join("、")}`)],
@@ -345,7 +338,7 @@ async function planLab(
       applyMutation(solutionDir, solutionFiles, mutation),
     ]),
   );
-  const learnerEdited = !sameFiles(workingStarter, pristine.files);
+  const learnerEdited = !isDeepStrictEqual(workingStarter, pristine.files);
   const labName = toPosixPath(path.relative(repoRoot, lab.dir));
   const testsNotice = describeIntegrity({ name: labName }, committed.integrity);
   const base = { labDir: lab.dir };
@@ -360,18 +353,11 @@ async function planLab(
         .map(([name]) => [name, `${lab.id}:gate:${name}`]),
     ),
   };
-  // Every target runs in a project (and so a worker) of its own: the shuffled solution
-  // from a copy of its sources, the committed starter from its pristine copy, each gate
-  // from its mutant.
+  // Every target runs in a project of its own, each test file with modules of its own (vitest
+  // isolates files): the committed starter from its pristine copy, each gate from its mutant.
   const targets: RunTarget[] = [
     { ...base, label: labels.solution, packageDir: solutionDir },
-    {
-      ...base,
-      label: labels.shuffled,
-      packageDir: solutionDir,
-      srcDir: shuffledCopyDir(solutionDir),
-      shuffleSeed: seed,
-    },
+    { ...base, label: labels.shuffled, packageDir: solutionDir, shuffleSeed: seed },
     { ...base, label: labels.starter, packageDir: starterDir, srcDir: pristine.srcDir },
   ];
   if (labels.learner !== undefined) {
@@ -527,19 +513,10 @@ function evaluateLab(
   return { id: lab.id, slug: lab.slug, title: manifest.title, notice, checks, learner };
 }
 
-async function missingParts(labDir: string, tests: TestFolderScan): Promise<string[]> {
-  const present = new Set(
-    await glob(["starter/src/index.ts", "solution/src/index.ts"], { cwd: labDir }),
-  );
+function missingParts(labDir: string, tests: TestFolderScan): string[] {
   const missing = ["starter/src/index.ts", "solution/src/index.ts"].filter(
-    (part) => !present.has(part),
+    (part) => !existsSync(path.join(labDir, part)),
   );
   if (tests.testFiles.length === 0) missing.push("tests/*.test.ts");
   return missing;
-}
-
-function sameFiles(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [file, content] of a) if (b.get(file) !== content) return false;
-  return true;
 }

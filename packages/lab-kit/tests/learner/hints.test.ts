@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { chooseNextHint, currentHint, hintKey } from "../../src/learner/hints.ts";
 import type { ResolvedLab } from "../../src/learner/lab-lookup.ts";
 import { colorsFor } from "../../src/learner/terminal.ts";
-import { watchHintLines } from "../../src/learner/watch-hints.ts";
+import { watchHintLines } from "../../src/learner/watch-reporter.ts";
 import type { LessonManifest } from "../../src/manifest.ts";
 import type { TestOutcome } from "../../src/run/targets.ts";
 import { FIRST_TEST, HINTS, PASSING_TEST, SECOND_TEST } from "./fixture-repo.ts";

@@ -218,6 +218,17 @@ describe("Retry-After through the CLI", HANG_GUARD, () => {
 });
 
 describe("--fallback-model", HANG_GUARD, () => {
+  /** A --pricing file where the first model costs ten times the fallback (USD 10 and 1 per MTok). */
+  async function tenfoldPricier(): Promise<string> {
+    const prices = join(home, "pricing.json");
+    const table = {
+      "main-model": { inputPerMTok: 10, outputPerMTok: 10 },
+      "backup-model": { inputPerMTok: 1, outputPerMTok: 1 },
+    };
+    await writeFile(prices, JSON.stringify(table));
+    return prices;
+  }
+
   /** Two different 503s (so the retries run out), then the fallback's two replies. */
   const failingThenFallback = (): FakeTurn[] => [
     { status: 503, body: { error: { message: "overloaded #1" } } },
@@ -282,14 +293,7 @@ describe("--fallback-model", HANG_GUARD, () => {
       { status: 503, body: { error: { message: "overloaded #2" } } },
       { text: "备用模型完成", usage: { inputTokens: 1_000_000, outputTokens: 0 } },
     ]);
-    const prices = join(home, "pricing.json");
-    await writeFile(
-      prices,
-      JSON.stringify({
-        "main-model": { inputPerMTok: 10, outputPerMTok: 10 },
-        "backup-model": { inputPerMTok: 1, outputPerMTok: 1 },
-      }),
-    );
+    const prices = await tenfoldPricier();
     const flags = ["--max-retries", "1", "--fallback-model", "backup-model", "--pricing", prices];
     const { code, result } = await cli(runArgs("openai", server, ...flags));
     expect(code).toBe(0);
@@ -311,14 +315,7 @@ describe("--fallback-model", HANG_GUARD, () => {
       // What the resumed run asks, after the recorded step 1: the first model again.
       { text: "主模型恢复后完成", usage: million },
     ]);
-    const prices = join(home, "pricing.json");
-    await writeFile(
-      prices,
-      JSON.stringify({
-        "main-model": { inputPerMTok: 10, outputPerMTok: 10 },
-        "backup-model": { inputPerMTok: 1, outputPerMTok: 1 },
-      }),
-    );
+    const prices = await tenfoldPricier();
     const flags = ["--max-retries", "1", "--fallback-model", "backup-model", "--pricing", prices];
     const { result } = await cli(runArgs("openai", server, ...flags));
     expect(result).toMatchObject({ status: "completed", model: "backup-model", costUsd: 2 });

@@ -106,6 +106,18 @@ async function traceOf(file: string): Promise<TraceEvent[]> {
 }
 
 /** Nothing of any child left: no worktree but the main one, the temp folder empty. */
+/** A crash before step `step`'s reply was logged: the state log cut right before that line. */
+async function crashBeforeStep(runDir: string, step: number): Promise<void> {
+  const stateFile = join(runDir, "state.jsonl");
+  const lines = (await readFile(stateFile, "utf8")).trimEnd().split("\n");
+  const at = lines.findIndex((line) => {
+    const event = JSON.parse(line);
+    return event.type === "model_reply" && event.step === step;
+  });
+  expect(at, `state.jsonl has no model_reply of step ${step}`).toBeGreaterThan(0);
+  await writeFile(stateFile, `${lines.slice(0, at).join("\n")}\n`);
+}
+
 async function expectNothingLeft(): Promise<void> {
   if (existsSync(join(ws, ".git"))) {
     expect(git(["worktree", "list", "--porcelain"]).match(/^worktree /gm)).toHaveLength(1);
@@ -784,12 +796,7 @@ describe("the parent's usage and cost include its children's", HANG_GUARD, () =>
     await writeFile(join(ws, "a.txt"), "a\n");
     const { result } = await pricedRun();
     // A crash after both spawn_agent results: the parent's later replies are lost.
-    const stateFile = join(result.runDir, "state.jsonl");
-    const lines = (await readFile(stateFile, "utf8")).trimEnd().split("\n");
-    const second = lines.findIndex(
-      (line) => JSON.parse(line).type === "model_reply" && JSON.parse(line).step === 2,
-    );
-    await writeFile(stateFile, `${lines.slice(0, second).join("\n")}\n`);
+    await crashBeforeStep(result.runDir, 2);
 
     const resumed = await cliOf(["resume", result.runId, "--json"]);
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -817,12 +824,7 @@ describe("the parent's usage and cost include its children's", HANG_GUARD, () =>
     const { result } = await cli(twoSteps, ["--subagents", "1", "--pricing", pricing]);
     expect(result).toMatchObject({ status: "completed", costUsd: 3.5 });
     // A crash after the first child's result: the second reply (and child) never logged.
-    const stateFile = join(result.runDir, "state.jsonl");
-    const lines = (await readFile(stateFile, "utf8")).trimEnd().split("\n");
-    const second = lines.findIndex(
-      (line) => JSON.parse(line).type === "model_reply" && JSON.parse(line).step === 2,
-    );
-    await writeFile(stateFile, `${lines.slice(0, second).join("\n")}\n`);
+    await crashBeforeStep(result.runDir, 2);
     await rm(join(result.runDir, "subagents", "2"), { recursive: true });
     const resumed = await cliOf(["resume", result.runId, "--json"]);
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -856,12 +858,7 @@ describe("the parent's usage and cost include its children's", HANG_GUARD, () =>
     expect(spend(replayed.result)).toEqual(spend(result));
     expect(replayed.result.reason).toBe(result.reason);
     // A crash before the parent's second reply was logged.
-    const stateFile = join(result.runDir, "state.jsonl");
-    const lines = (await readFile(stateFile, "utf8")).trimEnd().split("\n");
-    const second = lines.findIndex(
-      (line) => JSON.parse(line).type === "model_reply" && JSON.parse(line).step === 2,
-    );
-    await writeFile(stateFile, `${lines.slice(0, second).join("\n")}\n`);
+    await crashBeforeStep(result.runDir, 2);
     const resumed = await cliOf(["resume", result.runId, "--json"]);
     // Not counted, the resumed parent would go on to its finish (steps 4, completed).
     expect(resumed.code, resumed.stderr).toBe(3);

@@ -195,7 +195,8 @@ function judgeSubagents(subagents: SubagentsRun): string {
     }
   });
   if (a?.summary !== "a 改好了" || b?.summary !== "b 加好了") {
-    refuse("子 Agent 的结果应按调用顺序返回（改 a，然后加 b）");
+    const got = [a, b].map((value) => `${value?.status}：${value?.summary}`).join("；");
+    refuse(`子 Agent 的结果应按调用顺序返回（改 a，然后加 b），实际 ${got}`);
   }
   if (!a.patch.includes("-a 未提交\n+A 子 Agent 改的")) {
     refuse("改 a 的补丁应从父工作区未提交的状态改起");

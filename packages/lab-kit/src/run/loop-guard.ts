@@ -16,25 +16,48 @@ import {
   LOOP_TIMEOUT_MESSAGE,
 } from "./settings.ts";
 
-interface LoopGuard {
+export interface LoopGuard {
   (): void;
   /** Whether the guard threw since the current test started. */
   fired: boolean;
   /** A test starts: its loops get the whole limit, whatever ran before it. */
   restart(): void;
+  /** The event loop turned (the guard's own timer calls it). */
+  turn(): void;
+}
+
+export interface LoopClocks {
+  /** Wall time in ms. */
+  readonly now: () => number;
+  /** CPU time this thread has used, in ms; undefined where Node cannot tell. */
+  readonly threadCpu: (() => number) | undefined;
 }
 
 const TURN_MS = 50;
 
-function createLoopGuard(): LoopGuard {
-  // Bound now: a test's fake timers replace the global clock, not this function.
-  const now = performance.now.bind(performance);
+/**
+ * The guard itself, on the given clocks. The limit is this thread's CPU time since the last
+ * turn where Node tells it, else wall time: a worker that shares a core with others (more
+ * workers than cores, a busy machine) gets less of each second, and a loop that merely waited
+ * for the core is not endless. The CPU clock is read only once the wall clock has passed the
+ * limit, and then only when the limit could have been reached since the last reading.
+ */
+export function createLoopGuard(limitMs: number, clocks: LoopClocks): LoopGuard {
+  const { now, threadCpu } = clocks;
   let lastTurn = now();
-  setInterval(() => {
-    lastTurn = now();
-  }, TURN_MS).unref();
+  let cpuAtTurn = threadCpu?.() ?? 0;
+  let nextCpuCheck = 0;
   const guard = (() => {
-    if (now() - lastTurn < LOOP_LIMIT_MS) return;
+    const wall = now();
+    if (wall - lastTurn < limitMs || wall < nextCpuCheck) return;
+    if (threadCpu !== undefined) {
+      const short = limitMs - (threadCpu() - cpuAtTurn);
+      // The rest of the limit takes at least that much more wall time to use up.
+      if (short > 0) {
+        nextCpuCheck = wall + short;
+        return;
+      }
+    }
     guard.fired = true;
     const error = new Error(LOOP_TIMEOUT_MESSAGE);
     // The place to look is the learner's loop, the first frame below this one.
@@ -42,16 +65,38 @@ function createLoopGuard(): LoopGuard {
     throw error;
   }) as LoopGuard;
   guard.fired = false;
+  guard.turn = () => {
+    lastTurn = now();
+    nextCpuCheck = 0;
+    if (threadCpu !== undefined) cpuAtTurn = threadCpu();
+  };
   guard.restart = () => {
     guard.fired = false;
-    lastTurn = now();
+    guard.turn();
   };
+  return guard;
+}
+
+function installLoopGuard(): LoopGuard {
+  const usage = process.threadCpuUsage?.bind(process);
+  const guard = createLoopGuard(LOOP_LIMIT_MS, {
+    // Bound now: a test's fake timers replace the global clock, not this function.
+    now: performance.now.bind(performance),
+    threadCpu:
+      usage === undefined
+        ? undefined
+        : () => {
+            const { user, system } = usage();
+            return (user + system) / 1000;
+          },
+  });
+  setInterval(() => guard.turn(), TURN_MS).unref();
   return guard;
 }
 
 const scope = globalThis as unknown as Record<string, LoopGuard | undefined>;
 // One guard per worker: its timer and clock serve every file the worker runs.
-scope[LOOP_GUARD_GLOBAL] ??= createLoopGuard();
+scope[LOOP_GUARD_GLOBAL] ??= installLoopGuard();
 const guard = scope[LOOP_GUARD_GLOBAL];
 
 beforeEach(() => {

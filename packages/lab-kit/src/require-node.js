@@ -16,6 +16,9 @@ if (major < MINIMUM[0] || (major === MINIMUM[0] && minor < MINIMUM[1])) {
 
 // Node keeps the compiled (and type-stripped) modules of each start on disk, keyed by their
 // content, so the next command skips that work: about half the CPU of a learner command's
-// start (`pnpm lesson hint 99`: 0.95 -> 0.5 CPU-s measured on Node 24).
+// start (`pnpm lesson hint 99`: 0.95 -> 0.5 CPU-s measured on Node 24). Worker threads and
+// child processes (vitest's workers, the verifier's test process) use it only through the
+// environment variable, which `enableCompileCache` does not set.
 const { enableCompileCache } = await import("node:module");
-enableCompileCache?.();
+const cache = enableCompileCache?.();
+if (cache?.directory !== undefined) process.env.NODE_COMPILE_CACHE ??= cache.directory;

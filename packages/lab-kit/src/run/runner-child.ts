@@ -3,6 +3,7 @@
  * backstop can end it, workers and all, when a hang no loop guard reaches keeps it from
  * finishing. Protocol: `protocol.ts`.
  */
+import { flushCompileCache } from "node:module";
 import path from "node:path";
 import type { TestProjectInlineConfiguration } from "vitest/config";
 import type { TestCase, TestModule } from "vitest/node";
@@ -188,6 +189,8 @@ async function run(job: RunJob): Promise<void> {
   );
   try {
     await vitest.start();
+    // Node writes its compile cache at exit, which a killed process never reaches.
+    flushCompileCache();
     // Every report is sent: the parent ends this process group on `done`, without waiting
     // for vitest to close its workers and servers.
     send({ type: "done" });

@@ -80,10 +80,10 @@ export async function runLabAndPackageTests(
       ),
       targets: prepared,
       packages: runs,
-      // At least two, so a test that runs into its timeout overlaps the other files. Not
-      // more than the cores: the loop guard measures wall time, and a worker that shares a
-      // core with another one gets less of it.
-      maxWorkers: Math.max(2, os.availableParallelism()),
+      // One more than the cores: a worker that sits out a test's timeout (a timeout gate
+      // waits 2 s doing nothing) leaves every core to the others. The loop guard counts a
+      // worker's own CPU time, so sharing a core does not trip it.
+      maxWorkers: os.availableParallelism() + 1,
     },
     options.noProgressMs ?? NO_PROGRESS_MS,
   );

@@ -134,6 +134,20 @@ export function addChildSpend(
 }
 
 /**
+ * What children spent as the budgets count it: tokens in and out as one figure, an unknown
+ * cost as 0 (as a child's own is counted when it ends). Only a run without a cost budget
+ * has one: a cost budget needs every model's price, so there the count is exact.
+ */
+export function budgetSpendOf(spent: SubagentsSpent): Spend {
+  return {
+    steps: spent.steps,
+    toolCalls: spent.toolCalls,
+    tokens: spent.usage.inputTokens + spent.usage.outputTokens,
+    costUsd: spent.costUsd ?? 0,
+  };
+}
+
+/**
  * A parent's result with its children's spending in it: `usage` and `costUsd` are the
  * whole run's (its own model calls and every child's; an unknown cost anywhere makes the
  * total null), and `subagents` names the children's part. `steps` and `toolCalls` stay the
@@ -254,12 +268,7 @@ export function createSubagents(options: SubagentsOptions): Subagents {
   const schema = spawnInputSchema(options.parentAllows);
   const parent = { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 };
   let spent = options.spentBefore ?? NOTHING_SPENT;
-  const children = {
-    steps: spent.steps,
-    toolCalls: spent.toolCalls,
-    tokens: spent.usage.inputTokens + spent.usage.outputTokens,
-    costUsd: spent.costUsd ?? 0,
-  };
+  const children = budgetSpendOf(spent);
   const reserved = { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 };
   let startedAt = clock();
   let started = options.firstIndex ?? 0;

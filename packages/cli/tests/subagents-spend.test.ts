@@ -9,7 +9,12 @@ import { replayedChildBudget } from "../src/replay/child-budget.ts";
 import { orderRunExtensions } from "../src/run-extensions.ts";
 import { parseStateLog } from "../src/state/log.ts";
 import { loggedChildSpend, planResume } from "../src/state/resume.ts";
-import { addChildSpend, NOTHING_SPENT, withChildSpend } from "../src/subagents/spawn-agent.ts";
+import {
+  addChildSpend,
+  childrenOverBudget,
+  NOTHING_SPENT,
+  withChildSpend,
+} from "../src/subagents/spawn-agent.ts";
 
 const parentResult = (costUsd: number | null): RunResult => ({
   status: "completed",
@@ -179,6 +184,26 @@ describe("the log's children counted by a resume and a replay", () => {
       undefined,
       { kind: "stop", code: "max_steps", reason: "已用 4 步（其中子 Agent 2 步），达到预算 4" },
     ]);
+  });
+});
+
+describe("childrenOverBudget's cost stop", () => {
+  const spend = (costUsd: number) => ({ steps: 1, toolCalls: 0, tokens: 0, costUsd });
+
+  it("prints the sum as the run's own cost stop does, not as a raw float", () => {
+    // 0.1 + 0.2 is 0.30000000000000004: at the budget of 0.3, and printed as $0.3000.
+    expect(childrenOverBudget({ maxSteps: 10 }, 0.3, spend(0.1), spend(0.2))).toEqual({
+      kind: "stop",
+      code: "max_cost",
+      reason: "已花费 $0.3000（其中子 Agent $0.2000），达到成本预算 $0.3000",
+    });
+    // A fraction of a cent keeps its digits.
+    expect(childrenOverBudget({ maxSteps: 10 }, 0.001, spend(0.0004), spend(0.0007))).toEqual({
+      kind: "stop",
+      code: "max_cost",
+      reason: "已花费 $0.001100（其中子 Agent $0.000700），达到成本预算 $0.001000",
+    });
+    expect(childrenOverBudget({ maxSteps: 10 }, 0.31, spend(0.1), spend(0.2))).toBeUndefined();
   });
 });
 

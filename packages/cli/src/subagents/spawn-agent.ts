@@ -1,13 +1,14 @@
-import type {
-  ExtensionStop,
-  Limits,
-  RunExtension,
-  RunResult,
-  RunStatus,
-  TokenUsage,
-  Tool,
-  ToolInput,
-  TraceEvent,
+import {
+  type ExtensionStop,
+  formatUsd,
+  type Limits,
+  type RunExtension,
+  type RunResult,
+  type RunStatus,
+  type TokenUsage,
+  type Tool,
+  type ToolInput,
+  type TraceEvent,
 } from "@coding-agent/agent-core";
 import { allowPathProblem, type PathAllowance } from "@coding-agent/tools";
 import { z } from "zod";
@@ -58,7 +59,12 @@ export function childrenOverBudget(
   }
   const cost = parent.costUsd + children.costUsd;
   if (maxCostUsd !== undefined && cost >= maxCostUsd) {
-    return stop("max_cost", `已花费 ${cost} 美元（含子 Agent），达到预算 ${maxCostUsd}`);
+    // Dollars as the run's own cost stop prints them (checkCost): a sum like 0.1 + 0.2 is
+    // $0.3000, not 0.30000000000000004.
+    return stop(
+      "max_cost",
+      `已花费 ${formatUsd(cost)}（其中子 Agent ${formatUsd(children.costUsd)}），达到成本预算 ${formatUsd(maxCostUsd)}`,
+    );
   }
   return undefined;
 }

@@ -9,7 +9,13 @@ import { cp, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { readRunRecords, runCli, type StateEvent, type TraceLine } from "@coding-agent/cli";
+import {
+  type CapturedCliRun,
+  readRunRecords,
+  runCliCaptured,
+  type StateEvent,
+  type TraceLine,
+} from "@coding-agent/cli";
 import {
   diffSnapshots,
   type EvalReport,
@@ -33,13 +39,6 @@ export const ALLOW_PATHS = ["src/**"];
 /** The baseline the eval compares with: the suite's results on the course's last green run. */
 const BASELINE = join(import.meta.dirname, "baseline.json");
 
-/** `coding-agent <argv>` in this process: its exit code and both streams. */
-export interface CliRun {
-  readonly exitCode: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 let base: Promise<string> | undefined;
 /** One temporary folder for this file's runs (with its own `$CODING_AGENT_HOME`), removed after. */
 function baseDir(): Promise<string> {
@@ -56,25 +55,17 @@ async function freshDir(name: string): Promise<string> {
   return join(await baseDir(), `${counter}-${name}`);
 }
 
-export async function cli(argv: readonly string[]): Promise<CliRun> {
-  let stdout = "";
-  let stderr = "";
-  const io = {
-    stdout: (text: string) => {
-      stdout += text;
-    },
-    stderr: (text: string) => {
-      stderr += text;
-    },
-  };
-  const env = { CODING_AGENT_HOME: join(await baseDir(), "home"), PATH: process.env.PATH };
-  const exitCode = await runCli([...argv], io, new AbortController().signal, env);
-  return { exitCode, stdout, stderr };
+/** `coding-agent <argv>` in this process, with this file's home and only `PATH` of ours. */
+async function cli(argv: readonly string[]): Promise<CapturedCliRun> {
+  return runCliCaptured(argv, {
+    CODING_AGENT_HOME: join(await baseDir(), "home"),
+    PATH: process.env.PATH,
+  });
 }
 
 /** What one `coding-agent run` on the fixture left behind. */
 export interface FixtureRun {
-  readonly cli: CliRun;
+  readonly cli: CapturedCliRun;
   readonly run: RunJson;
   readonly state: readonly StateEvent[];
   readonly trace: readonly TraceLine[];
@@ -113,7 +104,7 @@ export async function runFixture(
 
 /** What `coding-agent eval --json --baseline` printed, and its report. */
 export interface EvalRun {
-  readonly cli: CliRun;
+  readonly cli: CapturedCliRun;
   readonly report: EvalReport;
 }
 

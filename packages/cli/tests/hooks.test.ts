@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
+import { isRunning } from "./support/process-state.ts";
 import { captureCli } from "./support/run-cli.ts";
 import { createSumRepo } from "./support/sum-repo.ts";
 
@@ -92,16 +93,10 @@ const stateOf = async (runId: string) =>
     .split("\n")
     .map((line) => JSON.parse(line));
 
-/** Alive and not a zombie (a killed process nobody reaped yet is gone for this purpose). */
-async function isAlive(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
-  if (stat === undefined) return false;
-  return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-}
-
+/** Dead within 2 s: a zombie counts (a killed hook's orphan is reaped by init, not the run). */
 async function eventuallyDead(pid: number): Promise<boolean> {
   for (let attempt = 0; attempt < 40; attempt += 1) {
-    if (!(await isAlive(pid))) return true;
+    if (!isRunning(pid)) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return false;

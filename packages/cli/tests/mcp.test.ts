@@ -17,6 +17,7 @@ import type { Approver } from "@coding-agent/tools";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { startMcpServers } from "../src/mcp/index.ts";
+import { isRunning } from "./support/process-state.ts";
 import { call, captureCli, finish, runScripted } from "./support/run-cli.ts";
 import { spawnBin } from "./support/spawn-bin.ts";
 
@@ -57,16 +58,6 @@ const pids = () =>
   existsSync(pidFile)
     ? readFileSync(pidFile, "utf8").trim().split("\n").filter(Boolean).map(Number)
     : [];
-
-/** Running means a /proc entry that is not a zombie (a reaped or dead process has none). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 async function mcpConfig(servers: Record<string, unknown>, name = "mcp.json") {
   const file = join(base, name);
@@ -142,7 +133,7 @@ describe("a configured stdio server", () => {
     });
     // The server ended with the run.
     expect(pids()).toHaveLength(1);
-    expect(pids().filter(alive)).toEqual([]);
+    expect(pids().filter(isRunning)).toEqual([]);
   });
 
   it("hands the model the server's schema and description as given, and pids() names its running process", async () => {
@@ -173,11 +164,11 @@ describe("a configured stdio server", () => {
       expect(sum?.description).toBe("Returns the sum of two numbers");
       expect(session.pids()).toHaveLength(1);
       const [pid] = session.pids();
-      expect(alive(pid as number)).toBe(true);
+      expect(isRunning(pid as number)).toBe(true);
     } finally {
       await session.close();
     }
-    expect(pids().filter(alive)).toEqual([]);
+    expect(pids().filter(isRunning)).toEqual([]);
   });
 });
 
@@ -226,7 +217,7 @@ describe("a server that is not running", () => {
     expect(second).toMatchObject({ ok: false, error: { code: "mcp_error" } });
     expect(third).toMatchObject({ ok: false, error: { code: "mcp_error" } });
     expect(builtin?.ok).toBe(true);
-    expect(pids().filter(alive)).toEqual([]);
+    expect(pids().filter(isRunning)).toEqual([]);
   });
 });
 
@@ -256,7 +247,7 @@ describe("workspace trust", () => {
     expect(toolResults(result)[0]).toMatchObject({ ok: true, content: "Echo: 用户的" });
     // The user's server started (and ended), the workspace's never did.
     expect(pids()).toHaveLength(1);
-    expect(pids().filter(alive)).toEqual([]);
+    expect(pids().filter(isRunning)).toEqual([]);
     // Trusted, the same file does start it (so the check above can fail).
     const trusted = await run(
       [call("mcp__everything__echo", { message: "用户的" }), finish],
@@ -332,7 +323,7 @@ describe("approval", () => {
     );
     expect(other.code).toBe(4);
     expect(other.stderr).toContain("--allow-tool mcp__everything__typo 不是这次运行的 MCP 工具");
-    expect(pids().filter(alive)).toEqual([]);
+    expect(pids().filter(isRunning)).toEqual([]);
   });
 });
 
@@ -366,7 +357,7 @@ describe("approval ask", () => {
     });
     expect(refused.code).toBe(4);
     expect(refused.result.toolCalls).toBe(0);
-    expect(pids().filter(alive)).toEqual([]);
+    expect(pids().filter(isRunning)).toEqual([]);
   });
 });
 
@@ -566,7 +557,7 @@ describe("resume", () => {
       { ok: true, content: "Echo: 续上的" },
     ]);
     expect(pids()).toHaveLength(2);
-    expect(pids().filter(alive)).toEqual([]);
+    expect(pids().filter(isRunning)).toEqual([]);
   });
 });
 
@@ -608,7 +599,7 @@ describe("cleanup", () => {
     );
     expect(code).toBe(130);
     expect(pids()).toHaveLength(1);
-    expect(pids().filter(alive)).toEqual([]);
+    expect(pids().filter(isRunning)).toEqual([]);
   });
 
   it("leaves no grandchild either: a server a shell starts (and does not exec) ends with the run", async () => {
@@ -624,7 +615,7 @@ describe("cleanup", () => {
     expect(code).toBe(0);
     expect(toolResults(result)[0]).toMatchObject({ ok: true, content: "Echo: 深一层" });
     expect(pids()).toHaveLength(1);
-    expect(pids().filter(alive)).toEqual([]);
+    expect(pids().filter(isRunning)).toEqual([]);
   });
 
   it("leaves no server process when the run fails", async () => {
@@ -635,7 +626,7 @@ describe("cleanup", () => {
     );
     expect(code).toBe(1);
     expect(pids()).toHaveLength(1);
-    expect(pids().filter(alive)).toEqual([]);
+    expect(pids().filter(isRunning)).toEqual([]);
   });
 });
 

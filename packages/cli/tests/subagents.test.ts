@@ -15,6 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli, runCliCaptured } from "../src/cli.ts";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { COPY_PREFIX } from "../src/subagents/workspace-copy.ts";
+import { inProcessTable } from "./support/process-state.ts";
 import { toolResults } from "./support/run-cli.ts";
 import { BIN } from "./support/spawn-bin.ts";
 
@@ -362,16 +363,8 @@ describe("spawn_agent in a git repository", HANG_GUARD, () => {
     expect(result).toMatchObject({ status: "cancelled" });
     // By the time the run returned, every copy is gone.
     await expectNothingLeft();
-    // And every child's process: killed with its group, reaped (a zombie still answers kill 0).
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    while (pids.some(alive)) await new Promise((resolve) => setTimeout(resolve, 5));
+    // And every child's process: killed with its group, and reaped (a zombie still counts).
+    while (pids.some(inProcessTable)) await new Promise((resolve) => setTimeout(resolve, 5));
     const goneMs = performance.now() - abortedAt;
     console.log(
       `subagents abort: run returned ${returnedMs.toFixed(0)} ms, processes gone ${goneMs.toFixed(0)} ms after abort`,

@@ -1,6 +1,12 @@
 import type { Limits, RunExtension } from "@coding-agent/agent-core";
 import type { StateEvent } from "../state/log.ts";
-import { childrenOverBudget, countParent, type Spend } from "../subagents/spawn-agent.ts";
+import { loggedChildSpend } from "../state/resume.ts";
+import {
+  budgetSpendOf,
+  childrenOverBudget,
+  countParent,
+  type Spend,
+} from "../subagents/spawn-agent.ts";
 
 /**
  * A replay's stand-in for the subagents' budget check (lesson 39): no child runs, but a
@@ -27,17 +33,8 @@ export function replayedChildBudget(
   return {
     name: "replay-subagents",
     beforeModelCall(request) {
-      const before = replyAt.get(request.step) ?? endAt;
-      const children: Spend = { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 };
-      for (const event of events) {
-        if (event.seq >= before) break;
-        if (event.type !== "subagent_finished") continue;
-        children.steps += event.steps;
-        children.toolCalls += event.toolCalls;
-        children.tokens += event.usage.inputTokens + event.usage.outputTokens;
-        children.costUsd += event.costUsd ?? 0;
-      }
-      return childrenOverBudget(limits, maxCostUsd, parent, children);
+      const children = loggedChildSpend(events, replyAt.get(request.step) ?? endAt);
+      return childrenOverBudget(limits, maxCostUsd, parent, budgetSpendOf(children));
     },
     onTrace(event) {
       countParent(parent, event);

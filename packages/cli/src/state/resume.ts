@@ -114,12 +114,18 @@ export function planResume(events: readonly StateEvent[]): ResumePlanResult {
 }
 
 /**
- * What a log's children spent: every `subagent_finished` line, in log order (the order the
- * run added them up in, so a resume's and a replay's sum is the run's to the last bit).
+ * What a log's children spent: its `subagent_finished` lines before seq `before` (all of
+ * them without it), in log order — the order the run added them up in, so a resume's and a
+ * replay's sum is the run's to the last bit. A resume and a replay's result take the whole
+ * log's; a replay's budget check takes what the run had counted before a model call.
  */
-export function loggedChildSpend(events: readonly StateEvent[]): SubagentsSpent {
+export function loggedChildSpend(
+  events: readonly StateEvent[],
+  before = Number.POSITIVE_INFINITY,
+): SubagentsSpent {
   let spent = NOTHING_SPENT;
   for (const event of events) {
+    if (event.seq >= before) break;
     if (event.type === "subagent_finished") spent = addChildSpend(spent, event);
   }
   return spent;

@@ -1,13 +1,14 @@
-import type {
-  ExtensionStop,
-  Limits,
-  RunExtension,
-  RunResult,
-  RunStatus,
-  TokenUsage,
-  Tool,
-  ToolInput,
-  TraceEvent,
+import {
+  type ExtensionStop,
+  formatUsd,
+  type Limits,
+  type RunExtension,
+  type RunResult,
+  type RunStatus,
+  type TokenUsage,
+  type Tool,
+  type ToolInput,
+  type TraceEvent,
 } from "@coding-agent/agent-core";
 import { allowPathProblem, type PathAllowance } from "@coding-agent/tools";
 import { z } from "zod";
@@ -58,7 +59,12 @@ export function childrenOverBudget(
   }
   const cost = parent.costUsd + children.costUsd;
   if (maxCostUsd !== undefined && cost >= maxCostUsd) {
-    return stop("max_cost", `已花费 ${cost} 美元（含子 Agent），达到预算 ${maxCostUsd}`);
+    // Dollars as the run's own cost stop prints them (checkCost): a sum like 0.1 + 0.2 is
+    // $0.3000, not 0.30000000000000004.
+    return stop(
+      "max_cost",
+      `已花费 ${formatUsd(cost)}（其中子 Agent ${formatUsd(children.costUsd)}），达到成本预算 ${formatUsd(maxCostUsd)}`,
+    );
   }
   return undefined;
 }
@@ -130,6 +136,20 @@ export function addChildSpend(
     },
     costUsd:
       spent.costUsd === null || outcome.costUsd === null ? null : spent.costUsd + outcome.costUsd,
+  };
+}
+
+/**
+ * What children spent as the budgets count it: tokens in and out as one figure, an unknown
+ * cost as 0 (as a child's own is counted when it ends). Only a run without a cost budget
+ * has one: a cost budget needs every model's price, so there the count is exact.
+ */
+export function budgetSpendOf(spent: SubagentsSpent): Spend {
+  return {
+    steps: spent.steps,
+    toolCalls: spent.toolCalls,
+    tokens: spent.usage.inputTokens + spent.usage.outputTokens,
+    costUsd: spent.costUsd ?? 0,
   };
 }
 
@@ -254,12 +274,7 @@ export function createSubagents(options: SubagentsOptions): Subagents {
   const schema = spawnInputSchema(options.parentAllows);
   const parent = { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 };
   let spent = options.spentBefore ?? NOTHING_SPENT;
-  const children = {
-    steps: spent.steps,
-    toolCalls: spent.toolCalls,
-    tokens: spent.usage.inputTokens + spent.usage.outputTokens,
-    costUsd: spent.costUsd ?? 0,
-  };
+  const children = budgetSpendOf(spent);
   const reserved = { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 };
   let startedAt = clock();
   let started = options.firstIndex ?? 0;

@@ -5,15 +5,18 @@ import { LOOP_TIMEOUT_MESSAGE } from "../src/run/settings.ts";
 /** A guard on hand-driven clocks: `wall` and `cpu` are ms, moved by the test. */
 function guardOn(options: { cpu: boolean }) {
   const clock = { wall: 0, cpu: 0, cpuReads: 0 };
-  const guard = createLoopGuard(1_000, {
-    now: () => clock.wall,
-    threadCpu: options.cpu
-      ? () => {
-          clock.cpuReads++;
-          return clock.cpu;
-        }
-      : undefined,
-  });
+  const guard = createLoopGuard(
+    { cpuMs: 1_000, wallMs: 1_800 },
+    {
+      now: () => clock.wall,
+      threadCpu: options.cpu
+        ? () => {
+            clock.cpuReads++;
+            return clock.cpu;
+          }
+        : undefined,
+    },
+  );
   return { guard, clock };
 }
 
@@ -33,16 +36,25 @@ describe("createLoopGuard", () => {
 
   it("lets a loop that only waited for a busy core go on until it has used the limit itself", () => {
     const { guard, clock } = guardOn({ cpu: true });
-    clock.wall = 3_000;
+    clock.wall = 1_000;
     clock.cpu = 400;
     expect(() => guard()).not.toThrow();
     // 600 ms of CPU are still missing: no CPU reading before 600 ms more of wall time.
     const reads = clock.cpuReads;
-    clock.wall = 3_599;
+    clock.wall = 1_599;
     clock.cpu = 2_000;
     expect(() => guard()).not.toThrow();
     expect(clock.cpuReads).toBe(reads);
-    clock.wall = 3_600;
+    clock.wall = 1_600;
+    expect(() => guard()).toThrow(LOOP_TIMEOUT_MESSAGE);
+  });
+
+  it("stops a loop at the wall limit however little CPU it got, before its test would time out", () => {
+    const { guard, clock } = guardOn({ cpu: true });
+    clock.wall = 1_799;
+    clock.cpu = 100;
+    expect(() => guard()).not.toThrow();
+    clock.wall = 1_800;
     expect(() => guard()).toThrow(LOOP_TIMEOUT_MESSAGE);
   });
 

@@ -14,6 +14,7 @@ import {
   LOOP_GUARD_GLOBAL,
   LOOP_LIMIT_MS,
   LOOP_TIMEOUT_MESSAGE,
+  LOOP_WALL_LIMIT_MS,
 } from "./settings.ts";
 
 export interface LoopGuard {
@@ -33,25 +34,34 @@ export interface LoopClocks {
   readonly threadCpu: (() => number) | undefined;
 }
 
+export interface LoopLimits {
+  /** This thread's CPU time since the last turn (wall time where Node cannot tell). */
+  readonly cpuMs: number;
+  /** Wall time since the last turn, whatever CPU the loop got. */
+  readonly wallMs: number;
+}
+
 const TURN_MS = 50;
 
 /**
  * The guard itself, on the given clocks. The limit is this thread's CPU time since the last
- * turn where Node tells it, else wall time: a worker that shares a core with others (more
- * workers than cores, a busy machine) gets less of each second, and a loop that merely waited
- * for the core is not endless. The CPU clock is read only once the wall clock has passed the
- * limit, and then only when the limit could have been reached since the last reading.
+ * turn where Node tells it: a worker that shares a core with others (more workers than
+ * cores, a busy machine) gets less of each second, and a loop that merely waited for the
+ * core is not endless — up to the wall limit. The CPU clock is read only once the wall clock
+ * has passed the CPU limit, and then only when it could have been reached since the last
+ * reading.
  */
-export function createLoopGuard(limitMs: number, clocks: LoopClocks): LoopGuard {
+export function createLoopGuard(limits: LoopLimits, clocks: LoopClocks): LoopGuard {
   const { now, threadCpu } = clocks;
   let lastTurn = now();
   let cpuAtTurn = threadCpu?.() ?? 0;
   let nextCpuCheck = 0;
   const guard = (() => {
     const wall = now();
-    if (wall - lastTurn < limitMs || wall < nextCpuCheck) return;
-    if (threadCpu !== undefined) {
-      const short = limitMs - (threadCpu() - cpuAtTurn);
+    if (wall - lastTurn < limits.cpuMs) return;
+    if (threadCpu !== undefined && wall - lastTurn < limits.wallMs) {
+      if (wall < nextCpuCheck) return;
+      const short = limits.cpuMs - (threadCpu() - cpuAtTurn);
       // The rest of the limit takes at least that much more wall time to use up.
       if (short > 0) {
         nextCpuCheck = wall + short;
@@ -79,17 +89,20 @@ export function createLoopGuard(limitMs: number, clocks: LoopClocks): LoopGuard 
 
 function installLoopGuard(): LoopGuard {
   const usage = process.threadCpuUsage?.bind(process);
-  const guard = createLoopGuard(LOOP_LIMIT_MS, {
-    // Bound now: a test's fake timers replace the global clock, not this function.
-    now: performance.now.bind(performance),
-    threadCpu:
-      usage === undefined
-        ? undefined
-        : () => {
-            const { user, system } = usage();
-            return (user + system) / 1000;
-          },
-  });
+  const guard = createLoopGuard(
+    { cpuMs: LOOP_LIMIT_MS, wallMs: LOOP_WALL_LIMIT_MS },
+    {
+      // Bound now: a test's fake timers replace the global clock, not this function.
+      now: performance.now.bind(performance),
+      threadCpu:
+        usage === undefined
+          ? undefined
+          : () => {
+              const { user, system } = usage();
+              return (user + system) / 1000;
+            },
+    },
+  );
   setInterval(() => guard.turn(), TURN_MS).unref();
   return guard;
 }

@@ -23,6 +23,15 @@ export const LAB_TEST_TIMEOUT_MS = 2_000;
 export const LOOP_LIMIT_MS = LAB_TEST_TIMEOUT_MS / 2;
 
 /**
+ * The loop guard counts {@link LOOP_LIMIT_MS} in the worker's own CPU time, so a loop that
+ * only waited for a shared core is not stopped; but a loop that has kept the event loop from
+ * turning for this much wall time is stopped whatever CPU it got. Its test was about to fail
+ * as timed out anyway (vitest fails a test that runs past the timeout, however it ends), and
+ * this way the failure says it was a loop. Derived from the one timeout, a little short of it.
+ */
+export const LOOP_WALL_LIMIT_MS = LAB_TEST_TIMEOUT_MS * 0.9;
+
+/**
  * The coarse backstop for what no loop guard reaches (a hang inside a dependency,
  * catastrophic regex backtracking): a test run that reports no progress at all for this long
  * is ended, and its unfinished files are reported as not run. Longer than any single test of

@@ -2,11 +2,13 @@ import type { LessonManifest, Mutation } from "../manifest.ts";
 import type { TargetReport, TestOutcome } from "../run/targets.ts";
 import type { CapstoneFileResult } from "./capstone-tests.ts";
 import {
+  CAPSTONE,
   type CheckLine,
   checkOf,
   describeFailure,
   failed,
-  kindLabel,
+  GATE,
+  KIND_LABEL,
   passed,
 } from "./check-line.ts";
 import { COPIES_DIR } from "./lab-copies.ts";
@@ -26,12 +28,12 @@ export function checkSolution(report: TargetReport, shuffleSeed?: number): Check
   if (load !== undefined) return failed(`${what}${load}`);
   if (report.tests.length === 0) return failed(`${what}：没有找到任何测试（tests/**/*.test.ts）`);
   const failures = report.tests.filter((test) => test.state === "failed");
-  const first = failures[0];
-  if (first !== undefined) {
-    const more = failures.length > 1 ? `；另有 ${failures.length - 1} 个` : "";
-    return failed(`${what}未通过 ${failures.length} 个测试：${describeFailure(first)}${more}`);
-  }
-  return passed(`${what}通过全部 ${report.tests.length} 个测试`);
+  return checkOf(
+    `${what}未通过 ${failures.length} 个测试：`,
+    failures.map(describeFailure),
+    `${what}通过全部 ${report.tests.length} 个测试`,
+    "个",
+  );
 }
 
 /**
@@ -56,7 +58,9 @@ export function checkStarter(
     if (test === undefined) problems.push(`starter.failing 中的 "${name}" 不是已有的测试名`);
     else if (test.state === "passed") problems.push(`通过了声明应失败的测试 "${name}"`);
     else if (test.failure !== undefined && test.failure.kind !== "assertion") {
-      problems.push(`${describeFailure(test)} 应以断言失败，而不是${kindLabel(test.failure.kind)}`);
+      problems.push(
+        `${describeFailure(test)} 应以断言失败，而不是${KIND_LABEL[test.failure.kind]}`,
+      );
     }
   }
   for (const test of report.tests) {
@@ -99,7 +103,7 @@ export function checkGate(
 ): CheckLine {
   const label = `变异门 ${mutation.name}（${mutation.description}）`;
   const expected = mutation.expect ?? "assertion";
-  const byName = new Map<string, TestOutcome>(report.tests.map((test) => [test.name, test]));
+  const byName = new Map(report.tests.map((test) => [test.name, test]));
   const problems: string[] = [];
   if (types !== undefined && !types.ok) {
     problems.push(`变异后的代码有 ${types.count} 个类型错误，首个：${types.firstError}`);
@@ -117,7 +121,7 @@ export function checkGate(
         expected === "assertion" && test.failure?.kind === "timeout"
           ? '；若这个变异本就让测试挂起，在清单中给这个变异门写 "expect": "timeout"'
           : "";
-      const actual = test.failure === undefined ? "失败" : kindLabel(test.failure.kind);
+      const actual = test.failure === undefined ? "失败" : KIND_LABEL[test.failure.kind];
       const should = expected === "timeout" ? "应超时" : "应以断言失败";
       problems.push(`${describeFailure(test)} ${should}，而不是${actual}${hint}`);
     }
@@ -153,15 +157,14 @@ export function checkTestRules(
   solution: TargetReport,
   targets: readonly RuleTarget[],
 ): CheckLine {
-  const problems: string[] = [...folderProblems];
-  const imports = new Set<string>();
-  for (const target of targets) {
-    for (const entry of target.report.forbiddenImports ?? []) {
-      const text = `${entry.file} 导入了 "${entry.specifier}"：实验测试只能导入 vitest、@lab、@coding-agent/* 运行时包、node: 内置模块和 tests/ 里的文件`;
-      if (!imports.has(text)) problems.push(text);
-      imports.add(text);
-    }
-  }
+  // Every target reports the same forbidden import: each is said once.
+  const imports = targets.flatMap((target) =>
+    (target.report.forbiddenImports ?? []).map(
+      (entry) =>
+        `${entry.file} 导入了 "${entry.specifier}"：实验测试只能导入 vitest、@lab、@coding-agent/* 运行时包、node: 内置模块和 tests/ 里的文件`,
+    ),
+  );
+  const problems = [...folderProblems, ...new Set(imports)];
   const counts = new Map<string, number>();
   for (const test of solution.tests) counts.set(test.name, (counts.get(test.name) ?? 0) + 1);
   for (const [name, count] of counts) {
@@ -225,9 +228,6 @@ export function checkCapstone(
   );
 }
 
-const GATE_PREFIX = "gate:";
-const CAPSTONE_PREFIX = "capstone:";
-
 /**
  * Every test or gate that hints and the rubric point at exists. A rubric proof is a lab
  * test's full name, `gate:<mutation>`, or `capstone:<full name>` of a test in one of the
@@ -256,10 +256,10 @@ export function checkReferences(
   });
   manifest.rubric.forEach((row, index) => {
     for (const proof of row.proof) {
-      const ok = proof.startsWith(GATE_PREFIX)
-        ? gates.has(proof.slice(GATE_PREFIX.length))
-        : proof.startsWith(CAPSTONE_PREFIX)
-          ? capstoneTests.has(proof.slice(CAPSTONE_PREFIX.length))
+      const ok = proof.startsWith(GATE)
+        ? gates.has(proof.slice(GATE.length))
+        : proof.startsWith(CAPSTONE)
+          ? capstoneTests.has(proof.slice(CAPSTONE.length))
           : knownTests.has(proof);
       if (!ok) problems.push(`rubric.${index}.proof 指向不存在的测试或变异门 "${proof}"`);
     }

@@ -42,6 +42,23 @@ export function readmeBlocks(readme: string): ReadmeBlock[] {
   return blocks;
 }
 
+/** The lines under a `## ` heading of a README up to the next one, and the heading's index. */
+export function readmeSection(
+  readme: string,
+  heading: string,
+): { start: number; lines: string[] } | undefined {
+  const lines = readme.split("\n");
+  const start = lines.findIndex((line) => line.trim() === heading);
+  if (start === -1) return undefined;
+  const end = lines.findIndex((line, index) => index > start && line.startsWith("## "));
+  return { start, lines: lines.slice(start + 1, end === -1 ? undefined : end) };
+}
+
+/** The texts of a line's `code spans`. */
+export function codeSpans(text: string): string[] {
+  return [...text.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? "");
+}
+
 /** Text that only a command's output has: such a block must be marked. */
 const LOOKS_LIKE_OUTPUT = [
   /^\s*结论：第 \d+ 课/,

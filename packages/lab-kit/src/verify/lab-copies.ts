@@ -18,20 +18,18 @@ export interface PristineStarter {
 }
 
 /**
- * HEAD's `starter/src` (`committed`, as `readCommittedTree` read it), to be written to
- * `<starter>/.lab-kit/pristine/src` so that the verdict on the starter ignores a learner's
- * edits. Falls back to the working tree when nothing is committed.
+ * HEAD's `starter/src` (`committed`), to be written to `<starter>/.lab-kit/pristine/src` so
+ * that the verdict on the starter ignores a learner's edits; the working tree when nothing
+ * is committed.
  */
 export async function readPristineStarter(
   starterDir: string,
   committed: ReadonlyMap<string, Buffer> | undefined,
 ): Promise<PristineStarter> {
-  const files = new Map<string, string>();
-  if (committed !== undefined) {
-    for (const [file, content] of committed) files.set(`src/${file}`, content.toString("utf8"));
-  } else {
-    for (const [file, content] of await readSourceTree(starterDir)) files.set(file, content);
-  }
+  const files =
+    committed === undefined
+      ? await readSourceTree(starterDir)
+      : new Map([...committed].map(([file, content]) => [`src/${file}`, content.toString("utf8")]));
   const srcDir = path.join(starterDir, COPIES_DIR, "pristine", "src");
   return { srcDir, files, committed: committed !== undefined };
 }

@@ -91,9 +91,8 @@ export function checkTypes(starter: TypecheckResult, solution: TypecheckResult):
 
 /**
  * A mutation gate catches its mutant only when the mutant typechecks, its tests load, and
- * every test the gate names fails the declared way: by an assertion, or by running into
- * the gate timeout when the gate says `"expect": "timeout"`. A mutant that fails only to
- * load, throws, or is merely slow has not been caught by the tests.
+ * every test the gate names fails the declared way (assertion, or `"expect": "timeout"`):
+ * a mutant that fails only to load, throws, or is merely slow was not caught by the tests.
  */
 export function checkGate(
   mutation: Mutation,
@@ -146,12 +145,7 @@ const MODIFIER_PROBLEM: Record<NonNullable<TestOutcome["modifier"]>, string> = {
   fails: "使用了 .fails：抛出任何错误都算通过，证明不了结果",
 };
 
-/**
- * The lab's tests can prove something: no file that is never run, no skip/only/todo/fails
- * (written, or in effect), each test with at least one `expect`, no import other than
- * `vitest`, `@lab`, `node:` built-ins and files inside `tests/`, no two tests with one full
- * name, and every target whose files loaded ran exactly the tests the solution collected.
- */
+/** The lab's tests can prove something (docs/architecture.md, verify:lesson rule 2). */
 export function checkTestRules(
   folderProblems: readonly string[],
   solution: TargetReport,
@@ -199,10 +193,7 @@ export function checkTestRules(
   );
 }
 
-/**
- * The capstone increment is real: its files exist, each capstone test file imports one of
- * them, and the capstone tests pass.
- */
+/** The capstone tests pass, and the link to the capstone files (`linkProblems`) holds. */
 export function checkCapstone(
   manifest: LessonManifest,
   results: ReadonlyMap<string, CapstoneFileResult>,
@@ -229,9 +220,8 @@ export function checkCapstone(
 }
 
 /**
- * Every test or gate that hints and the rubric point at exists. A rubric proof is a lab
- * test's full name, `gate:<mutation>`, or `capstone:<full name>` of a test in one of the
- * lesson's capstone test files.
+ * Every lab test, `gate:<mutation>` or `capstone:<full name>` that hints and the rubric
+ * point at exists, and every hint hangs on a test the starter fails.
  */
 export function checkReferences(
   manifest: LessonManifest,

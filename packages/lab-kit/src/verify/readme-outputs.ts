@@ -2,14 +2,10 @@ import type { TargetReport, TestOutcome } from "../run/targets.ts";
 import { type CheckLine, checkOf, failed } from "./check-line.ts";
 import type { CommandRun } from "./readme-commands.ts";
 
-/**
- * The mark on the line before a README block that shows what a command prints
- * (`<!-- output: verify -->`; the kinds and what each is checked against:
- * docs/architecture.md, "README output blocks").
- */
+/** `<!-- output: verify -->` before a block (kinds: docs/architecture.md, "README output blocks"). */
 const OUTPUT_MARK = /^<!--\s*output:\s*([a-z-]+)\s*-->$/;
 
-export type OutputKind = "verify" | "starter-test" | "solution-test" | "cli";
+type OutputKind = "verify" | "starter-test" | "solution-test" | "cli";
 const KINDS: readonly OutputKind[] = ["verify", "starter-test", "solution-test", "cli"];
 
 /** A fenced block of a README with the mark before it, if any. */
@@ -193,14 +189,10 @@ function counts(failedCount: number, passedCount: number): string {
 
 /**
  * An excerpt of vitest's terminal report (colors and times left out): every line must be
- * one vitest prints for this run, and say what the run said. Lines it knows:
- * a file's summary (`❯ ../tests/lab.test.ts (4 tests | 1 failed)`, `✓ ../tests/lab.test.ts (4 tests)`),
- * a test's row (`× title`, `✓ title`), `FAIL  file > full name`, the first line of the
- * failure right after it (`AssertionError: …`, ending in `…` to cut it short),
- * `Failed Tests N`, `Test Files  …` and `Tests  …`. Other lines (a diff, console output)
- * cannot be checked against the run and are refused: describe them in prose instead.
+ * one of the kinds vitest prints (docs/architecture.md, "README output blocks") and say
+ * what the run said; any other line (a diff, console output) is refused.
  */
-export function compareTestExcerpt(shown: readonly string[], report: TargetReport): string[] {
+function compareTestExcerpt(shown: readonly string[], report: TargetReport): string[] {
   const problems: string[] = [];
   const tests = report.tests;
   const failedTests = tests.filter((test) => test.state === "failed");

@@ -202,11 +202,7 @@ export function checkCapstone(
   const problems: string[] = [];
   let count = 0;
   for (const file of manifest.capstone.tests) {
-    const result = results.get(file);
-    if (result === undefined) {
-      problems.push(`${file}：没有运行`);
-      continue;
-    }
+    const result = results.get(file) ?? { passed: 0, testNames: [], problems: ["没有运行"] };
     count += result.passed;
     for (const problem of result.problems) problems.push(`${file}：${problem}`);
     if (result.problems.length === 0 && result.passed === 0) problems.push(`${file}：没有测试`);

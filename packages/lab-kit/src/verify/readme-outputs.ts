@@ -260,25 +260,18 @@ function compareTestExcerpt(shown: readonly string[], report: TargetReport): str
         problem(`写着 ${match[1]} 个失败，真实运行是 ${failedTests.length} 个`);
       return;
     }
-    match = /^\s*Test Files {2}(.+)$/.exec(line);
+    match = /^\s*(Test Files|Tests) {2}(.+)$/.exec(line);
     if (match !== null) {
-      const files = new Set(tests.map((test) => test.file));
-      const failedFiles = new Set(failedTests.map((test) => test.file));
-      const real = counts(
-        failedFiles.size + report.loadErrors.length,
-        files.size - failedFiles.size,
-      );
-      if (!lineMatches(match[1] ?? "", real))
-        problem(`写着 Test Files ${match[1]}，真实运行是 ${real}`);
-      return;
-    }
-    match = /^\s*Tests {2}(.+)$/.exec(line);
-    if (match !== null) {
-      const real = counts(
-        failedTests.length,
-        tests.filter((test) => test.state === "passed").length,
-      );
-      if (!lineMatches(match[1] ?? "", real)) problem(`写着 Tests ${match[1]}，真实运行是 ${real}`);
+      const [, what, said = ""] = match;
+      const failedFiles = new Set(failedTests.map((test) => test.file)).size;
+      const real =
+        what === "Tests"
+          ? counts(failedTests.length, tests.filter((test) => test.state === "passed").length)
+          : counts(
+              failedFiles + report.loadErrors.length,
+              new Set(tests.map((test) => test.file)).size - failedFiles,
+            );
+      if (!lineMatches(said, real)) problem(`写着 ${what} ${said}，真实运行是 ${real}`);
       return;
     }
     problem(`“${line.trim()}”不是能与测试报告核对的一行（差异、console 输出请改用文字说明）`);

@@ -42,10 +42,6 @@ export async function workspacePackages(repoRoot: string): Promise<Map<string, W
   return found;
 }
 
-function specifiers(text: string, pattern: RegExp): string[] {
-  return [...text.matchAll(pattern)].map((match) => match[1] ?? match[2] ?? "").filter(Boolean);
-}
-
 /** The file a specifier names, or undefined when it is not a workspace source file. */
 async function resolveSpecifier(
   specifier: string,
@@ -86,8 +82,8 @@ async function importsAnyOf(
     if (seen.has(next.file)) continue;
     seen.add(next.file);
     const source = await readFile(next.file, "utf8").catch(() => "");
-    for (const specifier of specifiers(source, next.edges)) {
-      const resolved = await resolveSpecifier(specifier, next.file, packages);
+    for (const match of source.matchAll(next.edges)) {
+      const resolved = await resolveSpecifier(match[1] ?? match[2] ?? "", next.file, packages);
       if (resolved === undefined) continue;
       if (targets.has(resolved)) return true;
       queue.push({ file: resolved, edges: RE_EXPORT });

@@ -12,6 +12,7 @@ import {
   passed,
 } from "./check-line.ts";
 import { COPIES_DIR } from "./lab-copies.ts";
+import { LAB_TEST_GLOB } from "./test-files.ts";
 import type { TypecheckResult } from "./typecheck.ts";
 
 function loadProblem(report: TargetReport): string | undefined {
@@ -26,7 +27,7 @@ export function checkSolution(report: TargetReport, shuffleSeed?: number): Check
   const what = shuffleSeed === undefined ? "解答" : `解答乱序再跑（seed ${shuffleSeed}）`;
   const load = loadProblem(report);
   if (load !== undefined) return failed(`${what}${load}`);
-  if (report.tests.length === 0) return failed(`${what}：没有找到任何测试（tests/**/*.test.ts）`);
+  if (report.tests.length === 0) return failed(`${what}：没有找到任何测试（${LAB_TEST_GLOB}）`);
   const failures = report.tests.filter((test) => test.state === "failed");
   return checkOf(
     `${what}未通过 ${failures.length} 个测试：`,
@@ -175,15 +176,14 @@ export function checkTestRules(
   const declared = solution.tests.length;
   for (const target of targets) {
     if (target.report.loadErrors.length > 0 || solution.loadErrors.length > 0) continue;
-    const ran = target.report.tests.filter((test) => test.state !== "skipped");
-    const notRun = target.report.tests.filter(
-      (test) => test.state === "skipped" && test.modifier === undefined,
-    );
-    for (const test of notRun) {
-      problems.push(`${target.name}：测试 "${test.name}" 没有运行（运行时被跳过）`);
+    for (const test of target.report.tests) {
+      if (test.state === "skipped" && test.modifier === undefined) {
+        problems.push(`${target.name}：测试 "${test.name}" 没有运行（运行时被跳过）`);
+      }
     }
-    if (ran.length !== declared) {
-      problems.push(`${target.name}：运行了 ${ran.length} 个测试，而测试文件里有 ${declared} 个`);
+    const ran = target.report.tests.filter((test) => test.state !== "skipped").length;
+    if (ran !== declared) {
+      problems.push(`${target.name}：运行了 ${ran} 个测试，而测试文件里有 ${declared} 个`);
     }
   }
   return checkOf(

@@ -26,12 +26,9 @@ export function readmeBlocks(readme: string): ReadmeBlock[] {
     const fence = /^(`{3,})\s*(\S*)/.exec(lines[index] ?? "");
     if (fence === null) continue;
     const mark = OUTPUT_MARK.exec((lines[index - 1] ?? "").trim())?.[1];
-    const body: string[] = [];
-    let end = index + 1;
-    while (end < lines.length && !(lines[end] ?? "").startsWith(fence[1] ?? "```")) {
-      body.push(lines[end] ?? "");
-      end += 1;
-    }
+    const close = lines.findIndex((line, at) => at > index && line.startsWith(fence[1] ?? "```"));
+    const end = close === -1 ? lines.length : close;
+    const body = lines.slice(index + 1, end);
     blocks.push({ line: index + 1, info: fence[2] ?? "", mark, lines: body });
     index = end;
   }

@@ -59,10 +59,8 @@ async function resolveSpecifier(
     }
   }
   if (base === undefined) return undefined;
-  for (const candidate of [base, `${base}.ts`, path.join(base, "index.ts")]) {
-    if (/\.[cm]?[jt]sx?$/.test(candidate) && existsSync(candidate)) return candidate;
-  }
-  return undefined;
+  const candidates = [base, `${base}.ts`, path.join(base, "index.ts")];
+  return candidates.find((file) => /\.[cm]?[jt]sx?$/.test(file) && existsSync(file));
 }
 
 /**

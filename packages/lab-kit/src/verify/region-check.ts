@@ -54,16 +54,14 @@ function compareFile(
   if (!starterScan.ok) problems.push(`starter/${file} 的区域标记有误：${starterScan.problem}`);
   if (!solutionScan.ok) problems.push(`solution/${file} 的区域标记有误：${solutionScan.problem}`);
   if (!starterScan.ok || !solutionScan.ok) return { regions: 0, problems };
-  const starterRegions = starterScan.regions;
-  const solutionRegions = solutionScan.regions;
-  if (starterRegions.length !== solutionRegions.length) {
+  if (starterScan.regions.length !== solutionScan.regions.length) {
     problems.push(
-      `${file}：starter 有 ${starterRegions.length} 个练习区域，solution 有 ${solutionRegions.length} 个`,
+      `${file}：starter 有 ${starterScan.regions.length} 个练习区域，solution 有 ${solutionScan.regions.length} 个`,
     );
     return { regions: 0, problems };
   }
-  const starterSegments = segmentsOutside(starterLines, starterRegions);
-  const solutionSegments = segmentsOutside(solutionLines, solutionRegions);
+  const starterSegments = segmentsOutside(starterLines, starterScan.regions);
+  const solutionSegments = segmentsOutside(solutionLines, solutionScan.regions);
   for (const [index, segment] of starterSegments.entries()) {
     const other = solutionSegments[index] ?? { firstLine: 0, lines: [] };
     const length = Math.max(segment.lines.length, other.lines.length);
@@ -75,11 +73,11 @@ function compareFile(
     }
   }
   const todo = `// TODO(lab-${labId})`;
-  for (const region of starterRegions) {
+  for (const region of starterScan.regions) {
     const inside = starterLines.slice(region.start + 1, region.end);
     if (!inside.some((line) => line.includes(todo))) {
       problems.push(`starter/${file} 第 ${region.start + 1} 行的练习区域缺少 ${todo} 说明`);
     }
   }
-  return { regions: starterRegions.length, problems };
+  return { regions: starterScan.regions.length, problems };
 }

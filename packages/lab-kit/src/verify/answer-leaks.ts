@@ -48,8 +48,7 @@ export function checkAnswerLeaks(
   solution: ReadonlyMap<string, string>,
 ): CheckLine {
   const starterRegions = regionLines(starter);
-  const before = readme === undefined ? "" : (readme.split(`\n${EXERCISE_HEADING}`)[0] ?? "");
-  const readmeText = squeeze(before);
+  const readmeText = squeeze(readme?.split(`\n${EXERCISE_HEADING}`)[0] ?? "");
   const problems: string[] = [];
   for (const [file, lines] of regionLines(solution)) {
     const scaffold = new Set(
@@ -58,7 +57,7 @@ export function checkAnswerLeaks(
     const comments = squeeze(
       splitLines(starter.get(file) ?? "")
         .filter((line) => COMMENT.test(line))
-        .map((line) => line.trim().replace(COMMENT, ""))
+        .map((line) => line.replace(COMMENT, ""))
         .join(" "),
     );
     for (const line of lines) {

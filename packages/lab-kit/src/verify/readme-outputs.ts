@@ -103,7 +103,6 @@ export function countMarkedBlocks(readme: string | undefined): number {
 export function checkReadmeOutputs(readme: string | undefined, sources: OutputSources): CheckLine {
   if (readme === undefined) return failed("README 输出块：找不到 README.md");
   const problems: string[] = [];
-  let checked = 0;
   for (const block of readmeBlocks(readme)) {
     const where = `第 ${block.line} 行的输出块`;
     if (block.mark === undefined) {
@@ -118,7 +117,6 @@ export function checkReadmeOutputs(readme: string | undefined, sources: OutputSo
       problems.push(`${where}的标记 "${block.mark}" 未知（可用：${KINDS.join("、")}）`);
       continue;
     }
-    checked += 1;
     const kind = block.mark as OutputKind;
     const found =
       kind === "verify"
@@ -131,7 +129,8 @@ export function checkReadmeOutputs(readme: string | undefined, sources: OutputSo
             );
     for (const problem of found) problems.push(`${where}（${kind}）：${problem}`);
   }
-  return checkOf("README 输出块：", problems, readmeOutputsText(checked));
+  // Counted as the verify block's own copy of this line is (`countMarkedBlocks`).
+  return checkOf("README 输出块：", problems, readmeOutputsText(countMarkedBlocks(readme)));
 }
 
 /** The verify block is the whole report, line for line. */

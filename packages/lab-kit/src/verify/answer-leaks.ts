@@ -2,7 +2,7 @@ import { findExerciseRegions, splitLines } from "../learner/exercise-regions.ts"
 import { type CheckLine, checkOf } from "./check-line.ts";
 
 /** The README section where the exercise starts: text before it is read before working. */
-export const EXERCISE_HEADING = "## 代码实验";
+const EXERCISE_HEADING = "## 代码实验";
 /**
  * A solution line shorter than this (spaces left out) says too little to give the answer
  * away (`return env;`, `} else {`), and would match by chance.
@@ -10,15 +10,14 @@ export const EXERCISE_HEADING = "## 代码实验";
 const MIN_ANSWER_CHARS = 20;
 
 const squeeze = (text: string) => text.replace(/\s+/g, "");
+/** A comment line's start: `//`, `/*`, `/**` or a JSDoc `*`. */
+const COMMENT = /^\s*(\/\/|\/\*\*?|\*)\s?/;
 
 /** A solution line that is code, long enough to count as part of the answer. */
 function answerLine(line: string): string | undefined {
-  const trimmed = line.trim();
-  if (trimmed.startsWith("//") || trimmed.startsWith("*") || trimmed.startsWith("/*")) {
-    return undefined;
-  }
+  if (COMMENT.test(line)) return undefined;
   // A statement's closing `;`, `{` or `,` is not what makes it the answer.
-  const body = squeeze(trimmed).replace(/[;{,]$/, "");
+  const body = squeeze(line).replace(/[;{,]$/, "");
   return body.length >= MIN_ANSWER_CHARS ? body : undefined;
 }
 
@@ -38,13 +37,10 @@ function regionLines(files: ReadonlyMap<string, string>): Map<string, string[]> 
 }
 
 /**
- * The answer stays behind the hints: no line of the solution's exercise regions (code,
- * at least 20 characters without spaces) appears verbatim, spaces aside,
- * - in a comment of the starter (its TODO, its JSDoc): the learner reads those first;
- * - in the README before `## 代码实验`: what the learner reads before working.
- * A solution line that the starter's region has as code too is scaffolding both share,
- * not the answer. Hints, the 常见失败 section and the manifest are not checked: hints
- * are meant to end near the answer, and the README does not send learners to lesson.json.
+ * The answer stays behind the hints (docs/architecture.md, verify:lesson rule 11): no code
+ * line of the solution's exercise regions appears in a comment of the starter or in the
+ * README before `## 代码实验`. A line the starter's region has as code too is scaffolding
+ * both share, not the answer.
  */
 export function checkAnswerLeaks(
   readme: string | undefined,
@@ -52,8 +48,7 @@ export function checkAnswerLeaks(
   solution: ReadonlyMap<string, string>,
 ): CheckLine {
   const starterRegions = regionLines(starter);
-  const before = readme === undefined ? "" : (readme.split(`\n${EXERCISE_HEADING}`)[0] ?? "");
-  const readmeText = squeeze(before);
+  const readmeText = squeeze(readme?.split(`\n${EXERCISE_HEADING}`)[0] ?? "");
   const problems: string[] = [];
   for (const [file, lines] of regionLines(solution)) {
     const scaffold = new Set(
@@ -61,8 +56,8 @@ export function checkAnswerLeaks(
     );
     const comments = squeeze(
       splitLines(starter.get(file) ?? "")
-        .filter((line) => /^\s*(\/\/|\*|\/\*)/.test(line))
-        .map((line) => line.trim().replace(/^(\/\/|\/\*\*?|\*)\s?/, ""))
+        .filter((line) => COMMENT.test(line))
+        .map((line) => line.replace(COMMENT, ""))
         .join(" "),
     );
     for (const line of lines) {

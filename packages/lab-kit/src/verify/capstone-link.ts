@@ -26,23 +26,20 @@ export async function workspacePackages(repoRoot: string): Promise<Map<string, W
         exports?: unknown;
       };
       if (typeof manifest.name !== "string") continue;
-      const exports: Record<string, string> = {};
-      if (typeof manifest.exports === "string") exports["."] = manifest.exports;
-      else if (manifest.exports !== null && typeof manifest.exports === "object") {
-        for (const [key, value] of Object.entries(manifest.exports)) {
-          if (typeof value === "string") exports[key] = value;
-        }
-      }
+      const raw =
+        typeof manifest.exports === "string" ? { ".": manifest.exports } : manifest.exports;
+      // Only string targets: a conditions object is no source file this check can follow.
+      const exports = Object.fromEntries(
+        Object.entries(Object(raw)).filter(
+          (entry): entry is [string, string] => typeof entry[1] === "string",
+        ),
+      );
       found.set(manifest.name, { dir: path.join(repoRoot, path.dirname(manifestFile)), exports });
     } catch {
       // not a package
     }
   }
   return found;
-}
-
-function specifiers(text: string, pattern: RegExp): string[] {
-  return [...text.matchAll(pattern)].map((match) => match[1] ?? match[2] ?? "").filter(Boolean);
 }
 
 /** The file a specifier names, or undefined when it is not a workspace source file. */
@@ -62,10 +59,8 @@ async function resolveSpecifier(
     }
   }
   if (base === undefined) return undefined;
-  for (const candidate of [base, `${base}.ts`, path.join(base, "index.ts")]) {
-    if (/\.[cm]?[jt]sx?$/.test(candidate) && existsSync(candidate)) return candidate;
-  }
-  return undefined;
+  const candidates = [base, `${base}.ts`, path.join(base, "index.ts")];
+  return candidates.find((file) => /\.[cm]?[jt]sx?$/.test(file) && existsSync(file));
 }
 
 /**
@@ -73,31 +68,23 @@ async function resolveSpecifier(
  * (a package's `exports`, an index) whose `export … from` chain reaches it. Plain imports
  * inside the package are not followed: a test of one module does not prove another.
  */
-export async function importsAnyOf(
+async function importsAnyOf(
   testFile: string,
   targets: ReadonlySet<string>,
   packages: ReadonlyMap<string, WorkspacePackage>,
 ): Promise<boolean> {
   const seen = new Set<string>();
-  const queue: string[] = [];
-  const text = await readFile(testFile, "utf8");
-  for (const specifier of specifiers(text, SPECIFIER)) {
-    const resolved = await resolveSpecifier(specifier, testFile, packages);
-    if (resolved !== undefined) queue.push(resolved);
-  }
-  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    if (targets.has(file)) return true;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    let source: string;
-    try {
-      source = await readFile(file, "utf8");
-    } catch {
-      continue;
-    }
-    for (const specifier of specifiers(source, RE_EXPORT)) {
-      const resolved = await resolveSpecifier(specifier, file, packages);
-      if (resolved !== undefined) queue.push(resolved);
+  // The test file's every import, then only the `export … from` edges of what it reaches.
+  const queue = [{ file: testFile, edges: SPECIFIER }];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    if (seen.has(next.file)) continue;
+    seen.add(next.file);
+    const source = await readFile(next.file, "utf8").catch(() => "");
+    for (const match of source.matchAll(next.edges)) {
+      const resolved = await resolveSpecifier(match[1] ?? match[2] ?? "", next.file, packages);
+      if (resolved === undefined) continue;
+      if (targets.has(resolved)) return true;
+      queue.push({ file: resolved, edges: RE_EXPORT });
     }
   }
   return false;

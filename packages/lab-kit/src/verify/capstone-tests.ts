@@ -5,8 +5,6 @@ import type { WorkspacePackage } from "./capstone-link.ts";
 
 /** What the capstone package's own test run said about one test file. */
 export interface CapstoneFileResult {
-  /** Path relative to the repository root, as the manifest names it. */
-  readonly file: string;
   readonly passed: number;
   /** Full names of every test the file holds, for rubric proofs that cite them. */
   readonly testNames: readonly string[];
@@ -14,29 +12,23 @@ export interface CapstoneFileResult {
   readonly problems: readonly string[];
 }
 
-/** Capstone test files to run, and how to turn what they did into results. */
-export interface CapstonePlan {
-  /** The files to run, per package (`runLabAndPackageTests`). */
-  readonly runs: readonly PackageTestRun[];
-  /** Every requested file's result: missing, or what `files` says it did. */
-  finish(files: readonly PackageTestFile[]): Map<string, CapstoneFileResult>;
-}
-
 /**
- * The capstone test files the manifests name, each to run with its package's own vitest
- * config in the lab targets' vitest process. Missing packages or files are reported, not run.
+ * The capstone test files the manifests name, each to run (`runs`) with its package's own
+ * vitest config in the lab targets' vitest process; `finish` gives every requested file's
+ * result from what that run reported. Missing packages or files are reported, not run.
  */
 export function planCapstoneTests(
   repoRoot: string,
   packages: ReadonlyMap<string, WorkspacePackage>,
   requests: readonly { readonly packageName: string; readonly files: readonly string[] }[],
-): CapstonePlan {
+): {
+  readonly runs: readonly PackageTestRun[];
+  finish(files: readonly PackageTestFile[]): Map<string, CapstoneFileResult>;
+} {
   const results = new Map<string, CapstoneFileResult>();
   const byPackage = new Map<string, Set<string>>();
-  for (const request of requests) {
-    const files = byPackage.get(request.packageName) ?? new Set<string>();
-    for (const file of request.files) files.add(file);
-    byPackage.set(request.packageName, files);
+  for (const { packageName, files } of requests) {
+    byPackage.set(packageName, new Set([...(byPackage.get(packageName) ?? []), ...files]));
   }
   const runs: PackageTestRun[] = [];
   const toRun: string[] = [];
@@ -45,9 +37,9 @@ export function planCapstoneTests(
     const present: string[] = [];
     for (const file of files) {
       if (packageDir === undefined) {
-        results.set(file, missing(file, `找不到总项目包 ${packageName}`));
+        results.set(file, missing(`找不到总项目包 ${packageName}`));
       } else if (!existsSync(path.join(repoRoot, file))) {
-        results.set(file, missing(file, "测试文件不存在"));
+        results.set(file, missing("测试文件不存在"));
       } else present.push(file);
     }
     if (packageDir === undefined || present.length === 0) continue;
@@ -62,20 +54,16 @@ export function planCapstoneTests(
     runs,
     finish(files) {
       for (const file of toRun) {
-        results.set(file, resultOf(file, path.join(repoRoot, file), files));
+        results.set(file, resultOf(path.join(repoRoot, file), files));
       }
       return results;
     },
   };
 }
 
-function resultOf(
-  file: string,
-  absolute: string,
-  files: readonly PackageTestFile[],
-): CapstoneFileResult {
+function resultOf(absolute: string, files: readonly PackageTestFile[]): CapstoneFileResult {
   const entry = files.find((candidate) => path.resolve(candidate.file) === absolute);
-  if (entry === undefined) return missing(file, "没有运行：vitest 没有报告这个文件");
+  if (entry === undefined) return missing("没有运行：vitest 没有报告这个文件");
   const problems = entry.tests
     .filter((test) => test.state === "failed")
     .map((test) => `测试失败："${test.name}"`);
@@ -83,9 +71,9 @@ function resultOf(
     problems.push(`无法加载：${(entry.loadError ?? "没有测试").split("\n")[0] ?? ""}`);
   }
   const passed = entry.tests.filter((test) => test.state === "passed").length;
-  return { file, passed, testNames: entry.tests.map((test) => test.name), problems };
+  return { passed, testNames: entry.tests.map((test) => test.name), problems };
 }
 
-function missing(file: string, problem: string): CapstoneFileResult {
-  return { file, passed: 0, testNames: [], problems: [problem] };
+function missing(problem: string): CapstoneFileResult {
+  return { passed: 0, testNames: [], problems: [problem] };
 }

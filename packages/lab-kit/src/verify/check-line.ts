@@ -28,14 +28,23 @@ export function failed(text: string): CheckLine {
   return { ok: false, text };
 }
 
+/** The prefixes of rubric proofs that name a mutation gate or a capstone test. */
+export const GATE = "gate:";
+export const CAPSTONE = "capstone:";
+
 /**
  * A check that found `problems`: failed with the first (after `prefix`) and how many more
- * there are, or passed with `passText` when there are none.
+ * there are (counted in `unit`), or passed with `passText` when there are none.
  */
-export function checkOf(prefix: string, problems: readonly string[], passText: string): CheckLine {
+export function checkOf(
+  prefix: string,
+  problems: readonly string[],
+  passText: string,
+  unit = "处问题",
+): CheckLine {
   const first = problems[0];
   if (first === undefined) return passed(passText);
-  const more = problems.length > 1 ? `；另有 ${problems.length - 1} 处问题` : "";
+  const more = problems.length > 1 ? `；另有 ${problems.length - 1} ${unit}` : "";
   return failed(`${prefix}${first}${more}`);
 }
 
@@ -45,24 +54,13 @@ export function isSound(verdict: LabVerdict): boolean {
 }
 
 /** A failure kind in the report's words. */
-export function kindLabel(kind: FailureKind): string {
-  switch (kind) {
-    case "assertion":
-      return "断言失败";
-    case "load":
-      return "加载错误";
-    case "timeout":
-      return "超时";
-    case "error":
-      return "抛出错误";
-    case "no-assertions":
-      return "没有断言";
-    default: {
-      const unreachable: never = kind;
-      return unreachable;
-    }
-  }
-}
+export const KIND_LABEL: Record<FailureKind, string> = {
+  assertion: "断言失败",
+  load: "加载错误",
+  timeout: "超时",
+  error: "抛出错误",
+  "no-assertions": "没有断言",
+};
 
 /** `"name"（kind：message）` for a failed test. */
 export function describeFailure(test: TestOutcome): string {
@@ -70,14 +68,11 @@ export function describeFailure(test: TestOutcome): string {
   if (failure === undefined) return `"${test.name}"`;
   // Copies verify writes (`starter/.lab-kit/pristine/src`) are named as the files they copy.
   const message = failure.message.replace(/\.lab-kit\/(?:pristine|mutants\/[^/]+)\//g, "");
-  const label = kindLabel(failure.kind);
+  const label = KIND_LABEL[failure.kind];
   // A message that already starts with its kind (超时（同步死循环？）：…) is not labelled twice.
   const text = message.startsWith(label) ? message : `${label}：${message}`;
   return `"${test.name}"（${text}）`;
 }
-
-/** The colors a verdict is printed in: picocolors' own, or none (`pc.createColors(false)`). */
-type Colors = Pick<typeof pc, "bold" | "yellow" | "green" | "red" | "dim">;
 
 /** The text of a whole verdict, colored unless NO_COLOR is set (picocolors decides). */
 export function formatVerdict(verdict: LabVerdict): string {
@@ -85,30 +80,32 @@ export function formatVerdict(verdict: LabVerdict): string {
 }
 
 /** The text of a whole verdict in the colors given (the README check uses none). */
-export function formatVerdictIn(verdict: LabVerdict, colors: Colors): string {
-  const pc = colors;
+export function formatVerdictIn(
+  verdict: LabVerdict,
+  colors: ReturnType<typeof pc.createColors>,
+): string {
   const title = verdict.title === undefined ? "" : ` · ${verdict.title}`;
-  const lines = [pc.bold(`第 ${verdict.id} 课 ${verdict.slug}${title}`)];
-  for (const line of verdict.notice) lines.push(pc.yellow(`  ${line}`));
+  const lines = [colors.bold(`第 ${verdict.id} 课 ${verdict.slug}${title}`)];
+  for (const line of verdict.notice) lines.push(colors.yellow(`  ${line}`));
   for (const check of verdict.checks) {
-    lines.push(check.ok ? `  ${pc.green("✓")} ${check.text}` : `  ${pc.red("✗")} ${check.text}`);
+    lines.push(`  ${check.ok ? colors.green("✓") : colors.red("✗")} ${check.text}`);
   }
   if (verdict.cached === true) {
     lines.push(
-      pc.dim(
+      colors.dim(
         "  （以上检查结果来自缓存：本课、总项目与 lab-kit 的文件自上次验证后都没有变化；--no-cache 重新验证）",
       ),
     );
   }
   lines.push(
     isSound(verdict)
-      ? pc.green(`  结论：第 ${verdict.id} 课可靠`)
-      : pc.red(
+      ? colors.green(`  结论：第 ${verdict.id} 课可靠`)
+      : colors.red(
           `  结论：第 ${verdict.id} 课有 ${verdict.checks.filter((c) => !c.ok).length} 项检查未通过`,
         ),
   );
   if (verdict.learner.length > 0) {
-    lines.push(pc.dim("  你自己的 starter（工作区版本，不影响以上结论）："));
+    lines.push(colors.dim("  你自己的 starter（工作区版本，不影响以上结论）："));
     for (const line of verdict.learner) lines.push(`    ${line}`);
   }
   return lines.join("\n");

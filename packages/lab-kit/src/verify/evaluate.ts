@@ -2,14 +2,17 @@ import type { LessonManifest, Mutation } from "../manifest.ts";
 import type { TargetReport, TestOutcome } from "../run/targets.ts";
 import type { CapstoneFileResult } from "./capstone-tests.ts";
 import {
+  CAPSTONE,
   type CheckLine,
   checkOf,
   describeFailure,
   failed,
-  kindLabel,
+  GATE,
+  KIND_LABEL,
   passed,
 } from "./check-line.ts";
 import { COPIES_DIR } from "./lab-copies.ts";
+import { LAB_TEST_GLOB } from "./test-files.ts";
 import type { TypecheckResult } from "./typecheck.ts";
 
 function loadProblem(report: TargetReport): string | undefined {
@@ -24,14 +27,14 @@ export function checkSolution(report: TargetReport, shuffleSeed?: number): Check
   const what = shuffleSeed === undefined ? "解答" : `解答乱序再跑（seed ${shuffleSeed}）`;
   const load = loadProblem(report);
   if (load !== undefined) return failed(`${what}${load}`);
-  if (report.tests.length === 0) return failed(`${what}：没有找到任何测试（tests/**/*.test.ts）`);
+  if (report.tests.length === 0) return failed(`${what}：没有找到任何测试（${LAB_TEST_GLOB}）`);
   const failures = report.tests.filter((test) => test.state === "failed");
-  const first = failures[0];
-  if (first !== undefined) {
-    const more = failures.length > 1 ? `；另有 ${failures.length - 1} 个` : "";
-    return failed(`${what}未通过 ${failures.length} 个测试：${describeFailure(first)}${more}`);
-  }
-  return passed(`${what}通过全部 ${report.tests.length} 个测试`);
+  return checkOf(
+    `${what}未通过 ${failures.length} 个测试：`,
+    failures.map(describeFailure),
+    `${what}通过全部 ${report.tests.length} 个测试`,
+    "个",
+  );
 }
 
 /**
@@ -56,7 +59,9 @@ export function checkStarter(
     if (test === undefined) problems.push(`starter.failing 中的 "${name}" 不是已有的测试名`);
     else if (test.state === "passed") problems.push(`通过了声明应失败的测试 "${name}"`);
     else if (test.failure !== undefined && test.failure.kind !== "assertion") {
-      problems.push(`${describeFailure(test)} 应以断言失败，而不是${kindLabel(test.failure.kind)}`);
+      problems.push(
+        `${describeFailure(test)} 应以断言失败，而不是${KIND_LABEL[test.failure.kind]}`,
+      );
     }
   }
   for (const test of report.tests) {
@@ -87,9 +92,8 @@ export function checkTypes(starter: TypecheckResult, solution: TypecheckResult):
 
 /**
  * A mutation gate catches its mutant only when the mutant typechecks, its tests load, and
- * every test the gate names fails the declared way: by an assertion, or by running into
- * the gate timeout when the gate says `"expect": "timeout"`. A mutant that fails only to
- * load, throws, or is merely slow has not been caught by the tests.
+ * every test the gate names fails the declared way (assertion, or `"expect": "timeout"`):
+ * a mutant that fails only to load, throws, or is merely slow was not caught by the tests.
  */
 export function checkGate(
   mutation: Mutation,
@@ -99,7 +103,7 @@ export function checkGate(
 ): CheckLine {
   const label = `变异门 ${mutation.name}（${mutation.description}）`;
   const expected = mutation.expect ?? "assertion";
-  const byName = new Map<string, TestOutcome>(report.tests.map((test) => [test.name, test]));
+  const byName = new Map(report.tests.map((test) => [test.name, test]));
   const problems: string[] = [];
   if (types !== undefined && !types.ok) {
     problems.push(`变异后的代码有 ${types.count} 个类型错误，首个：${types.firstError}`);
@@ -117,7 +121,7 @@ export function checkGate(
         expected === "assertion" && test.failure?.kind === "timeout"
           ? '；若这个变异本就让测试挂起，在清单中给这个变异门写 "expect": "timeout"'
           : "";
-      const actual = test.failure === undefined ? "失败" : kindLabel(test.failure.kind);
+      const actual = test.failure === undefined ? "失败" : KIND_LABEL[test.failure.kind];
       const should = expected === "timeout" ? "应超时" : "应以断言失败";
       problems.push(`${describeFailure(test)} ${should}，而不是${actual}${hint}`);
     }
@@ -142,26 +146,20 @@ const MODIFIER_PROBLEM: Record<NonNullable<TestOutcome["modifier"]>, string> = {
   fails: "使用了 .fails：抛出任何错误都算通过，证明不了结果",
 };
 
-/**
- * The lab's tests can prove something: no file that is never run, no skip/only/todo/fails
- * (written, or in effect), each test with at least one `expect`, no import other than
- * `vitest`, `@lab`, `node:` built-ins and files inside `tests/`, no two tests with one full
- * name, and every target whose files loaded ran exactly the tests the solution collected.
- */
+/** The lab's tests can prove something (docs/architecture.md, verify:lesson rule 2). */
 export function checkTestRules(
   folderProblems: readonly string[],
   solution: TargetReport,
   targets: readonly RuleTarget[],
 ): CheckLine {
-  const problems: string[] = [...folderProblems];
-  const imports = new Set<string>();
-  for (const target of targets) {
-    for (const entry of target.report.forbiddenImports ?? []) {
-      const text = `${entry.file} 导入了 "${entry.specifier}"：实验测试只能导入 vitest、@lab、@coding-agent/* 运行时包、node: 内置模块和 tests/ 里的文件`;
-      if (!imports.has(text)) problems.push(text);
-      imports.add(text);
-    }
-  }
+  // Every target reports the same forbidden import: each is said once.
+  const imports = targets.flatMap((target) =>
+    (target.report.forbiddenImports ?? []).map(
+      (entry) =>
+        `${entry.file} 导入了 "${entry.specifier}"：实验测试只能导入 vitest、@lab、@coding-agent/* 运行时包、node: 内置模块和 tests/ 里的文件`,
+    ),
+  );
+  const problems = [...folderProblems, ...new Set(imports)];
   const counts = new Map<string, number>();
   for (const test of solution.tests) counts.set(test.name, (counts.get(test.name) ?? 0) + 1);
   for (const [name, count] of counts) {
@@ -178,15 +176,14 @@ export function checkTestRules(
   const declared = solution.tests.length;
   for (const target of targets) {
     if (target.report.loadErrors.length > 0 || solution.loadErrors.length > 0) continue;
-    const ran = target.report.tests.filter((test) => test.state !== "skipped");
-    const notRun = target.report.tests.filter(
-      (test) => test.state === "skipped" && test.modifier === undefined,
-    );
-    for (const test of notRun) {
-      problems.push(`${target.name}：测试 "${test.name}" 没有运行（运行时被跳过）`);
+    for (const test of target.report.tests) {
+      if (test.state === "skipped" && test.modifier === undefined) {
+        problems.push(`${target.name}：测试 "${test.name}" 没有运行（运行时被跳过）`);
+      }
     }
-    if (ran.length !== declared) {
-      problems.push(`${target.name}：运行了 ${ran.length} 个测试，而测试文件里有 ${declared} 个`);
+    const ran = target.report.tests.filter((test) => test.state !== "skipped").length;
+    if (ran !== declared) {
+      problems.push(`${target.name}：运行了 ${ran} 个测试，而测试文件里有 ${declared} 个`);
     }
   }
   return checkOf(
@@ -196,10 +193,7 @@ export function checkTestRules(
   );
 }
 
-/**
- * The capstone increment is real: its files exist, each capstone test file imports one of
- * them, and the capstone tests pass.
- */
+/** The capstone tests pass, and the link to the capstone files (`linkProblems`) holds. */
 export function checkCapstone(
   manifest: LessonManifest,
   results: ReadonlyMap<string, CapstoneFileResult>,
@@ -208,11 +202,7 @@ export function checkCapstone(
   const problems: string[] = [];
   let count = 0;
   for (const file of manifest.capstone.tests) {
-    const result = results.get(file);
-    if (result === undefined) {
-      problems.push(`${file}：没有运行`);
-      continue;
-    }
+    const result = results.get(file) ?? { passed: 0, testNames: [], problems: ["没有运行"] };
     count += result.passed;
     for (const problem of result.problems) problems.push(`${file}：${problem}`);
     if (result.problems.length === 0 && result.passed === 0) problems.push(`${file}：没有测试`);
@@ -225,13 +215,9 @@ export function checkCapstone(
   );
 }
 
-const GATE_PREFIX = "gate:";
-const CAPSTONE_PREFIX = "capstone:";
-
 /**
- * Every test or gate that hints and the rubric point at exists. A rubric proof is a lab
- * test's full name, `gate:<mutation>`, or `capstone:<full name>` of a test in one of the
- * lesson's capstone test files.
+ * Every lab test, `gate:<mutation>` or `capstone:<full name>` that hints and the rubric
+ * point at exists, and every hint hangs on a test the starter fails.
  */
 export function checkReferences(
   manifest: LessonManifest,
@@ -256,10 +242,10 @@ export function checkReferences(
   });
   manifest.rubric.forEach((row, index) => {
     for (const proof of row.proof) {
-      const ok = proof.startsWith(GATE_PREFIX)
-        ? gates.has(proof.slice(GATE_PREFIX.length))
-        : proof.startsWith(CAPSTONE_PREFIX)
-          ? capstoneTests.has(proof.slice(CAPSTONE_PREFIX.length))
+      const ok = proof.startsWith(GATE)
+        ? gates.has(proof.slice(GATE.length))
+        : proof.startsWith(CAPSTONE)
+          ? capstoneTests.has(proof.slice(CAPSTONE.length))
           : knownTests.has(proof);
       if (!ok) problems.push(`rubric.${index}.proof 指向不存在的测试或变异门 "${proof}"`);
     }

@@ -18,20 +18,18 @@ export interface PristineStarter {
 }
 
 /**
- * HEAD's `starter/src` (`committed`, as `readCommittedTree` read it), to be written to
- * `<starter>/.lab-kit/pristine/src` so that the verdict on the starter ignores a learner's
- * edits. Falls back to the working tree when nothing is committed.
+ * HEAD's `starter/src` (`committed`), to be written to `<starter>/.lab-kit/pristine/src` so
+ * that the verdict on the starter ignores a learner's edits; the working tree when nothing
+ * is committed.
  */
 export async function readPristineStarter(
   starterDir: string,
   committed: ReadonlyMap<string, Buffer> | undefined,
 ): Promise<PristineStarter> {
-  const files = new Map<string, string>();
-  if (committed !== undefined) {
-    for (const [file, content] of committed) files.set(`src/${file}`, content.toString("utf8"));
-  } else {
-    for (const [file, content] of await readSourceTree(starterDir)) files.set(file, content);
-  }
+  const files =
+    committed === undefined
+      ? await readSourceTree(starterDir)
+      : new Map([...committed].map(([file, content]) => [`src/${file}`, content.toString("utf8")]));
   const srcDir = path.join(starterDir, COPIES_DIR, "pristine", "src");
   return { srcDir, files, committed: committed !== undefined };
 }
@@ -51,30 +49,22 @@ export function applyMutation(
   solutionFiles: ReadonlyMap<string, string>,
   mutation: Mutation,
 ): MutantResult {
+  const refuse = (problem: string): MutantResult => ({ ok: false, problem });
   const file = toPosixPath(mutation.file).replace(/^\.\//, "");
-  if (!file.startsWith("src/")) {
-    return { ok: false, problem: `只能变异 src/ 下的文件，而 file 是 ${mutation.file}` };
-  }
-  const original = solutionFiles.get(file);
-  if (original === undefined) return { ok: false, problem: `solution/${file} 不存在` };
-  let text = original;
+  if (!file.startsWith("src/"))
+    return refuse(`只能变异 src/ 下的文件，而 file 是 ${mutation.file}`);
+  let text = solutionFiles.get(file);
+  if (text === undefined) return refuse(`solution/${file} 不存在`);
   const edits = mutationEdits(mutation);
   for (const [index, edit] of edits.entries()) {
     const which = edits.length > 1 ? `第 ${index + 1} 处修改` : "要替换的文本";
     const count = text.split(edit.find).length - 1;
-    if (count === 0) return { ok: false, problem: `在 solution/${file} 中找不到${which}` };
-    if (count > 1) {
-      return {
-        ok: false,
-        problem: `${which}在 solution/${file} 中出现了 ${count} 次，应恰好一次`,
-      };
-    }
+    if (count === 0) return refuse(`在 solution/${file} 中找不到${which}`);
+    if (count > 1) return refuse(`${which}在 solution/${file} 中出现了 ${count} 次，应恰好一次`);
     text = text.replace(edit.find, () => edit.replace);
   }
-  const mutated = new Map(solutionFiles);
-  mutated.set(file, text);
   const srcDir = path.join(solutionDir, COPIES_DIR, "mutants", mutation.name, "src");
-  return { ok: true, srcDir, files: mutated };
+  return { ok: true, srcDir, files: new Map([...solutionFiles, [file, text]]) };
 }
 
 /** Every file under `<packageDir>/src`, keyed `src/…` with `/` separators. */

@@ -2,14 +2,10 @@ import type { TargetReport, TestOutcome } from "../run/targets.ts";
 import { type CheckLine, checkOf, failed } from "./check-line.ts";
 import type { CommandRun } from "./readme-commands.ts";
 
-/**
- * The mark on the line before a README block that shows what a command prints
- * (`<!-- output: verify -->`; the kinds and what each is checked against:
- * docs/architecture.md, "README output blocks").
- */
+/** `<!-- output: verify -->` before a block (kinds: docs/architecture.md, "README output blocks"). */
 const OUTPUT_MARK = /^<!--\s*output:\s*([a-z-]+)\s*-->$/;
 
-export type OutputKind = "verify" | "starter-test" | "solution-test" | "cli";
+type OutputKind = "verify" | "starter-test" | "solution-test" | "cli";
 const KINDS: readonly OutputKind[] = ["verify", "starter-test", "solution-test", "cli"];
 
 /** A fenced block of a README with the mark before it, if any. */
@@ -30,16 +26,30 @@ export function readmeBlocks(readme: string): ReadmeBlock[] {
     const fence = /^(`{3,})\s*(\S*)/.exec(lines[index] ?? "");
     if (fence === null) continue;
     const mark = OUTPUT_MARK.exec((lines[index - 1] ?? "").trim())?.[1];
-    const body: string[] = [];
-    let end = index + 1;
-    while (end < lines.length && !(lines[end] ?? "").startsWith(fence[1] ?? "```")) {
-      body.push(lines[end] ?? "");
-      end += 1;
-    }
+    const close = lines.findIndex((line, at) => at > index && line.startsWith(fence[1] ?? "```"));
+    const end = close === -1 ? lines.length : close;
+    const body = lines.slice(index + 1, end);
     blocks.push({ line: index + 1, info: fence[2] ?? "", mark, lines: body });
     index = end;
   }
   return blocks;
+}
+
+/** The lines under a `## ` heading of a README up to the next one, and the heading's index. */
+export function readmeSection(
+  readme: string,
+  heading: string,
+): { start: number; lines: string[] } | undefined {
+  const lines = readme.split("\n");
+  const start = lines.findIndex((line) => line.trim() === heading);
+  if (start === -1) return undefined;
+  const end = lines.findIndex((line, index) => index > start && line.startsWith("## "));
+  return { start, lines: lines.slice(start + 1, end === -1 ? undefined : end) };
+}
+
+/** The texts of a line's `code spans`. */
+export function codeSpans(text: string): string[] {
+  return [...text.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? "");
 }
 
 /** Text that only a command's output has: such a block must be marked. */
@@ -93,7 +103,6 @@ export function countMarkedBlocks(readme: string | undefined): number {
 export function checkReadmeOutputs(readme: string | undefined, sources: OutputSources): CheckLine {
   if (readme === undefined) return failed("README 输出块：找不到 README.md");
   const problems: string[] = [];
-  let checked = 0;
   for (const block of readmeBlocks(readme)) {
     const where = `第 ${block.line} 行的输出块`;
     if (block.mark === undefined) {
@@ -108,7 +117,6 @@ export function checkReadmeOutputs(readme: string | undefined, sources: OutputSo
       problems.push(`${where}的标记 "${block.mark}" 未知（可用：${KINDS.join("、")}）`);
       continue;
     }
-    checked += 1;
     const kind = block.mark as OutputKind;
     const found =
       kind === "verify"
@@ -121,7 +129,8 @@ export function checkReadmeOutputs(readme: string | undefined, sources: OutputSo
             );
     for (const problem of found) problems.push(`${where}（${kind}）：${problem}`);
   }
-  return checkOf("README 输出块：", problems, readmeOutputsText(checked));
+  // Counted as the verify block's own copy of this line is (`countMarkedBlocks`).
+  return checkOf("README 输出块：", problems, readmeOutputsText(countMarkedBlocks(readme)));
 }
 
 /** The verify block is the whole report, line for line. */
@@ -176,14 +185,10 @@ function counts(failedCount: number, passedCount: number): string {
 
 /**
  * An excerpt of vitest's terminal report (colors and times left out): every line must be
- * one vitest prints for this run, and say what the run said. Lines it knows:
- * a file's summary (`❯ ../tests/lab.test.ts (4 tests | 1 failed)`, `✓ ../tests/lab.test.ts (4 tests)`),
- * a test's row (`× title`, `✓ title`), `FAIL  file > full name`, the first line of the
- * failure right after it (`AssertionError: …`, ending in `…` to cut it short),
- * `Failed Tests N`, `Test Files  …` and `Tests  …`. Other lines (a diff, console output)
- * cannot be checked against the run and are refused: describe them in prose instead.
+ * one of the kinds vitest prints (docs/architecture.md, "README output blocks") and say
+ * what the run said; any other line (a diff, console output) is refused.
  */
-export function compareTestExcerpt(shown: readonly string[], report: TargetReport): string[] {
+function compareTestExcerpt(shown: readonly string[], report: TargetReport): string[] {
   const problems: string[] = [];
   const tests = report.tests;
   const failedTests = tests.filter((test) => test.state === "failed");
@@ -251,25 +256,18 @@ export function compareTestExcerpt(shown: readonly string[], report: TargetRepor
         problem(`写着 ${match[1]} 个失败，真实运行是 ${failedTests.length} 个`);
       return;
     }
-    match = /^\s*Test Files {2}(.+)$/.exec(line);
+    match = /^\s*(Test Files|Tests) {2}(.+)$/.exec(line);
     if (match !== null) {
-      const files = new Set(tests.map((test) => test.file));
-      const failedFiles = new Set(failedTests.map((test) => test.file));
-      const real = counts(
-        failedFiles.size + report.loadErrors.length,
-        files.size - failedFiles.size,
-      );
-      if (!lineMatches(match[1] ?? "", real))
-        problem(`写着 Test Files ${match[1]}，真实运行是 ${real}`);
-      return;
-    }
-    match = /^\s*Tests {2}(.+)$/.exec(line);
-    if (match !== null) {
-      const real = counts(
-        failedTests.length,
-        tests.filter((test) => test.state === "passed").length,
-      );
-      if (!lineMatches(match[1] ?? "", real)) problem(`写着 Tests ${match[1]}，真实运行是 ${real}`);
+      const [, what, said = ""] = match;
+      const failedFiles = new Set(failedTests.map((test) => test.file)).size;
+      const real =
+        what === "Tests"
+          ? counts(failedTests.length, tests.filter((test) => test.state === "passed").length)
+          : counts(
+              failedFiles + report.loadErrors.length,
+              new Set(tests.map((test) => test.file)).size - failedFiles,
+            );
+      if (!lineMatches(said, real)) problem(`写着 ${what} ${said}，真实运行是 ${real}`);
       return;
     }
     problem(`“${line.trim()}”不是能与测试报告核对的一行（差异、console 输出请改用文字说明）`);

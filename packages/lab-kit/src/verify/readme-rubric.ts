@@ -1,23 +1,15 @@
 import type { LessonManifest } from "../manifest.ts";
-import { type CheckLine, checkOf, failed } from "./check-line.ts";
+import { CAPSTONE, type CheckLine, checkOf, failed, GATE } from "./check-line.ts";
+import { codeSpans, readmeSection } from "./readme-outputs.ts";
 
-/** The README section whose table must agree with `lesson.json`'s rubric. */
-export const RUBRIC_HEADING = "## 验收 Rubric";
+const RUBRIC_HEADING = "## 验收 Rubric";
 const PROOF_COLUMN = "证明";
-const GATE = "gate:";
-const CAPSTONE = "capstone:";
 
 /** The code spans of the 证明 column, per table row (1-based row number within the table). */
 function proofCells(readme: string): { row: number; spans: string[] }[] | undefined {
-  const lines = readme.split("\n");
-  const start = lines.findIndex((line) => line.trim() === RUBRIC_HEADING);
-  if (start === -1) return undefined;
-  const section: string[] = [];
-  for (const line of lines.slice(start + 1)) {
-    if (line.startsWith("## ")) break;
-    section.push(line);
-  }
-  const table = section.filter((line) => line.trim().startsWith("|"));
+  const table = (readmeSection(readme, RUBRIC_HEADING)?.lines ?? []).filter((line) =>
+    line.trim().startsWith("|"),
+  );
   const cells = (line: string) =>
     line
       .trim()
@@ -31,21 +23,14 @@ function proofCells(readme: string): { row: number; spans: string[] }[] | undefi
   return table
     .slice(1)
     .filter((line) => !/^\|[\s|:-]+\|$/.test(line.trim()))
-    .map((line, index) => ({
-      row: index + 1,
-      spans: [...(cells(line)[column] ?? "").matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? ""),
-    }));
+    .map((line, index) => ({ row: index + 1, spans: codeSpans(cells(line)[column] ?? "") }));
 }
 
 /**
- * The README's 验收 Rubric table agrees with `lesson.json`'s rubric. The rule:
- * 1. README.md has a `## 验收 Rubric` section with a table that has a 证明 column;
- * 2. every code span in that column that names a proof (it starts with `gate:` or
- *    `capstone:`, or it is the full name of a lab test or of one of the lesson's capstone
- *    tests) is a proof of `lesson.json`'s rubric (a capstone test may be cited with or
- *    without its `capstone:` prefix);
- * 3. every `gate:` proof of `lesson.json`'s rubric appears in that column.
- * Other code spans (commands, paths) and prose are free.
+ * The README's 验收 Rubric table agrees with `lesson.json`'s rubric (docs/architecture.md,
+ * verify:lesson rule 10). A code span names a proof when it starts with `gate:` or
+ * `capstone:`, contains " > ", or is a lab or capstone test's full name; other code spans
+ * (commands, paths) and prose are free.
  */
 export function checkReadmeRubric(
   readme: string | undefined,
@@ -60,25 +45,23 @@ export function checkReadmeRubric(
   }
   const proofs = new Set(manifest.rubric.flatMap((row) => row.proof));
   const problems: string[] = [];
-  const cited = new Set<string>();
   for (const { row, spans } of rows) {
     for (const span of spans) {
-      cited.add(span);
+      // A capstone test may be cited without its `capstone:` prefix.
+      const capstone = capstoneTests.has(span);
       const names =
+        capstone ||
         span.startsWith(GATE) ||
         span.startsWith(CAPSTONE) ||
         span.includes(" > ") ||
         knownTests.has(span);
-      if (capstoneTests.has(span)) {
-        cited.add(`${CAPSTONE}${span}`);
-        if (!proofs.has(`${CAPSTONE}${span}`) && !proofs.has(span)) {
-          problems.push(`表格第 ${row} 行的证明 "${span}" 不在 lesson.json 的 rubric 中`);
-        }
-      } else if (names && !proofs.has(span)) {
+      const inRubric = proofs.has(span) || (capstone && proofs.has(`${CAPSTONE}${span}`));
+      if (names && !inRubric) {
         problems.push(`表格第 ${row} 行的证明 "${span}" 不在 lesson.json 的 rubric 中`);
       }
     }
   }
+  const cited = new Set(rows.flatMap((row) => row.spans));
   for (const proof of proofs) {
     if (proof.startsWith(GATE) && !cited.has(proof)) {
       problems.push(`lesson.json 的 rubric 证明 "${proof}" 没有出现在表格里`);

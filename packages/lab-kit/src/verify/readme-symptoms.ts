@@ -1,49 +1,35 @@
 import type { TargetReport } from "../run/targets.ts";
-import { type CheckLine, checkOf, failed } from "./check-line.ts";
+import { type CheckLine, checkOf, failed, GATE } from "./check-line.ts";
+import { codeSpans, readmeSection } from "./readme-outputs.ts";
 
-/** The README section whose symptoms are checked against the gates' runs. */
-export const FAILURES_HEADING = "## 常见失败与排查";
+const FAILURES_HEADING = "## 常见失败与排查";
 const SYMPTOM = /^\s*[-*] \*\*症状\*\*/;
-const GATE = "gate:";
 
-/** One symptom line of the 常见失败 section: the gates it cites and the texts it quotes. */
-export interface SymptomLine {
-  /** 1-based line in the README. */
-  readonly line: number;
-  readonly gates: readonly string[];
-  readonly quotes: readonly string[];
-}
-
-/** The `- **症状**` lines of the 常见失败与排查 section that cite a gate. */
-export function symptomLines(readme: string): SymptomLine[] {
-  const lines = readme.split("\n");
-  const start = lines.findIndex((line) => line.trim() === FAILURES_HEADING);
-  if (start === -1) return [];
-  const found: SymptomLine[] = [];
-  for (let index = start + 1; index < lines.length; index += 1) {
-    const line = lines[index] ?? "";
-    if (line.startsWith("## ")) break;
-    if (!SYMPTOM.test(line)) continue;
-    const spans = [...line.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? "");
-    const gates = spans.filter((span) => span.startsWith(GATE)).map((span) => span.slice(5));
-    if (gates.length === 0) continue;
-    // What the line says before its first gate is its own description; the quotes follow.
-    const after = spans.slice(spans.findIndex((span) => span.startsWith(GATE)));
-    found.push({ line: index + 1, gates, quotes: after.filter((span) => !span.startsWith(GATE)) });
-  }
-  return found;
+/**
+ * The `- **症状**` lines of the 常见失败与排查 section that cite a gate: the gates, and the
+ * code spans after the first gate (those before it describe the symptom in the lesson's
+ * own words and are not checked).
+ */
+function symptomLines(readme: string): { line: number; gates: string[]; quotes: string[] }[] {
+  const section = readmeSection(readme, FAILURES_HEADING);
+  if (section === undefined) return [];
+  return section.lines.flatMap((text, offset) => {
+    const spans = SYMPTOM.test(text) ? codeSpans(text) : [];
+    const first = spans.findIndex((span) => span.startsWith(GATE));
+    if (first === -1) return [];
+    const gates = spans
+      .filter((span) => span.startsWith(GATE))
+      .map((span) => span.slice(GATE.length));
+    const quotes = spans.slice(first).filter((span) => !span.startsWith(GATE));
+    return [{ line: section.start + offset + 2, gates, quotes }];
+  });
 }
 
 /**
- * A symptom the README describes is one the tests really show. In the 常见失败与排查
- * section, a `- **症状**` line that cites a mutation gate (`` `gate:name` ``) claims that
- * the bug the gate introduces makes the tests fail like this; every code span after the
- * first gate on the line is a text the learner will read in a failure (code spans before
- * it describe the symptom in the lesson's own words and are not checked). The rule: each cited gate is a
- * mutation of `lesson.json`, and each quoted text occurs in the failure message of some
- * test that failed in every cited gate's run (messages are vitest's first line, as the
- * learner sees it after `AssertionError:`). A gate that could not run is reported by its
- * own check, not here.
+ * A symptom the README describes is one the tests really show (docs/architecture.md,
+ * verify:lesson rule 12): each cited gate is a mutation of `lesson.json`, and each quoted
+ * text occurs in the failure message of some test that failed in every cited gate's run.
+ * A gate that could not run is reported by its own check, not here.
  */
 export function checkReadmeSymptoms(
   readme: string | undefined,

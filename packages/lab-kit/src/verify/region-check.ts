@@ -11,15 +11,11 @@ export type RegionCheck =
   | { readonly ok: false; readonly problems: readonly string[] };
 
 /**
- * Proves the starter is the solution minus the exercise: both `src/` trees hold the same
- * files, each file has the same number of `// #region exercise` … `// #endregion exercise`
- * regions in both, every starter region carries a `// TODO(lab-NN)` note, and everything
- * outside the regions is byte-identical. Every problem is reported (per file: bad markers
- * or a region count that differs end that file's comparison; otherwise the first differing
- * line of each stretch between regions and each region without its TODO), naming file and line.
- *
- * @param starter pristine starter files, keyed by path relative to the package (`src/…`)
- * @param solution solution files, keyed the same way
+ * Proves the starter (pristine, files keyed `src/…`) is the solution minus the exercise:
+ * the same files, as many exercise regions in each, a `// TODO(lab-NN)` note in every
+ * starter region, byte-identical outside them. Per file, bad markers or differing region
+ * counts end its comparison; otherwise each stretch between regions reports its first
+ * differing line.
  */
 export function checkExerciseRegions(
   labId: string,
@@ -58,34 +54,30 @@ function compareFile(
   if (!starterScan.ok) problems.push(`starter/${file} 的区域标记有误：${starterScan.problem}`);
   if (!solutionScan.ok) problems.push(`solution/${file} 的区域标记有误：${solutionScan.problem}`);
   if (!starterScan.ok || !solutionScan.ok) return { regions: 0, problems };
-  const starterRegions = starterScan.regions;
-  const solutionRegions = solutionScan.regions;
-  if (starterRegions.length !== solutionRegions.length) {
+  if (starterScan.regions.length !== solutionScan.regions.length) {
     problems.push(
-      `${file}：starter 有 ${starterRegions.length} 个练习区域，solution 有 ${solutionRegions.length} 个`,
+      `${file}：starter 有 ${starterScan.regions.length} 个练习区域，solution 有 ${solutionScan.regions.length} 个`,
     );
     return { regions: 0, problems };
   }
-  const starterSegments = segmentsOutside(starterLines, starterRegions);
-  const solutionSegments = segmentsOutside(solutionLines, solutionRegions);
+  const starterSegments = segmentsOutside(starterLines, starterScan.regions);
+  const solutionSegments = segmentsOutside(solutionLines, solutionScan.regions);
   for (const [index, segment] of starterSegments.entries()) {
     const other = solutionSegments[index] ?? { firstLine: 0, lines: [] };
     const length = Math.max(segment.lines.length, other.lines.length);
-    for (let offset = 0; offset < length; offset++) {
-      if (segment.lines[offset] !== other.lines[offset]) {
-        problems.push(
-          `${file} 在练习区域之外不同：starter 第 ${segment.firstLine + offset + 1} 行，solution 第 ${other.firstLine + offset + 1} 行`,
-        );
-        break;
-      }
+    const offset = [...Array(length).keys()].find((at) => segment.lines[at] !== other.lines[at]);
+    if (offset !== undefined) {
+      problems.push(
+        `${file} 在练习区域之外不同：starter 第 ${segment.firstLine + offset + 1} 行，solution 第 ${other.firstLine + offset + 1} 行`,
+      );
     }
   }
   const todo = `// TODO(lab-${labId})`;
-  for (const region of starterRegions) {
+  for (const region of starterScan.regions) {
     const inside = starterLines.slice(region.start + 1, region.end);
     if (!inside.some((line) => line.includes(todo))) {
       problems.push(`starter/${file} 第 ${region.start + 1} 行的练习区域缺少 ${todo} 说明`);
     }
   }
-  return { regions: starterRegions.length, problems };
+  return { regions: starterScan.regions.length, problems };
 }

@@ -6,11 +6,7 @@ import { glob } from "tinyglobby";
 export const LAB_TEST_GLOB = "tests/**/*.test.ts";
 /** Names vitest (or a reader) would take for a test file. */
 const LOOKS_LIKE_TEST = /\.(test|spec)\.[cm]?[jt]sx?$/;
-/**
- * A call through a test API modifier that keeps a test from proving anything on every
- * target: `it.skip(`, `test.only(`, `describe.todo(`, `it.skipIf(…)(`, `it.runIf(…)(`,
- * `it.fails(`, `it.concurrent.only(`, and a test context's `ctx.skip(`.
- */
+/** A call through a modifier that keeps a test from proving anything (`it.skip(`, `ctx.skip(`, …). */
 const MODIFIER = /\.\s*(skip|skipIf|runIf|only|todo|fails)\s*\(/;
 
 /** What the lab's `tests/` folder holds, and what in it breaks the lab test rules. */
@@ -22,9 +18,8 @@ export interface TestFolderScan {
 }
 
 /**
- * Static rules over a lab's `tests/`: no file that looks like a test but is never run
- * (`tests/x.spec.ts`, `tests/x.test.js`), and no skip/only/todo/fails modifier written in
- * any test file or helper. The run itself catches modifiers written in ways a text scan
+ * Static rules over a lab's `tests/`: no file that looks like a test but is never run, and
+ * no modifier written in any test file or helper. The run catches modifiers a text scan
  * cannot see; this catches those that happen to have no effect on one run.
  */
 export async function scanTestFolder(labDir: string): Promise<TestFolderScan> {

@@ -4,16 +4,23 @@ import { type CliOutput, EXIT_CODES } from "../tool-output.ts";
 import { formatSummary, formatVerdict, isSound } from "./check-line.ts";
 import { verifyLessons } from "./verify-lessons.ts";
 
-type ParsedArgs =
-  | {
-      readonly ok: true;
-      readonly labs: LabLocation[];
-      readonly seed: number | undefined;
-      readonly cache: boolean;
-    }
-  | { readonly ok: false; readonly problem: string };
-
-function parseArgs(args: readonly string[], labs: readonly LabLocation[]): ParsedArgs {
+/**
+ * `verify:lesson NN… | --all [--seed N] [--no-cache]`. Returns the exit code: 0 every lab sound,
+ * 1 a check failed, 2 bad usage (the message lists the lessons that exist).
+ */
+export async function runVerifyCli(
+  repoRoot: string,
+  args: readonly string[],
+  output: CliOutput,
+): Promise<number> {
+  const labs = await listLabs(repoRoot);
+  const usage = (problem: string): number => {
+    const list = labs.map((lab) => `  ${lab.id}  ${lab.slug}`).join("\n") || "  （还没有任何课）";
+    output.err(
+      `${problem}\n用法：pnpm verify:lesson <课号> | --all [--seed <数字>] [--no-cache]\n现有的课：\n${list}\n`,
+    );
+    return EXIT_CODES.usage;
+  };
   // pnpm may pass a literal `--` through (`pnpm --filter … verify:lesson -- 05`).
   const result = parseArgsOrExplain({
     args: args.filter((arg) => arg !== "--"),
@@ -25,50 +32,30 @@ function parseArgs(args: readonly string[], labs: readonly LabLocation[]): Parse
     allowPositionals: true,
     strict: true,
   });
-  if (!result.ok) return { ok: false, problem: `${result.message}。` };
+  if (!result.ok) return usage(`${result.message}。`);
   const { values, positionals } = result.parsed;
-  let seed: number | undefined;
-  if (values.seed !== undefined) {
-    seed = /^\d+$/.test(values.seed) ? Number(values.seed) : Number.NaN;
-    if (!Number.isSafeInteger(seed)) return { ok: false, problem: "--seed 需要一个非负整数。" };
-  }
+  const seed =
+    values.seed === undefined
+      ? undefined
+      : /^\d+$/.test(values.seed)
+        ? Number(values.seed)
+        : Number.NaN;
+  if (seed !== undefined && !Number.isSafeInteger(seed)) return usage("--seed 需要一个非负整数。");
   const wanted: LabLocation[] = [];
   for (const arg of positionals) {
     const id = normalizeLessonId(arg);
     // Every folder with this number: two of them are a manifest error, not a choice.
     const found = labs.filter((candidate) => candidate.id === id);
-    if (found.length === 0) return { ok: false, problem: `没有第 ${arg} 课。` };
+    if (found.length === 0) return usage(`没有第 ${arg} 课。`);
     for (const lab of found) if (!wanted.includes(lab)) wanted.push(lab);
   }
   const all = values.all === true;
-  const selected = all ? [...labs] : wanted;
-  if (selected.length === 0) {
-    return { ok: false, problem: all ? "还没有任何课可以验证。" : "请给出课号，或用 --all。" };
-  }
-  return { ok: true, labs: selected, seed, cache: values["no-cache"] !== true };
-}
-
-/**
- * `verify:lesson NN… | --all [--seed N] [--no-cache]`. Returns the exit code: 0 every lab sound,
- * 1 a check failed, 2 bad usage (the message lists the lessons that exist).
- */
-export async function runVerifyCli(
-  repoRoot: string,
-  args: readonly string[],
-  output: CliOutput,
-): Promise<number> {
-  const labs = await listLabs(repoRoot);
-  const parsed = parseArgs(args, labs);
-  if (!parsed.ok) {
-    const list = labs.map((lab) => `  ${lab.id}  ${lab.slug}`).join("\n") || "  （还没有任何课）";
-    output.err(
-      `${parsed.problem}\n用法：pnpm verify:lesson <课号> | --all [--seed <数字>] [--no-cache]\n现有的课：\n${list}\n`,
-    );
-    return EXIT_CODES.usage;
-  }
-  const verdicts = await verifyLessons(repoRoot, parsed.labs, {
-    cache: parsed.cache,
-    ...(parsed.seed === undefined ? {} : { seed: parsed.seed }),
+  const selected = all ? labs : wanted;
+  if (selected.length === 0)
+    return usage(all ? "还没有任何课可以验证。" : "请给出课号，或用 --all。");
+  const verdicts = await verifyLessons(repoRoot, selected, {
+    cache: values["no-cache"] !== true,
+    ...(seed === undefined ? {} : { seed }),
   });
   output.out(`${verdicts.map(formatVerdict).join("\n\n")}\n`);
   if (verdicts.length > 1) output.out(`\n${formatSummary(verdicts)}\n`);

@@ -93,12 +93,6 @@ export type LabLookup =
   | { readonly ok: true; readonly lab: ResolvedLab }
   | { readonly ok: false; readonly message: string };
 
-/** Lists the lessons that exist, for an error message: `01 task-spec、02 cli-entry`. */
-export function describeAvailable(labs: readonly LabLocation[]): string {
-  if (labs.length === 0) return "（labs/ 下还没有任何课程）";
-  return labs.map((lab) => `${lab.id} ${lab.slug}`).join("、");
-}
-
 /**
  * Finds the lab a learner named (`5`, `05` or `05-minimal-agent-loop`) and checks it is
  * usable; `requireInstall` also demands the starter's dependencies (needed to run tests).
@@ -113,44 +107,24 @@ export async function lookUpLab(
   const id = normalizeLessonId(input);
   const location = labs.find((lab) => lab.id === id);
   if (id === undefined || location === undefined) {
-    return {
-      ok: false,
-      message: `没有编号为「${input}」的课程。可用的课程：${describeAvailable(labs)}。`,
-    };
+    const available =
+      labs.length === 0
+        ? "（labs/ 下还没有任何课程）"
+        : labs.map((lab) => `${lab.id} ${lab.slug}`).join("、");
+    return { ok: false, message: `没有编号为「${input}」的课程。可用的课程：${available}。` };
   }
   const inspection = await inspectLab(repoRoot, location);
-  switch (inspection.kind) {
-    case "ready":
-      return { ok: true, lab: inspection.lab };
-    case "not_installed":
-      return options.requireInstall
-        ? { ok: false, message: describeInspectionProblem(inspection) }
-        : { ok: true, lab: inspection.lab };
-    case "not_a_lab":
-      return { ok: false, message: describeInspectionProblem(inspection) };
-    default: {
-      const unreachable: never = inspection;
-      return unreachable;
-    }
+  if (inspection.kind === "not_a_lab") {
+    const message = [
+      `${inspection.name} 还不是一个完整的实验：${inspection.file} 有问题：`,
+      ...inspection.problems.map((problem) => `  - ${problem}`),
+      "一个实验需要 lesson.json、tests/、starter/ 和 solution/（含 package.json 与 src/index.ts）。",
+    ].join("\n");
+    return { ok: false, message };
   }
-}
-
-/** A Chinese explanation of why a lab cannot be used yet, and how to fix it. */
-function describeInspectionProblem(
-  inspection: Exclude<LabInspection, { readonly kind: "ready" }>,
-): string {
-  switch (inspection.kind) {
-    case "not_installed":
-      return `${inspection.lab.name} 的依赖还没有安装（缺少 ${inspection.missing}）。请在仓库根目录运行 pnpm install。`;
-    case "not_a_lab":
-      return [
-        `${inspection.name} 还不是一个完整的实验：${inspection.file} 有问题：`,
-        ...inspection.problems.map((problem) => `  - ${problem}`),
-        "一个实验需要 lesson.json、tests/、starter/ 和 solution/（含 package.json 与 src/index.ts）。",
-      ].join("\n");
-    default: {
-      const unreachable: never = inspection;
-      return unreachable;
-    }
+  if (inspection.kind === "not_installed" && options.requireInstall) {
+    const message = `${inspection.lab.name} 的依赖还没有安装（缺少 ${inspection.missing}）。请在仓库根目录运行 pnpm install。`;
+    return { ok: false, message };
   }
+  return { ok: true, lab: inspection.lab };
 }

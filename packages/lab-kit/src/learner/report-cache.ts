@@ -14,6 +14,11 @@ import {
 import { type RunTarget, type TargetReport, targetReportSchema } from "../run/targets.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 
+/** The run of one lab's starter, as `pnpm lessons` and `pnpm lesson hint` ask for it. */
+export function starterTarget(lab: ResolvedLab): RunTarget {
+  return { label: `${lab.id}:starter`, labDir: lab.dir, packageDir: lab.starterDir };
+}
+
 const CachedReportSchema = z.object({ key: z.string(), report: targetReportSchema });
 
 /**

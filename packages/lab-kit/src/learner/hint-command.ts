@@ -5,11 +5,7 @@ import type { ResolvedLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
 import { starterReports, starterTarget } from "./report-cache.ts";
 import { checkTestsIntegrity, describeIntegrity } from "./tampering.ts";
-import { colorsFor } from "./terminal.ts";
-
-function firstLine(text: string): string {
-  return (text.split("\n").find((line) => line.trim() !== "") ?? "").trim();
-}
+import { colorsFor, firstLine } from "./terminal.ts";
 
 /**
  * `pnpm lesson hint NN`: the next hint for the first failing test of the learner's starter,

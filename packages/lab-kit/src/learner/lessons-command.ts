@@ -2,14 +2,9 @@ import { listLabs } from "../labs.ts";
 import type { RunTarget, TargetReport } from "../run/targets.ts";
 import { EXIT_CODES } from "../tool-output.ts";
 import { answerUsage, LESSONS_USAGE, parseLessonsArgs } from "./cli-args.ts";
-import { inspectLab, type ResolvedLab } from "./lab-lookup.ts";
+import { inspectLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
-import {
-  hasUnusableLab,
-  type LessonRow,
-  renderLessonsJson,
-  renderLessonsText,
-} from "./lessons-report.ts";
+import { type LessonRow, renderLessonsJson, renderLessonsText } from "./lessons-report.ts";
 import { summarizeProgress } from "./progress.ts";
 import { starterReports, starterTarget } from "./report-cache.ts";
 import { checkTestsIntegrityOfLabs } from "./tampering.ts";
@@ -121,5 +116,6 @@ export async function runLessonsCommand(
       ? renderLessonsJson(rows)
       : renderLessonsText(rows, colorsFor(context.stdout, context.env)),
   );
-  return hasUnusableLab(rows) ? EXIT_CODES.usage : EXIT_CODES.ok;
+  // A lab that cannot be used (named, with the reason, in the table) exits 2.
+  return rows.some((row) => row.kind !== "lesson") ? EXIT_CODES.usage : EXIT_CODES.ok;
 }

@@ -1,6 +1,6 @@
 import { readCommittedTrees } from "../git.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
-import { compareWithCommitted, compareWithTree, type TreeComparison } from "./working-tree.ts";
+import { compareWithTree } from "./working-tree.ts";
 
 /** Whether a lab's shared tests are still the committed ones. */
 export type TestsIntegrity =
@@ -21,33 +21,31 @@ export type TestsIntegrity =
 export async function checkTestsIntegrity(
   lab: Pick<ResolvedLab, "testsDir">,
 ): Promise<TestsIntegrity> {
-  return integrityOf(await compareWithCommitted(lab.testsDir));
+  const [integrity] = await checkTestsIntegrityOfLabs(lab.testsDir, [lab]);
+  return integrity ?? { state: "unknown" };
 }
 
 /**
  * `checkTestsIntegrity` for many labs, in order, reading HEAD for all of them with two git
- * processes instead of two per lab; `repoRoot` is the repository the labs are in.
+ * processes instead of two per lab; `cwd` is any folder of the repository the labs are in.
  */
 export async function checkTestsIntegrityOfLabs(
-  repoRoot: string,
+  cwd: string,
   labs: readonly Pick<ResolvedLab, "testsDir">[],
 ): Promise<TestsIntegrity[]> {
   const trees = await readCommittedTrees(
-    repoRoot,
+    cwd,
     labs.map((lab) => lab.testsDir),
   );
   return Promise.all(
-    labs.map(async (lab) =>
-      integrityOf(await compareWithTree(lab.testsDir, trees.get(lab.testsDir))),
-    ),
+    labs.map(async (lab): Promise<TestsIntegrity> => {
+      const comparison = await compareWithTree(lab.testsDir, trees.get(lab.testsDir));
+      if (comparison.state === "uncommitted") return { state: "unknown" };
+      const { modified, added, removed } = comparison;
+      if (modified.length + added.length + removed.length === 0) return { state: "intact" };
+      return { state: "changed", modified, added, removed };
+    }),
   );
-}
-
-function integrityOf(comparison: TreeComparison): TestsIntegrity {
-  if (comparison.state === "uncommitted") return { state: "unknown" };
-  const { modified, added, removed } = comparison;
-  if (modified.length + added.length + removed.length === 0) return { state: "intact" };
-  return { state: "changed", modified, added, removed };
 }
 
 /**

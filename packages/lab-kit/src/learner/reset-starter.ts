@@ -33,14 +33,13 @@ export async function planReset(starterDir: string): Promise<ResetPlan> {
   return { kind: "plan", committed: comparison.committed, restore, remove: comparison.added };
 }
 
-/** `2025-01-31T08-05-09-123Z`: sortable, and valid in a file name on every system. */
-export function backupStamp(date: Date): string {
-  return date.toISOString().replace(/[:.]/g, "-");
-}
-
-/** The folder a reset backs up into: `.bootcamp/backups/NN-<timestamp>/`. */
+/**
+ * The folder a reset backs up into: `.bootcamp/backups/NN-<timestamp>/`, the timestamp as
+ * `2025-01-31T08-05-09-123Z`: sortable, and valid in a file name on every system.
+ */
 export function backupDir(repoRoot: string, lessonId: string, date: Date): string {
-  return path.join(stateDir(repoRoot), "backups", `${lessonId}-${backupStamp(date)}`);
+  const stamp = date.toISOString().replace(/[:.]/g, "-");
+  return path.join(stateDir(repoRoot), "backups", `${lessonId}-${stamp}`);
 }
 
 /**

@@ -56,26 +56,18 @@ export function describeIntegrity(
   lab: Pick<ResolvedLab, "name">,
   integrity: TestsIntegrity,
 ): string | undefined {
-  switch (integrity.state) {
-    case "intact":
-      return undefined;
-    case "unknown":
-      return `注意：${lab.name}/tests/ 还没有提交到 git，无法确认测试是否被改动。`;
-    case "changed": {
-      const parts = [
-        ...integrity.modified.map((file) => `已修改 ${file}`),
-        ...integrity.added.map((file) => `新增 ${file}`),
-        ...integrity.removed.map((file) => `已删除 ${file}`),
-      ];
-      return [
-        `注意：${lab.name}/tests/ 与提交的版本不同（${parts.join("，")}）。`,
-        `  测试被改动后，「通过」不再能证明你的代码正确。查看改动：git diff -- ${lab.name}/tests`,
-        `  恢复原测试：git restore --source=HEAD -- ${lab.name}/tests`,
-      ].join("\n");
-    }
-    default: {
-      const unreachable: never = integrity;
-      return unreachable;
-    }
+  if (integrity.state === "intact") return undefined;
+  if (integrity.state === "unknown") {
+    return `注意：${lab.name}/tests/ 还没有提交到 git，无法确认测试是否被改动。`;
   }
+  const parts = [
+    ...integrity.modified.map((file) => `已修改 ${file}`),
+    ...integrity.added.map((file) => `新增 ${file}`),
+    ...integrity.removed.map((file) => `已删除 ${file}`),
+  ];
+  return [
+    `注意：${lab.name}/tests/ 与提交的版本不同（${parts.join("，")}）。`,
+    `  测试被改动后，「通过」不再能证明你的代码正确。查看改动：git diff -- ${lab.name}/tests`,
+    `  恢复原测试：git restore --source=HEAD -- ${lab.name}/tests`,
+  ].join("\n");
 }

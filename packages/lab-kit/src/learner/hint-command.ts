@@ -51,23 +51,20 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
     );
     return EXIT_CODES.ok;
   }
-  out();
+  const { hint, total } = selection;
+  const stuck = `还卡住的话，用 pnpm lesson diff ${lab.id} 对照参考答案。`;
   if (selection.kind === "next") {
-    out(colors.cyan(`提示 ${selection.position}/${selection.total}：`) + selection.hint.text);
-    out();
+    const { position } = selection;
+    out(`\n${colors.cyan(`提示 ${position}/${total}：`)}${hint.text}\n`);
     out(
-      selection.position < selection.total
+      position < total
         ? `还需要下一条？再运行 pnpm lesson hint ${lab.id}`
-        : `这是最后一条提示。还卡住的话，用 pnpm lesson diff ${lab.id} 对照参考答案。`,
+        : `这是最后一条提示。${stuck}`,
     );
-    await saveHintState(repoRoot, rememberHint(loaded.state, lab.id, hintKey(selection.hint)));
+    await saveHintState(repoRoot, rememberHint(loaded.state, lab.id, hintKey(hint)));
   } else {
-    out(
-      colors.cyan(`提示 ${selection.total}/${selection.total}（都已看过，这是最后一条）：`) +
-        selection.hint.text,
-    );
-    out();
-    out(`还卡住的话，用 pnpm lesson diff ${lab.id} 对照参考答案。`);
+    out(`\n${colors.cyan(`提示 ${total}/${total}（都已看过，这是最后一条）：`)}${hint.text}\n`);
+    out(stuck);
   }
   return EXIT_CODES.ok;
 }

@@ -75,11 +75,8 @@ export async function inspectLab(repoRoot: string, location: LabLocation): Promi
   ];
   const missing = required.filter((file) => !existsSync(file));
   if (missing.length > 0) {
-    const first = missing[0] ?? lab.dir;
-    return notALab(
-      first,
-      missing.map((file) => `${relativeName(repoRoot, file)}: 缺失`),
-    );
+    const problems = missing.map((file) => `${relativeName(repoRoot, file)}: 缺失`);
+    return notALab(missing[0] ?? lab.dir, problems);
   }
   const modules = path.join(lab.starterDir, "node_modules");
   if (!existsSync(modules)) {

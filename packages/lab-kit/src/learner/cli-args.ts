@@ -88,20 +88,14 @@ export function parseLessonsArgs(
   return { ok: true, value: { json: values.json === true, cache: values["no-cache"] !== true } };
 }
 
-/** A parsed `pnpm lesson` command. */
-export interface LessonCommand {
-  readonly action: LessonAction;
-  /** The lesson as typed; resolved against `labs/` later. */
-  readonly lesson: string;
-  readonly yes: boolean;
-}
-
 function isAction(word: string): word is LessonAction {
   return (LESSON_ACTIONS as readonly string[]).includes(word);
 }
 
-/** Parses the arguments of `pnpm lesson <action> <NN>`. */
-export function parseLessonArgs(argv: readonly string[]): ParsedArgs<LessonCommand> {
+/** Parses the arguments of `pnpm lesson <action> <NN>`; the lesson as typed (resolved later). */
+export function parseLessonArgs(
+  argv: readonly string[],
+): ParsedArgs<{ readonly action: LessonAction; readonly lesson: string; readonly yes: boolean }> {
   const result = parse(argv, {
     yes: { type: "boolean", short: "y", default: false },
     help: { type: "boolean", short: "h", default: false },

@@ -85,11 +85,6 @@ export async function inspectLab(repoRoot: string, location: LabLocation): Promi
   return { kind: "ready", lab };
 }
 
-/** The outcome of looking a lesson up by what the learner typed. */
-export type LabLookup =
-  | { readonly ok: true; readonly lab: ResolvedLab }
-  | { readonly ok: false; readonly message: string };
-
 /**
  * Finds the lab a learner named (`5`, `05` or `05-minimal-agent-loop`) and checks it is
  * usable; `requireInstall` also demands the starter's dependencies (needed to run tests).
@@ -99,7 +94,10 @@ export async function lookUpLab(
   repoRoot: string,
   input: string,
   options: { readonly requireInstall: boolean },
-): Promise<LabLookup> {
+): Promise<
+  | { readonly ok: true; readonly lab: ResolvedLab }
+  | { readonly ok: false; readonly message: string }
+> {
   const labs = await listLabs(repoRoot);
   const id = normalizeLessonId(input);
   const location = labs.find((lab) => lab.id === id);

@@ -1,9 +1,9 @@
 import { listLabs } from "../labs.ts";
-import type { RunTarget, TargetReport } from "../run/targets.ts";
+import type { TargetReport } from "../run/targets.ts";
 import { EXIT_CODES } from "../tool-output.ts";
 import { answerUsage, LESSONS_USAGE, parseLessonsArgs } from "./cli-args.ts";
 import { inspectLab } from "./lab-lookup.ts";
-import { type LearnerContext, repoRootOf } from "./learner-context.ts";
+import { type LearnerContext, type RunLabTargets, repoRootOf } from "./learner-context.ts";
 import { type LessonRow, renderLessonsJson, renderLessonsText } from "./lessons-report.ts";
 import { summarizeProgress } from "./progress.ts";
 import { starterReports, starterTarget } from "./report-cache.ts";
@@ -20,10 +20,7 @@ const TICK_MS = 1_000;
  * A first look after a clone runs every starter once (about a second each): that wait
  * is shown, not silent.
  */
-function withProgress(
-  context: LearnerContext,
-  run: (targets: readonly RunTarget[]) => Promise<TargetReport[]>,
-): (targets: readonly RunTarget[]) => Promise<TargetReport[]> {
+function withProgress(context: LearnerContext, run: RunLabTargets): RunLabTargets {
   return async (targets) => {
     const stderr = context.stderr;
     const colors = colorsFor(stderr, context.env);

@@ -37,13 +37,12 @@ export async function lintRepository(
   options: { readonly stdio?: "inherit" | "ignore" } = {},
 ): Promise<LintPart[]> {
   const stdio = options.stdio ?? "inherit";
-  if ((await findRepoRoot(repoRoot)) === undefined) {
-    return [{ scope: "working tree (starters excluded)", ok: await biome(repoRoot, ["."], stdio) }];
-  }
-  const files = await workingTreeFiles(repoRoot);
+  const inRepository = (await findRepoRoot(repoRoot)) !== undefined;
+  const files = inRepository ? await workingTreeFiles(repoRoot) : ["."];
   const parts: LintPart[] = [
     { scope: "working tree (starters excluded)", ok: await biome(repoRoot, files, stdio) },
   ];
+  // Outside a repository nothing is committed: the one part is the whole folder.
   const committed = await readCommittedTree(path.join(repoRoot, "labs"));
   const starters = [...(committed ?? [])].filter(([file]) => STARTER_FILE.test(`labs/${file}`));
   if (starters.length > 0) {

@@ -52,18 +52,22 @@ export function answerUsage<T>(
   return { value: args.value };
 }
 
-// `pnpm lessons -- --json` passes the separator through; it carries no meaning here.
-function dropSeparator(argv: readonly string[]): string[] {
-  return argv[0] === "--" ? argv.slice(1) : [...argv];
-}
-
 function parse<const O extends OptionsConfig>(argv: readonly string[], options: O) {
   return parseArgsOrExplain({
-    args: dropSeparator(argv),
+    // `pnpm lessons -- --json` passes the separator through; it carries no meaning here.
+    args: argv[0] === "--" ? argv.slice(1) : [...argv],
     options,
     allowPositionals: true,
     strict: true,
   });
+}
+
+/** A usage error: the message, then the usage. */
+function usageError(
+  message: string,
+  usage: string,
+): { readonly ok: false; readonly message: string } {
+  return { ok: false, message: `${message}\n${usage}` };
 }
 
 /** Parses the arguments of `pnpm lessons`. */
@@ -75,53 +79,40 @@ export function parseLessonsArgs(
     "no-cache": { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   });
-  if (!result.ok) return { ok: false, message: `${result.message}。\n${LESSONS_USAGE}` };
+  if (!result.ok) return usageError(`${result.message}。`, LESSONS_USAGE);
   const { values, positionals } = result.parsed;
   if (values.help === true) return { ok: "help" };
   if (positionals.length > 0) {
-    return {
-      ok: false,
-      message: `pnpm lessons 不接受参数「${positionals.join(" ")}」。\n${LESSONS_USAGE}`,
-    };
+    return usageError(`pnpm lessons 不接受参数「${positionals.join(" ")}」。`, LESSONS_USAGE);
   }
   return { ok: true, value: { json: values.json === true, cache: values["no-cache"] !== true } };
-}
-
-/** A parsed `pnpm lesson` command. */
-export interface LessonCommand {
-  readonly action: LessonAction;
-  /** The lesson as typed; resolved against `labs/` later. */
-  readonly lesson: string;
-  readonly yes: boolean;
 }
 
 function isAction(word: string): word is LessonAction {
   return (LESSON_ACTIONS as readonly string[]).includes(word);
 }
 
-/** Parses the arguments of `pnpm lesson <action> <NN>`. */
-export function parseLessonArgs(argv: readonly string[]): ParsedArgs<LessonCommand> {
+/** Parses the arguments of `pnpm lesson <action> <NN>`; the lesson as typed (resolved later). */
+export function parseLessonArgs(
+  argv: readonly string[],
+): ParsedArgs<{ readonly action: LessonAction; readonly lesson: string; readonly yes: boolean }> {
   const result = parse(argv, {
     yes: { type: "boolean", short: "y", default: false },
     help: { type: "boolean", short: "h", default: false },
   });
-  if (!result.ok) return { ok: false, message: `${result.message}。\n${LESSON_USAGE}` };
+  if (!result.ok) return usageError(`${result.message}。`, LESSON_USAGE);
   const { values, positionals } = result.parsed;
   if (values.help === true) return { ok: "help" };
   const [action, lesson, ...rest] = positionals;
-  if (action === undefined) return { ok: false, message: `缺少命令。\n${LESSON_USAGE}` };
+  if (action === undefined) return usageError("缺少命令。", LESSON_USAGE);
   if (!isAction(action)) {
-    return {
-      ok: false,
-      message: `未知命令「${action}」，可用的命令：${LESSON_ACTIONS.join("、")}。\n${LESSON_USAGE}`,
-    };
+    const known = LESSON_ACTIONS.join("、");
+    return usageError(`未知命令「${action}」，可用的命令：${known}。`, LESSON_USAGE);
   }
-  if (lesson === undefined) return { ok: false, message: `缺少课程编号。\n${LESSON_USAGE}` };
-  if (rest.length > 0) {
-    return { ok: false, message: `多余的参数「${rest.join(" ")}」。\n${LESSON_USAGE}` };
-  }
+  if (lesson === undefined) return usageError("缺少课程编号。", LESSON_USAGE);
+  if (rest.length > 0) return usageError(`多余的参数「${rest.join(" ")}」。`, LESSON_USAGE);
   if (values.yes === true && action !== "reset") {
-    return { ok: false, message: `--yes 只用于 reset。\n${LESSON_USAGE}` };
+    return usageError("--yes 只用于 reset。", LESSON_USAGE);
   }
   return { ok: true, value: { action, lesson, yes: values.yes === true } };
 }

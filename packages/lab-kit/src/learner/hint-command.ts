@@ -1,16 +1,11 @@
-import type { TargetReport } from "../run/targets.ts";
 import { EXIT_CODES } from "../tool-output.ts";
 import { loadHintState, rememberHint, saveHintState, shownHints } from "./hint-state.ts";
 import { chooseNextHint, hintKey } from "./hints.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
-import { starterReports } from "./report-cache.ts";
+import { starterReports, starterTarget } from "./report-cache.ts";
 import { checkTestsIntegrity, describeIntegrity } from "./tampering.ts";
-import { colorsFor } from "./terminal.ts";
-
-function firstLine(text: string): string {
-  return (text.split("\n").find((line) => line.trim() !== "") ?? "").trim();
-}
+import { colorsFor, firstLine } from "./terminal.ts";
 
 /**
  * `pnpm lesson hint NN`: the next hint for the first failing test of the learner's starter,
@@ -22,17 +17,16 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
   const colors = colorsFor(context.stdout, context.env);
   const out = (text = "") => context.stdout.write(`${text}\n`);
   const repoRoot = await repoRootOf(context);
-  const target = { label: `${lab.id}:starter`, labDir: lab.dir, packageDir: lab.starterDir };
-  const [integrity, reports, loaded] = await Promise.all([
-    checkTestsIntegrity(lab),
-    starterReports(repoRoot, [lab], [target], context.runTargets),
-    loadHintState(repoRoot),
-  ]);
+  const target = starterTarget(lab);
+  const [integrity, [report = { label: target.label, tests: [], loadErrors: [] }], loaded] =
+    await Promise.all([
+      checkTestsIntegrity(lab),
+      starterReports(repoRoot, [lab], [target], context.runTargets),
+      loadHintState(repoRoot),
+    ]);
   const notice = describeIntegrity(lab, integrity);
   if (notice !== undefined) out(colors.red(notice));
   if (loaded.warning !== undefined) out(colors.yellow(loaded.warning));
-  // One report per target asked for, in order.
-  const report: TargetReport = reports[0] ?? { label: target.label, tests: [], loadErrors: [] };
   out(colors.bold(`第 ${lab.id} 课 ${lab.manifest.title}`));
   const loadError = report.loadErrors[0];
   if (loadError !== undefined) {
@@ -42,49 +36,35 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
     return EXIT_CODES.ok;
   }
   const selection = chooseNextHint(lab.manifest, report.tests, shownHints(loaded.state, lab.id));
-  switch (selection.kind) {
-    case "all_passing":
-      out(colors.green("测试全部通过，不需要提示。"));
-      return EXIT_CODES.ok;
-    case "no_hint": {
-      out(`第一个失败的测试：${selection.test.name}`);
-      const message = selection.test.failure?.message;
-      if (message !== undefined) out(`  失败信息：${firstLine(message)}`);
-      out(
-        selection.isExercise
-          ? `这个测试还没有写提示。对照失败信息，或用 pnpm lesson diff ${lab.id} 看参考答案。`
-          : `这个测试不是本课的练习：初始 starter 里它本来是通过的，很可能是练习区域之外的改动弄坏了它。用 pnpm lesson diff ${lab.id} 看看改了哪里。`,
-      );
-      return EXIT_CODES.ok;
-    }
-    case "next":
-    case "exhausted": {
-      out(`第一个失败的测试：${selection.test.name}`);
-      const message = selection.test.failure?.message;
-      if (message !== undefined) out(`  失败信息：${firstLine(message)}`);
-      out();
-      if (selection.kind === "next") {
-        out(colors.cyan(`提示 ${selection.position}/${selection.total}：`) + selection.hint.text);
-        out();
-        out(
-          selection.position < selection.total
-            ? `还需要下一条？再运行 pnpm lesson hint ${lab.id}`
-            : `这是最后一条提示。还卡住的话，用 pnpm lesson diff ${lab.id} 对照参考答案。`,
-        );
-        await saveHintState(repoRoot, rememberHint(loaded.state, lab.id, hintKey(selection.hint)));
-      } else {
-        out(
-          colors.cyan(`提示 ${selection.total}/${selection.total}（都已看过，这是最后一条）：`) +
-            selection.hint.text,
-        );
-        out();
-        out(`还卡住的话，用 pnpm lesson diff ${lab.id} 对照参考答案。`);
-      }
-      return EXIT_CODES.ok;
-    }
-    default: {
-      const unreachable: never = selection;
-      return unreachable;
-    }
+  if (selection.kind === "all_passing") {
+    out(colors.green("测试全部通过，不需要提示。"));
+    return EXIT_CODES.ok;
   }
+  out(`第一个失败的测试：${selection.test.name}`);
+  const message = selection.test.failure?.message;
+  if (message !== undefined) out(`  失败信息：${firstLine(message)}`);
+  if (selection.kind === "no_hint") {
+    out(
+      selection.isExercise
+        ? `这个测试还没有写提示。对照失败信息，或用 pnpm lesson diff ${lab.id} 看参考答案。`
+        : `这个测试不是本课的练习：初始 starter 里它本来是通过的，很可能是练习区域之外的改动弄坏了它。用 pnpm lesson diff ${lab.id} 看看改了哪里。`,
+    );
+    return EXIT_CODES.ok;
+  }
+  const { hint, total } = selection;
+  const stuck = `还卡住的话，用 pnpm lesson diff ${lab.id} 对照参考答案。`;
+  if (selection.kind === "next") {
+    const { position } = selection;
+    out(`\n${colors.cyan(`提示 ${position}/${total}：`)}${hint.text}\n`);
+    out(
+      position < total
+        ? `还需要下一条？再运行 pnpm lesson hint ${lab.id}`
+        : `这是最后一条提示。${stuck}`,
+    );
+    await saveHintState(repoRoot, rememberHint(loaded.state, lab.id, hintKey(hint)));
+  } else {
+    out(`\n${colors.cyan(`提示 ${total}/${total}（都已看过，这是最后一条）：`)}${hint.text}\n`);
+    out(stuck);
+  }
+  return EXIT_CODES.ok;
 }

@@ -7,11 +7,6 @@ export function stateDir(repoRoot: string): string {
   return path.join(repoRoot, ".bootcamp");
 }
 
-/** The file that remembers which hints a learner has seen. */
-export function hintStateFile(repoRoot: string): string {
-  return path.join(stateDir(repoRoot), "hints.json");
-}
-
 const hintStateSchema = z.object({
   version: z.literal(1),
   /** Per lesson id, the keys (see `hintKey`) of the hints already shown. */
@@ -21,24 +16,23 @@ const hintStateSchema = z.object({
 /** Which hints were shown, per lesson. */
 export type HintState = z.infer<typeof hintStateSchema>;
 
-/** The state plus a Chinese warning when the file existed but could not be used. */
-export interface LoadedHintState {
-  readonly state: HintState;
-  readonly warning?: string;
-}
+/** The file that remembers which hints a learner has seen. */
+const hintStateFile = (repoRoot: string) => path.join(stateDir(repoRoot), "hints.json");
 
-function emptyState(): HintState {
-  return { version: 1, labs: {} };
-}
-
-/** Reads the hint state; a missing file is empty, a damaged one is empty with a warning. */
-export async function loadHintState(repoRoot: string): Promise<LoadedHintState> {
+/**
+ * Reads the hint state; a missing file is empty, a damaged one is empty with a Chinese
+ * warning.
+ */
+export async function loadHintState(
+  repoRoot: string,
+): Promise<{ readonly state: HintState; readonly warning?: string }> {
   const file = hintStateFile(repoRoot);
+  const empty: HintState = { version: 1, labs: {} };
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch {
-    return { state: emptyState() };
+    return { state: empty };
   }
   try {
     const parsed = hintStateSchema.safeParse(JSON.parse(text));
@@ -46,10 +40,8 @@ export async function loadHintState(repoRoot: string): Promise<LoadedHintState> 
   } catch {
     // fall through to the warning below
   }
-  return {
-    state: emptyState(),
-    warning: `提示记录文件 ${path.relative(repoRoot, file)} 已损坏，已从头开始记录。`,
-  };
+  const warning = `提示记录文件 ${path.relative(repoRoot, file)} 已损坏，已从头开始记录。`;
+  return { state: empty, warning };
 }
 
 /** The keys of the hints already shown for one lesson. */

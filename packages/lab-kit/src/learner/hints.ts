@@ -68,9 +68,10 @@ export function chooseNextHint(
   const test = firstFailingTest(tests);
   if (test === undefined) return { kind: "all_passing" };
   const hints = hintsForTest(manifest, test.name);
-  const isExercise = manifest.starter.failing.includes(test.name);
   const last = hints.at(-1);
-  if (last === undefined) return { kind: "no_hint", test, isExercise };
+  if (last === undefined) {
+    return { kind: "no_hint", test, isExercise: manifest.starter.failing.includes(test.name) };
+  }
   const index = hints.findIndex((hint) => !shown.has(hintKey(hint)));
   const hint = hints[index];
   if (hint === undefined) return { kind: "exhausted", test, hint: last, total: hints.length };
@@ -86,17 +87,12 @@ export function currentHint(
   tests: readonly TestOutcome[],
   shown: ReadonlySet<string>,
 ): HintSelection {
-  const test = firstFailingTest(tests);
-  if (test === undefined) return { kind: "all_passing" };
-  const hints = hintsForTest(manifest, test.name);
-  const first = hints[0];
-  if (first === undefined) {
-    return { kind: "no_hint", test, isExercise: manifest.starter.failing.includes(test.name) };
-  }
-  let position = 1;
-  hints.forEach((hint, index) => {
-    if (shown.has(hintKey(hint))) position = index + 1;
-  });
-  const hint = hints[position - 1] ?? first;
-  return { kind: "next", test, hint, position, total: hints.length };
+  const first = chooseNextHint(manifest, tests, new Set());
+  if (first.kind !== "next") return first;
+  const hints = hintsForTest(manifest, first.test.name);
+  const position = Math.max(
+    1,
+    ...hints.map((hint, index) => (shown.has(hintKey(hint)) ? index + 1 : 0)),
+  );
+  return { ...first, hint: hints[position - 1] ?? first.hint, position };
 }

@@ -75,28 +75,14 @@ export async function inspectLab(repoRoot: string, location: LabLocation): Promi
   ];
   const missing = required.filter((file) => !existsSync(file));
   if (missing.length > 0) {
-    const first = missing[0] ?? lab.dir;
-    return notALab(
-      first,
-      missing.map((file) => `${relativeName(repoRoot, file)}: 缺失`),
-    );
+    const problems = missing.map((file) => `${relativeName(repoRoot, file)}: 缺失`);
+    return notALab(missing[0] ?? lab.dir, problems);
   }
   const modules = path.join(lab.starterDir, "node_modules");
   if (!existsSync(modules)) {
     return { kind: "not_installed", lab, missing: relativeName(repoRoot, modules) };
   }
   return { kind: "ready", lab };
-}
-
-/** The outcome of looking a lesson up by what the learner typed. */
-export type LabLookup =
-  | { readonly ok: true; readonly lab: ResolvedLab }
-  | { readonly ok: false; readonly message: string };
-
-/** Lists the lessons that exist, for an error message: `01 task-spec、02 cli-entry`. */
-export function describeAvailable(labs: readonly LabLocation[]): string {
-  if (labs.length === 0) return "（labs/ 下还没有任何课程）";
-  return labs.map((lab) => `${lab.id} ${lab.slug}`).join("、");
 }
 
 /**
@@ -108,49 +94,32 @@ export async function lookUpLab(
   repoRoot: string,
   input: string,
   options: { readonly requireInstall: boolean },
-): Promise<LabLookup> {
+): Promise<
+  | { readonly ok: true; readonly lab: ResolvedLab }
+  | { readonly ok: false; readonly message: string }
+> {
   const labs = await listLabs(repoRoot);
   const id = normalizeLessonId(input);
   const location = labs.find((lab) => lab.id === id);
   if (id === undefined || location === undefined) {
-    return {
-      ok: false,
-      message: `没有编号为「${input}」的课程。可用的课程：${describeAvailable(labs)}。`,
-    };
+    const available =
+      labs.length === 0
+        ? "（labs/ 下还没有任何课程）"
+        : labs.map((lab) => `${lab.id} ${lab.slug}`).join("、");
+    return { ok: false, message: `没有编号为「${input}」的课程。可用的课程：${available}。` };
   }
   const inspection = await inspectLab(repoRoot, location);
-  switch (inspection.kind) {
-    case "ready":
-      return { ok: true, lab: inspection.lab };
-    case "not_installed":
-      return options.requireInstall
-        ? { ok: false, message: describeInspectionProblem(inspection) }
-        : { ok: true, lab: inspection.lab };
-    case "not_a_lab":
-      return { ok: false, message: describeInspectionProblem(inspection) };
-    default: {
-      const unreachable: never = inspection;
-      return unreachable;
-    }
+  if (inspection.kind === "not_a_lab") {
+    const message = [
+      `${inspection.name} 还不是一个完整的实验：${inspection.file} 有问题：`,
+      ...inspection.problems.map((problem) => `  - ${problem}`),
+      "一个实验需要 lesson.json、tests/、starter/ 和 solution/（含 package.json 与 src/index.ts）。",
+    ].join("\n");
+    return { ok: false, message };
   }
-}
-
-/** A Chinese explanation of why a lab cannot be used yet, and how to fix it. */
-function describeInspectionProblem(
-  inspection: Exclude<LabInspection, { readonly kind: "ready" }>,
-): string {
-  switch (inspection.kind) {
-    case "not_installed":
-      return `${inspection.lab.name} 的依赖还没有安装（缺少 ${inspection.missing}）。请在仓库根目录运行 pnpm install。`;
-    case "not_a_lab":
-      return [
-        `${inspection.name} 还不是一个完整的实验：${inspection.file} 有问题：`,
-        ...inspection.problems.map((problem) => `  - ${problem}`),
-        "一个实验需要 lesson.json、tests/、starter/ 和 solution/（含 package.json 与 src/index.ts）。",
-      ].join("\n");
-    default: {
-      const unreachable: never = inspection;
-      return unreachable;
-    }
+  if (inspection.kind === "not_installed" && options.requireInstall) {
+    const message = `${inspection.lab.name} 的依赖还没有安装（缺少 ${inspection.missing}）。请在仓库根目录运行 pnpm install。`;
+    return { ok: false, message };
   }
+  return { ok: true, lab: inspection.lab };
 }

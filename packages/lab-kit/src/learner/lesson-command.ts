@@ -1,5 +1,5 @@
 import { EXIT_CODES } from "../tool-output.ts";
-import { answerUsage, LESSON_USAGE, parseLessonArgs } from "./cli-args.ts";
+import { answerUsage, LESSON_USAGE, type LessonAction, parseLessonArgs } from "./cli-args.ts";
 import { lookUpLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
 
@@ -24,20 +24,14 @@ export async function runLessonCommand(
     context.stderr.write(`${found.message}\n`);
     return EXIT_CODES.usage;
   }
-  switch (command.action) {
-    case "hint":
-      return (await import("./hint-command.ts")).runHintCommand(context, found.lab);
-    case "reset":
-      return (await import("./reset-command.ts")).runResetCommand(context, found.lab, {
+  const subcommands: Record<LessonAction, () => Promise<number>> = {
+    hint: async () => (await import("./hint-command.ts")).runHintCommand(context, found.lab),
+    reset: async () =>
+      (await import("./reset-command.ts")).runResetCommand(context, found.lab, {
         yes: command.yes,
-      });
-    case "diff":
-      return (await import("./diff-command.ts")).runDiffCommand(context, found.lab);
-    case "watch":
-      return (await import("./watch-command.ts")).runWatchCommand(context, found.lab);
-    default: {
-      const unreachable: never = command.action;
-      return unreachable;
-    }
-  }
+      }),
+    diff: async () => (await import("./diff-command.ts")).runDiffCommand(context, found.lab),
+    watch: async () => (await import("./watch-command.ts")).runWatchCommand(context, found.lab),
+  };
+  return subcommands[command.action]();
 }

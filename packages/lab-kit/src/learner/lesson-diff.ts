@@ -85,30 +85,16 @@ export async function diffStarterAgainstSolution(
     const newName = b === undefined ? "/dev/null" : `solution/${file}`;
     const hunks =
       a !== undefined && b !== undefined ? regionHunks(splitLines(a), splitLines(b)) : undefined;
-    if (hunks !== undefined) {
-      if (hunks.length === 0) continue;
-      const patch = formatPatch(
-        {
-          oldFileName: oldName,
-          newFileName: newName,
-          oldHeader: undefined,
-          newHeader: undefined,
-          hunks,
-        },
-        { includeIndex: false, includeUnderline: false, includeFileHeaders: true },
-      );
-      diffs.push({ file, scope: "regions", patch });
-    } else {
-      const whole = structuredPatch(oldName, newName, a ?? "", b ?? "", undefined, undefined, {
-        context: 3,
-      });
-      const patch = formatPatch(whole, {
-        includeIndex: false,
-        includeUnderline: false,
-        includeFileHeaders: true,
-      });
-      diffs.push({ file, scope: "whole-file", patch });
-    }
+    if (hunks?.length === 0) continue;
+    const whole = structuredPatch(oldName, newName, a ?? "", b ?? "", undefined, undefined, {
+      context: 3,
+    });
+    const patch = formatPatch(hunks === undefined ? whole : { ...whole, hunks }, {
+      includeIndex: false,
+      includeUnderline: false,
+      includeFileHeaders: true,
+    });
+    diffs.push({ file, scope: hunks === undefined ? "whole-file" : "regions", patch });
   }
   return diffs;
 }

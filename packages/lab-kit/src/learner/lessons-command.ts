@@ -1,17 +1,12 @@
 import { listLabs } from "../labs.ts";
-import type { RunTarget, TargetReport } from "../run/targets.ts";
+import type { TargetReport } from "../run/targets.ts";
 import { EXIT_CODES } from "../tool-output.ts";
 import { answerUsage, LESSONS_USAGE, parseLessonsArgs } from "./cli-args.ts";
-import { inspectLab, type ResolvedLab } from "./lab-lookup.ts";
-import { type LearnerContext, repoRootOf } from "./learner-context.ts";
-import {
-  hasUnusableLab,
-  type LessonRow,
-  renderLessonsJson,
-  renderLessonsText,
-} from "./lessons-report.ts";
+import { inspectLab } from "./lab-lookup.ts";
+import { type LearnerContext, type RunLabTargets, repoRootOf } from "./learner-context.ts";
+import { type LessonRow, renderLessonsJson, renderLessonsText } from "./lessons-report.ts";
 import { summarizeProgress } from "./progress.ts";
-import { starterReports } from "./report-cache.ts";
+import { starterReports, starterTarget } from "./report-cache.ts";
 import { checkTestsIntegrityOfLabs } from "./tampering.ts";
 import { colorsFor } from "./terminal.ts";
 import { foldersWithChanges } from "./working-tree.ts";
@@ -25,10 +20,7 @@ const TICK_MS = 1_000;
  * A first look after a clone runs every starter once (about a second each): that wait
  * is shown, not silent.
  */
-function withProgress(
-  context: LearnerContext,
-  run: (targets: readonly RunTarget[]) => Promise<TargetReport[]>,
-): (targets: readonly RunTarget[]) => Promise<TargetReport[]> {
+function withProgress(context: LearnerContext, run: RunLabTargets): RunLabTargets {
   return async (targets) => {
     const stderr = context.stderr;
     const colors = colorsFor(stderr, context.env);
@@ -56,18 +48,14 @@ function withProgress(
   };
 }
 
-function starterTarget(lab: ResolvedLab): RunTarget {
-  return { label: `${lab.id}:starter`, labDir: lab.dir, packageDir: lab.starterDir };
-}
-
 /**
  * Every lab with the learner's progress: one test run for the usable starters whose
- * files changed since their last run (all of them with `cache: false`).
+ * files changed since their last run (all of them when `cache` is false).
  */
-export async function collectLessonRows(
+async function collectLessonRows(
   context: LearnerContext,
   repoRoot: string,
-  options: { readonly cache?: boolean } = {},
+  cache: boolean,
 ): Promise<LessonRow[]> {
   const locations = await listLabs(repoRoot);
   const inspections = await Promise.all(
@@ -78,13 +66,13 @@ export async function collectLessonRows(
   );
   // The test run dominates; the git comparisons run beside it.
   const targets = ready.map(starterTarget);
-  const run = withProgress(context, (some) => context.runTargets(some));
+  const run = withProgress(context, context.runTargets);
   const [reports, integrities, starters] = await Promise.all([
     ready.length === 0
       ? Promise.resolve([])
-      : options.cache === false
-        ? run(targets)
-        : starterReports(repoRoot, ready, targets, run),
+      : cache
+        ? starterReports(repoRoot, ready, targets, run)
+        : run(targets),
     checkTestsIntegrityOfLabs(repoRoot, ready),
     foldersWithChanges(
       repoRoot,
@@ -93,33 +81,18 @@ export async function collectLessonRows(
   ]);
   const byLabel = new Map<string, TargetReport>(reports.map((report) => [report.label, report]));
   return inspections.map((inspection): LessonRow => {
-    switch (inspection.kind) {
-      case "not_a_lab":
-        return inspection;
-      case "not_installed":
-        return inspection;
-      case "ready": {
-        const lab = inspection.lab;
-        const index = ready.indexOf(lab);
-        const label = starterTarget(lab).label;
-        const report = byLabel.get(label) ?? { label, tests: [], loadErrors: [] };
-        return {
-          kind: "lesson",
-          lab,
-          progress: summarizeProgress({
-            manifest: lab.manifest,
-            report,
-            // Without git nothing says the starter is untouched: count it as begun.
-            starterUnchanged: starters?.get(lab.starterDir) === false,
-          }),
-          integrity: integrities[index] ?? { state: "unknown" },
-        };
-      }
-      default: {
-        const unreachable: never = inspection;
-        return unreachable;
-      }
-    }
+    if (inspection.kind !== "ready") return inspection;
+    const lab = inspection.lab;
+    const index = ready.indexOf(lab);
+    const label = starterTarget(lab).label;
+    const report = byLabel.get(label) ?? { label, tests: [], loadErrors: [] };
+    return {
+      kind: "lesson",
+      lab,
+      // Without git nothing says the starter is untouched: count it as begun.
+      progress: summarizeProgress(lab.manifest, report, starters?.get(lab.starterDir) === false),
+      integrity: integrities[index] ?? { state: "unknown" },
+    };
   });
 }
 
@@ -134,11 +107,12 @@ export async function runLessonsCommand(
   const args = answerUsage(parseLessonsArgs(argv), LESSONS_USAGE, context);
   if ("exitCode" in args) return args.exitCode;
   const repoRoot = await repoRootOf(context);
-  const rows = await collectLessonRows(context, repoRoot, { cache: args.value.cache });
+  const rows = await collectLessonRows(context, repoRoot, args.value.cache);
   context.stdout.write(
     args.value.json
       ? renderLessonsJson(rows)
       : renderLessonsText(rows, colorsFor(context.stdout, context.env)),
   );
-  return hasUnusableLab(rows) ? EXIT_CODES.usage : EXIT_CODES.ok;
+  // A lab that cannot be used (named, with the reason, in the table) exits 2.
+  return rows.some((row) => row.kind !== "lesson") ? EXIT_CODES.usage : EXIT_CODES.ok;
 }

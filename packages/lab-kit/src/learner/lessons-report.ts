@@ -1,7 +1,7 @@
 import type { LabInspection, ResolvedLab } from "./lab-lookup.ts";
 import type { LessonProgress } from "./progress.ts";
 import { describeIntegrity, type TestsIntegrity } from "./tampering.ts";
-import { type Colors, displayWidth, padToWidth } from "./terminal.ts";
+import { type Colors, displayWidth, firstLine, padToWidth } from "./terminal.ts";
 
 /** One line of `pnpm lessons`: a usable lab with the learner's progress, or a broken one. */
 export type LessonRow =
@@ -14,66 +14,47 @@ export type LessonRow =
   /** A lab folder that cannot be run: as the lookup found it. */
   | Exclude<LabInspection, { readonly kind: "ready" }>;
 
-function rowId(row: LessonRow): string {
-  return row.kind === "not_a_lab" ? row.location.id : row.lab.id;
-}
-
-/** Complete, and proven by the committed tests rather than edited ones. */
-function isDone(row: LessonRow): boolean {
-  return (
-    row.kind === "lesson" && row.progress.kind === "complete" && row.integrity.state !== "changed"
-  );
-}
-
-/** The first lesson, in order, that the learner has not finished. */
-export function nextLesson(rows: readonly LessonRow[]): ResolvedLab | undefined {
-  for (const row of [...rows].sort((a, b) => rowId(a).localeCompare(rowId(b)))) {
-    if (row.kind !== "not_a_lab" && !isDone(row)) return row.lab;
+/**
+ * The first lesson, in order, that the learner has not finished: complete, and proven by
+ * the committed tests rather than edited ones.
+ */
+function nextLesson(rows: readonly LessonRow[]): ResolvedLab | undefined {
+  for (const row of rows) {
+    if (row.kind === "not_a_lab") continue;
+    const done =
+      row.kind === "lesson" &&
+      row.progress.kind === "complete" &&
+      row.integrity.state !== "changed";
+    if (!done) return row.lab;
   }
   return undefined;
 }
 
-/** True when some lab cannot be used: the command then exits with 2. */
-export function hasUnusableLab(rows: readonly LessonRow[]): boolean {
-  return rows.some((row) => row.kind !== "lesson");
-}
-
-function firstLine(text: string): string {
-  return (text.split("\n").find((line) => line.trim() !== "") ?? text).trim();
-}
-
-/** The state column of a row, in Chinese. */
-export function describeState(row: LessonRow, colors: Colors): string {
-  switch (row.kind) {
-    case "not_installed":
-      return colors.yellow("依赖未安装（运行 pnpm install）");
-    case "not_a_lab":
-      return colors.red(`不是完整的实验（${row.file}）`);
-    case "lesson": {
-      const tampered = row.integrity.state === "changed" ? colors.red("（测试已被改动！）") : "";
-      const progress = row.progress;
-      switch (progress.kind) {
-        case "not_started":
-          return colors.dim("未开始") + tampered;
-        case "in_progress":
-          return colors.yellow(`${progress.passed}/${progress.total} 个测试通过`) + tampered;
-        case "complete":
-          return colors.green(`已完成（${progress.total}/${progress.total}）`) + tampered;
-        case "load_error":
-          return colors.red(`测试无法加载：${firstLine(progress.message)}`) + tampered;
-        case "no_tests":
-          return colors.red("没有找到测试") + tampered;
-        default: {
-          const unreachable: never = progress;
-          return unreachable;
-        }
-      }
-    }
+function progressText(progress: LessonProgress, colors: Colors): string {
+  switch (progress.kind) {
+    case "not_started":
+      return colors.dim("未开始");
+    case "in_progress":
+      return colors.yellow(`${progress.passed}/${progress.total} 个测试通过`);
+    case "complete":
+      return colors.green(`已完成（${progress.total}/${progress.total}）`);
+    case "load_error":
+      return colors.red(`测试无法加载：${firstLine(progress.message)}`);
+    case "no_tests":
+      return colors.red("没有找到测试");
     default: {
-      const unreachable: never = row;
+      const unreachable: never = progress;
       return unreachable;
     }
   }
+}
+
+/** The state column of a row, in Chinese. */
+function describeState(row: LessonRow, colors: Colors): string {
+  if (row.kind === "not_installed") return colors.yellow("依赖未安装（运行 pnpm install）");
+  if (row.kind === "not_a_lab") return colors.red(`不是完整的实验（${row.file}）`);
+  const tampered = row.integrity.state === "changed" ? colors.red("（测试已被改动！）") : "";
+  return progressText(row.progress, colors) + tampered;
 }
 
 /** The progress table for a terminal: by week, then the next lesson, then every notice. */
@@ -135,62 +116,48 @@ export interface LessonJson {
 }
 
 function toJson(row: LessonRow): LessonJson {
-  switch (row.kind) {
-    case "not_a_lab":
-      return {
-        id: row.location.id,
-        slug: row.location.slug,
-        dir: row.name,
-        title: null,
-        week: null,
-        state: "not_a_lab",
-        passed: null,
-        total: null,
-        tests: null,
-        problems: row.problems.map((problem) => `${row.file}: ${problem}`),
-      };
-    case "not_installed":
-      return {
-        id: row.lab.id,
-        slug: row.lab.slug,
-        dir: row.lab.name,
-        title: row.lab.manifest.title,
-        week: row.lab.manifest.week,
-        state: "not_installed",
-        passed: null,
-        total: null,
-        tests: null,
-        problems: [`缺少 ${row.missing}`],
-      };
-    case "lesson": {
-      const progress = row.progress;
-      const counts =
-        progress.kind === "not_started" || progress.kind === "in_progress"
-          ? { passed: progress.passed, total: progress.total }
-          : progress.kind === "complete"
-            ? { passed: progress.total, total: progress.total }
-            : { passed: null, total: null };
-      return {
-        id: row.lab.id,
-        slug: row.lab.slug,
-        dir: row.lab.name,
-        title: row.lab.manifest.title,
-        week: row.lab.manifest.week,
-        state: progress.kind,
-        ...counts,
-        tests: row.integrity.state,
-        problems: progress.kind === "load_error" ? [`${progress.file}: ${progress.message}`] : [],
-      };
-    }
-    default: {
-      const unreachable: never = row;
-      return unreachable;
-    }
+  if (row.kind === "not_a_lab") {
+    return {
+      id: row.location.id,
+      slug: row.location.slug,
+      dir: row.name,
+      title: null,
+      week: null,
+      state: "not_a_lab",
+      passed: null,
+      total: null,
+      tests: null,
+      problems: row.problems.map((problem) => `${row.file}: ${problem}`),
+    };
   }
+  const lab = {
+    id: row.lab.id,
+    slug: row.lab.slug,
+    dir: row.lab.name,
+    title: row.lab.manifest.title,
+    week: row.lab.manifest.week,
+  };
+  if (row.kind === "not_installed") {
+    const problems = [`缺少 ${row.missing}`];
+    return { ...lab, state: "not_installed", passed: null, total: null, tests: null, problems };
+  }
+  const progress = row.progress;
+  const counts =
+    progress.kind === "not_started" || progress.kind === "in_progress"
+      ? { passed: progress.passed, total: progress.total }
+      : progress.kind === "complete"
+        ? { passed: progress.total, total: progress.total }
+        : { passed: null, total: null };
+  return {
+    ...lab,
+    state: progress.kind,
+    ...counts,
+    tests: row.integrity.state,
+    problems: progress.kind === "load_error" ? [`${progress.file}: ${progress.message}`] : [],
+  };
 }
 
 /** The `--json` document: every lesson in order and the id of the next one (or null). */
 export function renderLessonsJson(rows: readonly LessonRow[]): string {
-  const lessons = [...rows].sort((a, b) => rowId(a).localeCompare(rowId(b))).map(toJson);
-  return `${JSON.stringify({ lessons, next: nextLesson(rows)?.id ?? null }, null, 2)}\n`;
+  return `${JSON.stringify({ lessons: rows.map(toJson), next: nextLesson(rows)?.id ?? null }, null, 2)}\n`;
 }

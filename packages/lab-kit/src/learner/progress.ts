@@ -12,20 +12,15 @@ export type LessonProgress =
   /** The run found no tests at all: the lab is incomplete or its tests were removed. */
   | { readonly kind: "no_tests" };
 
-/** What `summarizeProgress` needs besides the manifest and the run. */
-export interface ProgressInput {
-  readonly manifest: LessonManifest;
-  readonly report: TargetReport;
-  /** True when the starter's files match HEAD (no edits by the learner). */
-  readonly starterUnchanged: boolean;
-}
-
 /**
- * Turns a run of a learner's starter into a progress state. Skipped tests are not counted:
- * a test the learner skipped proves nothing.
+ * Turns a run of a learner's starter (`starterUnchanged`: its files match HEAD) into a
+ * progress state. Skipped tests are not counted: a test the learner skipped proves nothing.
  */
-export function summarizeProgress(input: ProgressInput): LessonProgress {
-  const { manifest, report, starterUnchanged } = input;
+export function summarizeProgress(
+  manifest: LessonManifest,
+  report: TargetReport,
+  starterUnchanged: boolean,
+): LessonProgress {
   const loadError = report.loadErrors[0];
   if (loadError !== undefined) {
     return { kind: "load_error", file: loadError.file, message: loadError.message };

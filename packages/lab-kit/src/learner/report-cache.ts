@@ -14,6 +14,11 @@ import {
 import { type RunTarget, type TargetReport, targetReportSchema } from "../run/targets.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 
+/** The run of one lab's starter, as `pnpm lessons` and `pnpm lesson hint` ask for it. */
+export function starterTarget(lab: ResolvedLab): RunTarget {
+  return { label: `${lab.id}:starter`, labDir: lab.dir, packageDir: lab.starterDir };
+}
+
 const CachedReportSchema = z.object({ key: z.string(), report: targetReportSchema });
 
 /**
@@ -29,30 +34,28 @@ export async function starterReports(
   run: (targets: readonly RunTarget[]) => Promise<readonly TargetReport[]>,
 ): Promise<TargetReport[]> {
   const shared = await sharedContentKey(repoRoot, "lab-kit lessons v1");
-  const keys = await Promise.all(labs.map((lab) => labContentKey(repoRoot, shared, lab.dir)));
   // Missing, unreadable, another shape or another key: the starter simply runs.
-  const cached = await Promise.all(
-    labs.map(async (lab, index) => {
+  const entries = await Promise.all(
+    labs.map(async (lab) => {
+      const key = await labContentKey(repoRoot, shared, lab.dir);
       const file = labCacheFile(repoRoot, "lessons-cache", lab);
-      return (await readKeyed(file, CachedReportSchema, keys[index] ?? ""))?.report;
+      return { key, file, cached: (await readKeyed(file, CachedReportSchema, key))?.report };
     }),
   );
-  const misses = targets.filter((_, index) => cached[index] === undefined);
+  const misses = targets.filter((_, index) => entries[index]?.cached === undefined);
   const fresh = misses.length === 0 ? [] : await run(misses);
   const byLabel = new Map(fresh.map((report) => [report.label, report]));
   await Promise.all(
-    labs.map((lab, index) => {
+    entries.map(async ({ key, file }, index) => {
       const report = byLabel.get(targets[index]?.label ?? "");
-      const key = keys[index];
-      if (report === undefined || key === undefined || report.loadErrors.length > 0) {
-        return Promise.resolve();
+      if (report !== undefined && report.loadErrors.length === 0) {
+        await writeKeyed(file, { key, report });
       }
-      return writeKeyed(labCacheFile(repoRoot, "lessons-cache", lab), { key, report });
     }),
   );
   return targets.map(
     (target, index) =>
-      cached[index] ??
+      entries[index]?.cached ??
       byLabel.get(target.label) ?? { label: target.label, tests: [], loadErrors: [] },
   );
 }

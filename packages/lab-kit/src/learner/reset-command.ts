@@ -27,19 +27,13 @@ export async function runResetCommand(
   ]);
   const notice = describeIntegrity(lab, integrity);
   if (notice !== undefined) out(colors.red(notice));
-  switch (plan.kind) {
-    case "uncommitted":
-      err(`无法重置：${starter} 没有提交到 git，找不到可以恢复的版本。`);
-      return EXIT_CODES.failed;
-    case "unchanged":
-      out(`${starter} 与提交时完全相同，不需要重置。`);
-      return EXIT_CODES.ok;
-    case "plan":
-      break;
-    default: {
-      const unreachable: never = plan;
-      return unreachable;
-    }
+  if (plan.kind === "uncommitted") {
+    err(`无法重置：${starter} 没有提交到 git，找不到可以恢复的版本。`);
+    return EXIT_CODES.failed;
+  }
+  if (plan.kind === "unchanged") {
+    out(`${starter} 与提交时完全相同，不需要重置。`);
+    return EXIT_CODES.ok;
   }
   out(colors.bold(`将重置第 ${lab.id} 课的 ${starter}：`));
   for (const file of plan.restore) out(`  恢复  ${file}`);

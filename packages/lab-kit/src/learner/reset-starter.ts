@@ -1,7 +1,8 @@
 import { copyFile, mkdir, readdir, rm, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { readCommittedTree } from "../git.ts";
 import { stateDir } from "./hint-state.ts";
-import { compareWithCommitted, listFiles } from "./working-tree.ts";
+import { compareWithTree, listFiles } from "./working-tree.ts";
 
 /** What a reset would do to a starter. */
 export type ResetPlan =
@@ -23,21 +24,22 @@ export type ResetPlan =
  * only under `src/`: that is where a learner's work lives; elsewhere they are build output.
  */
 export async function planReset(starterDir: string): Promise<ResetPlan> {
-  const comparison = await compareWithCommitted(starterDir, ["src"]);
+  const comparison = await compareWithTree(starterDir, await readCommittedTree(starterDir), [
+    "src",
+  ]);
   if (comparison.state === "uncommitted") return { kind: "uncommitted" };
   const restore = [...comparison.modified, ...comparison.removed].sort();
   if (restore.length === 0 && comparison.added.length === 0) return { kind: "unchanged" };
   return { kind: "plan", committed: comparison.committed, restore, remove: comparison.added };
 }
 
-/** `2025-01-31T08-05-09-123Z`: sortable, and valid in a file name on every system. */
-export function backupStamp(date: Date): string {
-  return date.toISOString().replace(/[:.]/g, "-");
-}
-
-/** The folder a reset backs up into: `.bootcamp/backups/NN-<timestamp>/`. */
+/**
+ * The folder a reset backs up into: `.bootcamp/backups/NN-<timestamp>/`, the timestamp as
+ * `2025-01-31T08-05-09-123Z`: sortable, and valid in a file name on every system.
+ */
 export function backupDir(repoRoot: string, lessonId: string, date: Date): string {
-  return path.join(stateDir(repoRoot), "backups", `${lessonId}-${backupStamp(date)}`);
+  const stamp = date.toISOString().replace(/[:.]/g, "-");
+  return path.join(stateDir(repoRoot), "backups", `${lessonId}-${stamp}`);
 }
 
 /**

@@ -37,3 +37,8 @@ export function displayWidth(text: string): number {
 export function padToWidth(text: string, width: number): string {
   return text + " ".repeat(Math.max(0, width - displayWidth(text)));
 }
+
+/** The first line of `text` that is not blank, trimmed: what a one-line report shows. */
+export function firstLine(text: string): string {
+  return (text.split("\n").find((line) => line.trim() !== "") ?? "").trim();
+}

@@ -54,33 +54,27 @@ export function watchHintLines(
     ];
   }
   const selection = currentHint(lab.manifest, run.tests, shown);
-  switch (selection.kind) {
-    case "all_passing":
-      return run.tests.length === 0
-        ? [colors.yellow("没有运行任何测试。")]
-        : [colors.green(`第 ${lab.id} 课的测试全部通过。运行 pnpm lessons 看下一课。`)];
-    case "no_hint":
-      return [
-        `第一个失败的测试：${selection.test.name}`,
-        selection.isExercise
-          ? "这个测试还没有写提示，请对照上面的失败信息。"
-          : "这个测试在初始 starter 里是通过的：可能是练习区域之外的改动弄坏了它。",
-      ];
-    case "next":
-    case "exhausted": {
-      const position = selection.kind === "next" ? selection.position : selection.total;
-      const more =
-        position < selection.total ? `（下一条：pnpm lesson hint ${lab.id}）` : "（已是最后一条）";
-      return [
-        `第一个失败的测试：${selection.test.name}`,
-        colors.cyan(`提示 ${position}/${selection.total}：`) + selection.hint.text + more,
-      ];
-    }
-    default: {
-      const unreachable: never = selection;
-      return unreachable;
-    }
+  if (selection.kind === "all_passing") {
+    return run.tests.length === 0
+      ? [colors.yellow("没有运行任何测试。")]
+      : [colors.green(`第 ${lab.id} 课的测试全部通过。运行 pnpm lessons 看下一课。`)];
   }
+  const failing = `第一个失败的测试：${selection.test.name}`;
+  if (selection.kind === "no_hint") {
+    return [
+      failing,
+      selection.isExercise
+        ? "这个测试还没有写提示，请对照上面的失败信息。"
+        : "这个测试在初始 starter 里是通过的：可能是练习区域之外的改动弄坏了它。",
+    ];
+  }
+  const position = selection.kind === "next" ? selection.position : selection.total;
+  const more =
+    position < selection.total ? `（下一条：pnpm lesson hint ${lab.id}）` : "（已是最后一条）";
+  return [
+    failing,
+    colors.cyan(`提示 ${position}/${selection.total}：`) + selection.hint.text + more,
+  ];
 }
 
 /** What `pnpm lesson watch` tells the reporter: the repository and the lesson id. */

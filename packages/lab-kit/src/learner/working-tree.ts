@@ -3,7 +3,6 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { glob } from "tinyglobby";
-import { readCommittedTree } from "../git.ts";
 import { toPosixPath } from "../posix-path.ts";
 
 const execFileAsync = promisify(execFile);
@@ -55,20 +54,10 @@ function sameContent(a: Buffer, b: Buffer): boolean {
 }
 
 /**
- * Compares `dir` with HEAD. Every tracked file is checked for changes and removal; new
- * files are looked for only under `scanForAdded` (sub-folders of `dir`, `""` for all of
- * it), so ignored files elsewhere (build logs, caches) do not count as changes.
- */
-export async function compareWithCommitted(
-  dir: string,
-  scanForAdded: readonly string[] = [""],
-): Promise<TreeComparison> {
-  return compareWithTree(dir, await readCommittedTree(dir), scanForAdded);
-}
-
-/**
- * `compareWithCommitted` against a committed tree already read (`readCommittedTrees` reads
- * many folders in one go); undefined means nothing under `dir` is committed.
+ * Compares `dir` with its committed tree (`readCommittedTree(s)`; undefined: nothing under
+ * `dir` is committed). Every tracked file is checked for changes and removal; new files
+ * are looked for only under `scanForAdded` (sub-folders of `dir`, `""` for all of it), so
+ * ignored files elsewhere (build logs, caches) do not count as changes.
  */
 export async function compareWithTree(
   dir: string,

@@ -17,13 +17,9 @@ const LINE_WIDTH = 100;
 /**
  * JSON laid out the way the repository's formatter (Biome) lays it out: objects expanded,
  * arrays of plain values on one line when they fit, so a new lab passes `pnpm lint` as is.
+ * @param prefix characters before the value on its line (indent, key), for the width check
  */
-function json(value: unknown): string {
-  return `${layout(value, "")}\n`;
-}
-
-/** @param prefix characters before the value on its line (indent, key), for the width check */
-function layout(value: unknown, indent: string, prefix = indent.length): string {
+function layout(value: unknown, indent = "", prefix = indent.length): string {
   const inner = `${indent}  `;
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";
@@ -54,7 +50,7 @@ export const ROOT_COMMANDS = {
 } as const;
 
 export function packageJson(id: string, side: "starter" | "solution"): string {
-  return json({
+  return `${layout({
     name: `@bootcamp/lab-${id}-${side}`,
     version: "0.0.0",
     private: true,
@@ -68,7 +64,7 @@ export function packageJson(id: string, side: "starter" | "solution"): string {
       vitest: "catalog:",
       zod: "catalog:",
     },
-  });
+  })}\n`;
 }
 
 /** One line: `@lab`, `src/` and `../tests` come from lab-kit's shared lab tsconfig. */
@@ -113,7 +109,7 @@ describe("lessonAnswer", () => {
 
 export function lessonJson(lesson: LessonIdentity): string {
   const failing = "lessonAnswer > doubles its input";
-  return json({
+  return `${layout({
     id: lesson.id,
     slug: lesson.slug,
     title: lesson.title,
@@ -139,7 +135,7 @@ export function lessonJson(lesson: LessonIdentity): string {
       files: ["packages/agent-core/src/index.ts"],
       tests: [`packages/agent-core/tests/lesson-${lesson.id}.test.ts`],
     },
-  });
+  })}\n`;
 }
 
 const README_SECTIONS = [

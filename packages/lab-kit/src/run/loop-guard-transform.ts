@@ -82,7 +82,7 @@ export function insertLoopGuards(
   if (loops === 0) return undefined;
   // One line, so every line of the file keeps its number even without the map.
   edited.prepend(`const ${TICK} = globalThis.${LOOP_GUARD_GLOBAL} ?? (() => {});`);
-  return { code: edited.toString(), map: edited.generateMap({ hires: "boundary", source: file }) };
+  return { code: edited.toString(), map: edited.generateMap({ hires: true, source: file }) };
 }
 
 /**

@@ -2,7 +2,8 @@
  * Setup file of every lab test run: installs the loop guard that guarded code calls at the
  * start of each loop iteration (`loop-guard-transform.ts`). A timer of Node's own (not the
  * global one a test may fake) marks each turn of the worker's event loop; an iteration that
- * finds no turn for {@link LOOP_LIMIT_MS} throws {@link LOOP_TIMEOUT_MESSAGE}, and
+ * finds no turn for {@link LOOP_LIMIT_MS} of the worker's CPU time (or
+ * {@link LOOP_WALL_LIMIT_MS} of wall time) throws {@link LOOP_TIMEOUT_MESSAGE}, and
  * again at every later iteration until the loop lets go. A test whose code caught that
  * error and went on still fails with it, after the test.
  */
@@ -75,9 +76,9 @@ export function createLoopGuard(limits: LoopLimits, clocks: LoopClocks): LoopGua
     throw error;
   }) as LoopGuard;
   guard.fired = false;
+  // A pending CPU check needs no reset: it is never later than a limit after the new turn.
   guard.turn = () => {
     lastTurn = now();
-    nextCpuCheck = 0;
     if (threadCpu !== undefined) cpuAtTurn = threadCpu();
   };
   guard.restart = () => {

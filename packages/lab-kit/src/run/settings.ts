@@ -15,7 +15,7 @@ export const LAB_TEST_TIMEOUT_MS = 2_000;
 
 /**
  * How long a loop may keep its worker's event loop from turning before the loop guard ends
- * it (`loop-guard-transform.ts`): half the test timeout, derived, so that changing the one
+ * it (`loop-guard-transform.ts`), in the worker's own CPU time: half the test timeout, derived, so that changing the one
  * timeout changes both. Half, because every test a learner's loop blocks pays it in turn
  * (lesson 20's seven tests: 7 s, not 14 s), while no lab code computes synchronously for
  * anywhere near a second.

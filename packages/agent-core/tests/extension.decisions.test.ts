@@ -343,6 +343,9 @@ describe("an extension that hangs, is cancelled or throws", () => {
       {
         trace: (event) => void events.push(event),
         extensions: [{ name: "slow", beforeToolCall: hang }],
+        // As above: a still clock, so only the wait for approval can use up the 20 ms (a
+        // loaded machine once spent them on the way there: "已运行 23 ms，达到时间预算 20 ms").
+        clock: () => 0,
       },
     );
     expect(result).toMatchObject({ code: "max_duration", toolCalls: 0 });

@@ -119,6 +119,22 @@ describe("runLabAndPackageTests", () => {
     }
   }, 120_000);
 
+  it("says why a file has no report when its worker died: vitest's error outside the tests", async () => {
+    const dies = path.join(packageDir, "tests", "dies.test.ts");
+    // The default pool (forks): the test kills its own worker process.
+    await writeFile(
+      dies,
+      test('it("ends its worker", () => {\n  process.kill(process.pid, "SIGKILL");\n});'),
+    );
+    const config = path.join(packageDir, "tests", "config.test.ts");
+    const { packageFiles, notRun } = await runLabAndPackageTests(
+      [],
+      [{ label: "capstone", packageDir, files: [dies, config] }],
+    );
+    expect(packageFiles.map((entry) => entry.file)).not.toContain(dies);
+    expect(notRun).toMatch(/^没有运行完：vitest 在测试之外报错：.*Worker exited unexpectedly/);
+  }, 120_000);
+
   it("rejects a relative path before starting anything", async () => {
     await expect(
       runLabAndPackageTests([], [{ label: "x", packageDir, files: ["tests/config.test.ts"] }]),

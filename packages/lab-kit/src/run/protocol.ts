@@ -59,8 +59,11 @@ const childMessageSchema = z.discriminatedUnion("type", [
   }),
   /** A test file of a package run (its package's own config) finished. */
   z.object({ type: z.literal("package-module"), ...packageModuleReport.shape }),
-  /** vitest finished every planned file. */
-  z.object({ type: z.literal("done") }),
+  /**
+   * vitest's run ended. `unhandledErrors`: the first lines of the errors it reported outside
+   * any test (a worker that exited unexpectedly…): a planned file without a report is why.
+   */
+  z.object({ type: z.literal("done"), unhandledErrors: z.array(z.string()) }),
   /** vitest failed outside the tests (could not start, crashed). */
   z.object({ type: z.literal("fatal"), message: z.string() }),
 ]);

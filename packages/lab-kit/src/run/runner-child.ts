@@ -47,7 +47,18 @@ function stateOf(testCase: TestCase): "passed" | "failed" | "skipped" {
   return state === "pending" ? "skipped" : state;
 }
 
+/** First lines of the errors vitest reported outside any test, for `done`. */
+let unhandledErrors: string[] = [];
+
 const reporter: Reporter = {
+  onTestRunEnd(_modules, errors) {
+    unhandledErrors = errors.map((error) => {
+      const first = (error.message ?? String(error)).split("\n")[0] ?? "";
+      // "[vitest-pool]: Worker forks emitted error." says why only in its cause.
+      const cause = (error as { cause?: unknown }).cause;
+      return cause instanceof Error ? `${first} ${cause.message}` : first;
+    });
+  },
   onTestRunStart(specifications: readonly TestSpecification[]) {
     send({
       type: "planned",
@@ -193,7 +204,7 @@ async function run(job: RunJob): Promise<void> {
     flushCompileCache();
     // Every report is sent: the parent ends this process group on `done`, without waiting
     // for vitest to close its workers and servers.
-    send({ type: "done" });
+    send({ type: "done", unhandledErrors });
   } finally {
     await vitest.close();
   }

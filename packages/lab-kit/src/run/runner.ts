@@ -55,7 +55,12 @@ export async function runLabAndPackageTests(
   targets: readonly RunTarget[],
   packages: readonly PackageTestRun[],
   options: RunOptions = {},
-): Promise<{ reports: TargetReport[]; packageFiles: PackageTestFile[] }> {
+): Promise<{
+  reports: TargetReport[];
+  packageFiles: PackageTestFile[];
+  /** Why a planned file may have no report (Chinese); undefined when vitest ran them all. */
+  notRun: string | undefined;
+}> {
   const prepared = targets.map(prepareTarget);
   const labels = new Set<string>();
   for (const target of prepared) {
@@ -65,7 +70,9 @@ export async function runLabAndPackageTests(
     labels.add(target.label);
   }
   const runs = await Promise.all(packages.map(preparePackageRun));
-  if (prepared.length === 0 && runs.length === 0) return { reports: [], packageFiles: [] };
+  if (prepared.length === 0 && runs.length === 0) {
+    return { reports: [], packageFiles: [], notRun: undefined };
+  }
   const result = await runChild(
     {
       type: "run",
@@ -95,6 +102,7 @@ export async function runLabAndPackageTests(
       tests: module.tests,
       loadError: module.tests.length === 0 ? module.errors[0]?.message : undefined,
     })),
+    notRun: result.stopped,
   };
 }
 
@@ -219,9 +227,11 @@ function runChild(job: RunJob, noProgressMs: number): Promise<ChildResult> {
           result.packageModules.push(report);
           break;
         }
-        case "done":
-          finish(undefined);
+        case "done": {
+          const [first] = message.unhandledErrors;
+          finish(first === undefined ? undefined : `没有运行完：vitest 在测试之外报错：${first}`);
           break;
+        }
         case "fatal":
           finish(message.message);
           break;

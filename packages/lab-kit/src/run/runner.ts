@@ -49,18 +49,15 @@ export async function runLabTargets(
 /**
  * {@link runLabTargets}, and in the same vitest process the given test files of workspace
  * packages, each with its package's own vitest config (one vitest start instead of two).
- * A file missing from `packageFiles` did not run.
+ * A planned file without a report, when the run did not finish (backstop, a worker that died),
+ * is listed without tests and with the reason as its `loadError`; a file vitest never planned
+ * is missing from `packageFiles`.
  */
 export async function runLabAndPackageTests(
   targets: readonly RunTarget[],
   packages: readonly PackageTestRun[],
   options: RunOptions = {},
-): Promise<{
-  reports: TargetReport[];
-  packageFiles: PackageTestFile[];
-  /** Why a planned file may have no report (Chinese); undefined when vitest ran them all. */
-  notRun: string | undefined;
-}> {
+): Promise<{ reports: TargetReport[]; packageFiles: PackageTestFile[] }> {
   const prepared = targets.map(prepareTarget);
   const labels = new Set<string>();
   for (const target of prepared) {
@@ -70,9 +67,7 @@ export async function runLabAndPackageTests(
     labels.add(target.label);
   }
   const runs = await Promise.all(packages.map(preparePackageRun));
-  if (prepared.length === 0 && runs.length === 0) {
-    return { reports: [], packageFiles: [], notRun: undefined };
-  }
+  if (prepared.length === 0 && runs.length === 0) return { reports: [], packageFiles: [] };
   const result = await runChild(
     {
       type: "run",
@@ -94,16 +89,24 @@ export async function runLabAndPackageTests(
     },
     options.noProgressMs ?? NO_PROGRESS_MS,
   );
-  return {
-    reports: prepared.map((target) => buildReport(target, result)),
-    packageFiles: result.packageModules.map((module) => ({
-      label: module.label,
-      file: module.file,
-      tests: module.tests,
-      loadError: module.tests.length === 0 ? module.errors[0]?.message : undefined,
-    })),
-    notRun: result.stopped,
-  };
+  const packageFiles: PackageTestFile[] = result.packageModules.map((module) => ({
+    label: module.label,
+    file: module.file,
+    tests: module.tests,
+    loadError: module.tests.length === 0 ? module.errors[0]?.message : undefined,
+  }));
+  // As for a lab target's files: a planned file left without a report says why.
+  if (result.stopped !== undefined) {
+    const done = new Set(packageFiles.map((entry) => entry.file));
+    for (const run of runs) {
+      for (const file of result.planned.get(run.label) ?? []) {
+        if (!done.has(file)) {
+          packageFiles.push({ label: run.label, file, tests: [], loadError: result.stopped });
+        }
+      }
+    }
+  }
+  return { reports: prepared.map((target) => buildReport(target, result)), packageFiles };
 }
 
 function prepareTarget(target: RunTarget): ChildTarget {

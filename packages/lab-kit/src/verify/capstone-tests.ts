@@ -23,8 +23,7 @@ export function planCapstoneTests(
   requests: readonly { readonly packageName: string; readonly files: readonly string[] }[],
 ): {
   readonly runs: readonly PackageTestRun[];
-  /** `notRun`: why a file may have no report, as the runner said (the default: none known). */
-  finish(files: readonly PackageTestFile[], notRun?: string): Map<string, CapstoneFileResult>;
+  finish(files: readonly PackageTestFile[]): Map<string, CapstoneFileResult>;
 } {
   const results = new Map<string, CapstoneFileResult>();
   const byPackage = new Map<string, Set<string>>();
@@ -53,22 +52,18 @@ export function planCapstoneTests(
   }
   return {
     runs,
-    finish(files, notRun) {
+    finish(files) {
       for (const file of toRun) {
-        results.set(file, resultOf(path.join(repoRoot, file), files, notRun));
+        results.set(file, resultOf(path.join(repoRoot, file), files));
       }
       return results;
     },
   };
 }
 
-function resultOf(
-  absolute: string,
-  files: readonly PackageTestFile[],
-  notRun: string | undefined,
-): CapstoneFileResult {
+function resultOf(absolute: string, files: readonly PackageTestFile[]): CapstoneFileResult {
   const entry = files.find((candidate) => path.resolve(candidate.file) === absolute);
-  if (entry === undefined) return missing(notRun ?? "没有运行：vitest 没有报告这个文件");
+  if (entry === undefined) return missing("没有运行：vitest 没有报告这个文件");
   const problems = entry.tests
     .filter((test) => test.state === "failed")
     .map((test) => `测试失败："${test.name}"`);

@@ -176,7 +176,7 @@ export async function verifyLessons(
     runAllReadmeCommands(repoRoot, fresh),
   ]);
   const reports = firstRun.reports;
-  const capstone = capstonePlan.finish(firstRun.packageFiles, firstRun.notRun);
+  const capstone = capstonePlan.finish(firstRun.packageFiles);
   const linkProblems = new Map(ready.map((entry, index) => [entry.lab.dir, links[index] ?? []]));
   const byLabel = new Map(reports.map((report) => [report.label, report]));
   const verdicts: LabVerdict[] = [];

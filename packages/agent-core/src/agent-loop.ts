@@ -23,6 +23,7 @@ import {
   parseModelResponse,
   type TokenUsage,
 } from "./provider.ts";
+import { keptReasoning, type ReplyReasoning } from "./reasoning.ts";
 import { redactorForEnvironment } from "./redact.ts";
 import { redactAction, redactTask } from "./redact-action.ts";
 import { checkPolicy } from "./retry.ts";
@@ -226,7 +227,12 @@ function preflight(run: Run): Stop | { readonly request: ModelRequest } {
  * unique in the run, each with the tool name as the model wrote it, for the lookup.
  */
 type Reply =
-  | { readonly kind: "act"; readonly actions: readonly Action[]; readonly names: readonly string[] }
+  | {
+      readonly kind: "act";
+      readonly actions: readonly Action[];
+      readonly names: readonly string[];
+      readonly reasoning?: ReplyReasoning;
+    }
   | ({ readonly kind: "stop" } & Stop);
 
 /**
@@ -289,6 +295,7 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
     actions.push(redactAction(run, action, callId));
     names.push(action.type === "tool_call" ? action.tool : "");
   }
+  const reasoning = keptReasoning(response.response.reasoning, run.redact);
   // A reply of several actions is one step, and repeats only when the whole list repeats.
   const verdict = run.guard.recordAction(single ? (actions[0] as Action) : actions);
   if (run.tracer.enabled) {
@@ -299,6 +306,7 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
       ok: true,
       ...(single ? { actionType: first.type } : {}),
       detail: boundedText(run, single ? first : actions),
+      ...(reasoning?.text === undefined ? {} : { reasoning: clip(run, reasoning.text) }),
       ...(usage === undefined ? {} : { usage }),
       ...(answeredBy === undefined ? {} : { model: answeredBy }),
       ...(run.price === undefined ? {} : { costUsd }),
@@ -315,11 +323,12 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
       messages,
       ...(usage === undefined ? {} : { usage }),
       ...(answeredBy === undefined ? {} : { model: answeredBy }),
+      ...(reasoning === undefined ? {} : { reasoning }),
     };
     const stop = await afterReply(run, info);
     if (stop !== undefined) return { kind: "stop", ...stop };
   }
-  return { kind: "act", actions, names };
+  return { kind: "act", actions, names, ...(reasoning === undefined ? {} : { reasoning }) };
 }
 
 /**
@@ -333,19 +342,27 @@ async function act(run: Run, reply: Extract<Reply, { kind: "act" }>): Promise<St
   const calls: PendingCall[] = [];
   for (let index = 0; index < reply.actions.length; index += 1) {
     const action = reply.actions[index] as Action;
+    // The reply's reasoning rides on its first message: that is where a new reply starts.
+    const reasoning =
+      index === 0 && reply.reasoning !== undefined ? { reasoning: reply.reasoning } : {};
     switch (action.type) {
-      case "message":
+      case "message": {
         // A message is a new observation for the next round; nothing else happens.
-        run.history.appendFlat({ role: "assistant", type: "message", content: action.content });
+        const { content } = action;
+        run.history.appendFlat({ role: "assistant", type: "message", content, ...reasoning });
         break;
-      case "finish":
-        run.history.appendFlat({ role: "assistant", type: "finish", summary: action.summary });
+      }
+      case "finish": {
+        const { summary } = action;
+        run.history.appendFlat({ role: "assistant", type: "finish", summary, ...reasoning });
         return proposeFinish(run, action.summary);
+      }
       case "tool_call": {
         const recorded = action as RecordedToolCall;
         const { callId, tool, input } = recorded;
         // The input is the frozen copy `redactAction` made.
-        run.history.appendFlat({ role: "assistant", type: "tool_call", callId, tool, input });
+        const call = { role: "assistant", type: "tool_call", callId, tool, input } as const;
+        run.history.appendFlat({ ...call, ...reasoning });
         calls.push({ action: recorded, name: reply.names[index] ?? "" });
         break;
       }

@@ -1,6 +1,7 @@
 import type { Action } from "./action.ts";
 import type { Message } from "./messages.ts";
 import type { ModelRequest, TokenUsage } from "./provider.ts";
+import type { ReplyReasoning } from "./reasoning.ts";
 import type { ToolError } from "./tool-error.ts";
 import type { Tool, ToolInput } from "./tools.ts";
 import type { CompactedResult, StopCode, TraceEvent } from "./trace.ts";
@@ -84,6 +85,8 @@ export interface ModelReplyInfo {
   readonly usage?: TokenUsage;
   /** The model that answered, when known (see `RunResult.model`). */
   readonly model?: string;
+  /** The reasoning that came with the reply: its text redacted, its `handBack` as given. */
+  readonly reasoning?: ReplyReasoning;
   /** The history before the reply is recorded. */
   readonly messages: readonly Message[];
 }

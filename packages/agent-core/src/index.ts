@@ -143,6 +143,7 @@ export {
   type TokenUsage,
   TokenUsageSchema,
 } from "./provider.ts";
+export { type ReplyReasoning, ReplyReasoningSchema } from "./reasoning.ts";
 export {
   createRedactor,
   DEFAULT_SECRET_PATTERNS,

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { deepFreeze } from "./deep-freeze.ts";
+import type { ReplyReasoning } from "./reasoning.ts";
 import type { ToolError } from "./tool-error.ts";
 
 type JsonValue = z.core.util.JSONType;
@@ -26,6 +27,8 @@ export interface AssistantTextMessage {
   readonly role: "assistant";
   readonly type: "message";
   readonly content: string;
+  /** Set on the first message of a reply that came with reasoning (see `ReplyReasoning`). */
+  readonly reasoning?: ReplyReasoning;
 }
 
 /** A tool call proposed by the model; `callId` pairs it with its result. */
@@ -35,6 +38,8 @@ export interface AssistantToolCallMessage {
   readonly callId: string;
   readonly tool: string;
   readonly input: Readonly<Record<string, JsonValue>>;
+  /** Set on the first message of a reply that came with reasoning (see `ReplyReasoning`). */
+  readonly reasoning?: ReplyReasoning;
 }
 
 /** The model's proposal that the task is done. */
@@ -42,6 +47,8 @@ export interface AssistantFinishMessage {
   readonly role: "assistant";
   readonly type: "finish";
   readonly summary: string;
+  /** Set when the finishing reply came with reasoning (see `ReplyReasoning`). */
+  readonly reasoning?: ReplyReasoning;
 }
 
 /** Every assistant message, discriminated on `type` like the action it records. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { errorMessage } from "./errors.ts";
 import { formatValueIssues, toValueIssues } from "./issues.ts";
 import type { Message } from "./messages.ts";
+import { type ReplyReasoning, ReplyReasoningSchema } from "./reasoning.ts";
 import type { Task } from "./task.ts";
 import type { ToolDescription } from "./tools.ts";
 
@@ -11,6 +12,11 @@ export const TokenUsageSchema = z.strictObject({
   outputTokens: z.int().min(0),
   /** The part of `inputTokens` served from the provider's prompt cache (priced apart). */
   cachedInputTokens: z.int().min(0).optional(),
+  /**
+   * The part of `outputTokens` the model spent thinking, where the vendor reports it. It is
+   * already inside `outputTokens` (vendors bill it as output), so it is priced with them.
+   */
+  reasoningTokens: z.int().min(0).optional(),
 });
 
 /** Tokens one model call consumed. */
@@ -42,6 +48,8 @@ export interface ModelResponse {
   readonly usage?: TokenUsage;
   /** The model that answered, when the provider names it (a run with a fallback model). */
   readonly model?: string;
+  /** The reasoning that came with the reply; kept with it and given back to the provider. */
+  readonly reasoning?: ReplyReasoning;
 }
 
 /**
@@ -59,6 +67,7 @@ export const ModelResponseSchema = z
     actions: z.array(z.unknown()).min(1, "actions 不能为空").optional(),
     usage: TokenUsageSchema.optional(),
     model: z.string().min(1).optional(),
+    reasoning: ReplyReasoningSchema.optional(),
   })
   .refine((response) => (response.action === undefined) !== (response.actions === undefined), {
     message: "需要 action 或 actions 之一（且只能有一个）",

@@ -74,6 +74,8 @@ export type TraceEventBody =
       readonly actionType?: ActionType;
       /** The action as bounded text, or why the call failed. */
       readonly detail: string;
+      /** The reasoning that came with the reply, as bounded, redacted text. */
+      readonly reasoning?: string;
       readonly usage?: TokenUsage;
       /** The model that answered, when the provider names it (or the fallback answered). */
       readonly model?: string;

@@ -16,7 +16,8 @@ const UsageSchema = z.object({
 /**
  * The events of a streamed Messages API reply, as documented: `message_start` (the message
  * with its input usage), per content block `content_block_start` / `content_block_delta`
- * (`text_delta`, `input_json_delta` with a piece of the tool input's JSON) /
+ * (`text_delta`, `input_json_delta` with a piece of the tool input's JSON, `thinking_delta`
+ * and `signature_delta` of a thinking block) /
  * `content_block_stop`, `message_delta` (stop reason, cumulative usage), `message_stop`;
  * `ping` and `error` may come at any time. Loose: the API adds fields and event types.
  */
@@ -68,8 +69,11 @@ const ERROR_STATUS: Readonly<Record<string, number>> = {
 /** A content block being streamed: its start, its text, the pieces of its input's JSON. */
 interface BlockParts {
   readonly start: Record<string, unknown>;
+  /** Pieces of a text block's text, or of a thinking block's thinking. */
   readonly text: string[];
   readonly json: string[];
+  /** Pieces of a thinking block's signature (`signature_delta`). */
+  readonly signature: string[];
 }
 
 /** Assembles the events of one streamed reply into the message they make. */
@@ -90,6 +94,8 @@ export function createMessageStreamAssembler(options: {
   readonly vendor: string;
   readonly redact: Redactor;
   readonly onText?: ((text: string) => void) | undefined;
+  /** Gets the thinking as it streams in (a display, like `onText`). */
+  readonly onReasoning?: ((text: string) => void) | undefined;
 }): MessageStreamAssembler {
   const { vendor, redact } = options;
   let started: { id?: string | null; model?: string | null } | undefined;
@@ -117,7 +123,12 @@ export function createMessageStreamAssembler(options: {
           addUsage(data.message.usage);
           return false;
         case "content_block_start":
-          blocks.set(data.index, { start: { ...data.content_block }, text: [], json: [] });
+          blocks.set(data.index, {
+            start: { ...data.content_block },
+            text: [],
+            json: [],
+            signature: [],
+          });
           return false;
         case "content_block_delta": {
           const block = blocks.get(data.index);
@@ -135,6 +146,11 @@ export function createMessageStreamAssembler(options: {
             emit(options.onText, delta.text);
           } else if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") {
             block.json.push(delta.partial_json);
+          } else if (delta.type === "thinking_delta" && typeof delta.thinking === "string") {
+            block.text.push(delta.thinking);
+            emit(options.onReasoning, delta.thinking);
+          } else if (delta.type === "signature_delta" && typeof delta.signature === "string") {
+            block.signature.push(delta.signature);
           }
           return false;
         }
@@ -182,6 +198,15 @@ export function createMessageStreamAssembler(options: {
  */
 function assembleBlock(block: BlockParts): Record<string, unknown> {
   if (block.start.type === "text") return { ...block.start, text: block.text.join("") };
+  if (block.start.type === "thinking") {
+    // The start holds empty `thinking` and `signature`; the deltas bring both.
+    const signature = block.signature.join("");
+    return {
+      ...block.start,
+      thinking: `${typeof block.start.thinking === "string" ? block.start.thinking : ""}${block.text.join("")}`,
+      ...(signature === "" ? {} : { signature }),
+    };
+  }
   if (block.start.type !== "tool_use" || block.json.length === 0) return block.start;
   const text = block.json.join("");
   if (text.trim() === "") return block.start;

@@ -17,9 +17,26 @@ const ToolUseBlockSchema = z.object({
   input: z.unknown(),
 });
 
-/** Blocks the adapter does not act on (thinking, server tools…) are recognised and left out. */
+/**
+ * The model's thinking (extended thinking): its text and the signature the API checks when
+ * the block comes back. A `redacted_thinking` block holds encrypted thinking in `data`.
+ * Both go back unchanged at the start of their assistant message (see `anthropic-messages.ts`).
+ */
+const ThinkingBlockSchema = z.looseObject({
+  type: z.literal("thinking"),
+  thinking: z.string(),
+  signature: z.string().optional(),
+});
+const RedactedThinkingBlockSchema = z.looseObject({
+  type: z.literal("redacted_thinking"),
+  data: z.string(),
+});
+
+const KNOWN_BLOCKS: readonly string[] = ["text", "tool_use", "thinking", "redacted_thinking"];
+
+/** Blocks the adapter does not act on (server tools…) are recognised and left out. */
 const OtherBlockSchema = z.object({
-  type: z.string().refine((type) => type !== "text" && type !== "tool_use"),
+  type: z.string().refine((type) => !KNOWN_BLOCKS.includes(type)),
 });
 
 /** A successful response of `POST /v1/messages`. */
@@ -27,7 +44,15 @@ export const AnthropicMessageSchema = z.object({
   id: z.string().optional(),
   type: z.literal("message"),
   role: z.literal("assistant"),
-  content: z.array(z.union([TextBlockSchema, ToolUseBlockSchema, OtherBlockSchema])),
+  content: z.array(
+    z.union([
+      TextBlockSchema,
+      ToolUseBlockSchema,
+      ThinkingBlockSchema,
+      RedactedThinkingBlockSchema,
+      OtherBlockSchema,
+    ]),
+  ),
   stop_reason: z.string().nullish(),
   usage: z.object({
     input_tokens: z.int().min(0),
@@ -44,6 +69,8 @@ export type AnthropicMessage = z.infer<typeof AnthropicMessageSchema>;
 /** A content block the adapter sends. */
 export type AnthropicBlock =
   | { readonly type: "text"; readonly text: string }
+  /** A thinking or redacted_thinking block of an earlier reply, given back unchanged. */
+  | { readonly type: "thinking" | "redacted_thinking"; readonly [field: string]: unknown }
   | {
       readonly type: "tool_use";
       readonly id: string;
@@ -79,4 +106,8 @@ export interface AnthropicRequest {
   readonly tools?: readonly AnthropicTool[];
   /** Asks for the reply as server-sent events. */
   readonly stream?: boolean;
+  /** Extended thinking: on with a token budget, or off. Left out: the endpoint's default. */
+  readonly thinking?:
+    | { readonly type: "enabled"; readonly budget_tokens: number }
+    | { readonly type: "disabled" };
 }

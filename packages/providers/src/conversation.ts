@@ -1,4 +1,4 @@
-import type { Message, ToolInput } from "@coding-agent/agent-core";
+import type { Message, ReplyReasoning, ToolInput } from "@coding-agent/agent-core";
 
 /** One tool call of an assistant turn. */
 export interface TurnCall {
@@ -23,7 +23,13 @@ export interface TurnResult {
  */
 export type Turn =
   | { readonly kind: "user"; readonly text: string }
-  | { readonly kind: "assistant"; readonly text: string; readonly calls: readonly TurnCall[] }
+  | {
+      readonly kind: "assistant";
+      readonly text: string;
+      readonly calls: readonly TurnCall[];
+      /** The reasoning that came with this reply, to be handed back as its vendor requires. */
+      readonly reasoning?: ReplyReasoning;
+    }
   | { readonly kind: "results"; readonly results: readonly TurnResult[] };
 
 /**
@@ -40,20 +46,23 @@ export function toTurns(messages: readonly Message[]): Turn[] {
         turns.push({ kind: "user", text: message.content });
         break;
       case "assistant": {
+        // Reasoning rides on the first message of a reply: such a message opens a new turn.
+        const reasoning = message.reasoning === undefined ? {} : { reasoning: message.reasoning };
+        const opensReply = message.reasoning !== undefined;
         if (message.type === "tool_call") {
           const call = { callId: message.callId, tool: message.tool, input: message.input };
-          if (last?.kind === "assistant") {
+          if (last?.kind === "assistant" && !opensReply) {
             turns[turns.length - 1] = { ...last, calls: [...last.calls, call] };
           } else {
-            turns.push({ kind: "assistant", text: "", calls: [call] });
+            turns.push({ kind: "assistant", text: "", calls: [call], ...reasoning });
           }
           break;
         }
         const text = message.type === "message" ? message.content : message.summary;
-        if (last?.kind === "assistant" && last.calls.length === 0) {
+        if (last?.kind === "assistant" && last.calls.length === 0 && !opensReply) {
           turns[turns.length - 1] = { ...last, text: joinText(last.text, text) };
         } else {
-          turns.push({ kind: "assistant", text, calls: [] });
+          turns.push({ kind: "assistant", text, calls: [], ...reasoning });
         }
         break;
       }

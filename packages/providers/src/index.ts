@@ -5,6 +5,7 @@
 export {
   ANTHROPIC_DEFAULT_BASE_URL,
   ANTHROPIC_DEFAULT_MAX_TOKENS,
+  ANTHROPIC_THINKING_BUDGETS,
   createAnthropicProvider,
 } from "./anthropic.ts";
 export {
@@ -52,6 +53,14 @@ export {
   type ChatTool,
 } from "./openai-wire.ts";
 export type { ProviderOptions } from "./options.ts";
+export {
+  REASONING_EFFORTS,
+  type ReasoningEffort,
+  VENDOR_NAMES,
+  VENDOR_PRESETS,
+  type VendorName,
+  type VendorPreset,
+} from "./presets.ts";
 export {
   createTokenEstimator,
   estimateTokensConservatively,

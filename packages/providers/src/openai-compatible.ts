@@ -1,15 +1,21 @@
 import type { Provider } from "@coding-agent/agent-core";
+import { InvalidProviderOptionsError } from "./errors.ts";
 import { checkShape, postJson } from "./http.ts";
 import { fromChatCompletion, toChatMessages, toChatTools } from "./openai-messages.ts";
 import { createChatStreamAssembler } from "./openai-stream.ts";
 import { type ChatCompletionRequest, ChatCompletionSchema } from "./openai-wire.ts";
-import { checkOptions, type ProviderOptions, redactorFor, systemPromptFor } from "./options.ts";
+import {
+  checkOptions,
+  originOf,
+  type ProviderOptions,
+  redactorFor,
+  systemPromptFor,
+} from "./options.ts";
+import { VENDOR_PRESETS } from "./presets.ts";
 import { postStream } from "./sse.ts";
 
-const VENDOR = "OpenAI 兼容接口";
-
 /** OpenAI's own endpoint; OpenAI-style base URLs include `/v1`. */
-export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
+export const OPENAI_DEFAULT_BASE_URL = VENDOR_PRESETS.openai.baseUrl;
 
 /**
  * A provider for any server that speaks OpenAI Chat Completions (OpenAI, Ollama,
@@ -21,8 +27,15 @@ export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
  * and the reply is read only at `[DONE]`, into the same response a plain request gives.
  */
 export function createOpenAICompatibleProvider(options: ProviderOptions): Provider {
-  const base = checkOptions(options, OPENAI_DEFAULT_BASE_URL);
+  const preset = VENDOR_PRESETS[options.vendor ?? "openai"];
+  if (preset.wire !== "openai") {
+    throw new InvalidProviderOptionsError(`${preset.label} 不是 OpenAI 兼容接口`);
+  }
+  const base = checkOptions(options, preset.baseUrl);
   const url = `${base}/chat/completions`;
+  const origin = originOf("openai", base, options.model);
+  const effort =
+    options.reasoningEffort === undefined ? {} : preset.effortFields(options.reasoningEffort);
   const redact = redactorFor(options.apiKey);
   const headers: Record<string, string> =
     options.apiKey === undefined || options.apiKey === ""
@@ -31,7 +44,7 @@ export function createOpenAICompatibleProvider(options: ProviderOptions): Provid
   return {
     async complete(request, signal) {
       const post = {
-        vendor: VENDOR,
+        vendor: preset.label,
         url,
         headers,
         signal,
@@ -39,19 +52,22 @@ export function createOpenAICompatibleProvider(options: ProviderOptions): Provid
         parseRetryAfter: options.parseRetryAfter,
       };
       const tools = toChatTools(request.tools);
+      const system = await systemPromptFor(options, request);
       const body: ChatCompletionRequest = {
         model: options.model,
-        messages: toChatMessages(request.messages, await systemPromptFor(options, request)),
+        messages: toChatMessages(request.messages, system, origin),
         ...(tools.length === 0 ? {} : { tools }),
         ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+        ...effort,
       };
       if (options.stream === false) {
         const completion = await postJson({ ...post, body, schema: ChatCompletionSchema });
-        return { ...fromChatCompletion(completion, request.step), model: options.model };
+        return { ...fromChatCompletion(completion, request.step, origin), model: options.model };
       }
       const assembler = createChatStreamAssembler({
         ...post,
         onText: options.onText,
+        onReasoning: options.onReasoning,
         addToolCallDelta: options.addToolCallDelta,
       });
       const outcome = await postStream({
@@ -65,7 +81,7 @@ export function createOpenAICompatibleProvider(options: ProviderOptions): Provid
         outcome.kind === "json"
           ? outcome.value
           : checkShape({ ...post, schema: ChatCompletionSchema }, 200, assembler.completion(), "");
-      return { ...fromChatCompletion(completion, request.step), model: options.model };
+      return { ...fromChatCompletion(completion, request.step, origin), model: options.model };
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Redactor } from "@coding-agent/agent-core";
 import type { EventSourceMessage } from "eventsource-parser";
 import { z } from "zod";
+import { createReasoningParts, createThinkSplitter } from "./openai-stream-reasoning.ts";
 import type { ChatCompletion } from "./openai-wire.ts";
 import { eventJson, malformedEvent } from "./sse.ts";
 
@@ -8,6 +9,8 @@ const ToolCallDeltaSchema = z.object({
   index: z.int().min(0),
   id: z.string().nullish(),
   function: z.object({ name: z.string().nullish(), arguments: z.unknown() }).nullish(),
+  /** Gemini's thought signature, on the call's first delta. */
+  extra_content: z.json().nullish(),
 });
 
 /**
@@ -28,6 +31,12 @@ export const ChatCompletionChunkSchema = z.object({
             content: z.string().nullish(),
             refusal: z.string().nullish(),
             tool_calls: z.array(ToolCallDeltaSchema).nullish(),
+            /** Pieces of the reasoning text (`reasoning` on OpenRouter and vLLM). */
+            reasoning_content: z.string().nullish(),
+            reasoning: z.string().nullish(),
+            /** Pieces of OpenRouter's reasoning blocks, joined by their `index`. */
+            reasoning_details: z.array(z.json()).nullish(),
+            extra_content: z.json().nullish(),
           })
           .nullish(),
         finish_reason: z.string().nullish(),
@@ -39,6 +48,8 @@ export const ChatCompletionChunkSchema = z.object({
       prompt_tokens: z.int().min(0),
       completion_tokens: z.int().min(0),
       prompt_tokens_details: z.object({ cached_tokens: z.int().min(0).nullish() }).nullish(),
+      completion_tokens_details: z.object({ reasoning_tokens: z.int().min(0).nullish() }).nullish(),
+      total_tokens: z.int().min(0).nullish(),
     })
     .nullish(),
   /** A server that fails mid-stream may send its error object as a chunk. */
@@ -102,10 +113,18 @@ export function createChatStreamAssembler(options: {
   readonly vendor: string;
   readonly redact: Redactor;
   readonly onText?: ((text: string) => void) | undefined;
+  /** Gets the reasoning as it streams in (a display, like `onText`). */
+  readonly onReasoning?: ((text: string) => void) | undefined;
   /** How a tool-call delta is added; `addToolCallDelta` by default. */
   readonly addToolCallDelta?: AddToolCallDelta | undefined;
 }): ChatStreamAssembler {
   const { vendor, redact } = options;
+  const reasoning = createReasoningParts();
+  // A leading `<think>` block of the content is shown as reasoning, not as text.
+  const display = createThinkSplitter(
+    (text) => emit(options.onText, text),
+    (text) => emit(options.onReasoning, text),
+  );
   let id: string | undefined;
   let model: string | undefined;
   let sawChoice = false;
@@ -114,10 +133,14 @@ export function createChatStreamAssembler(options: {
   let finishReason: string | undefined;
   let usage: ChatCompletion["usage"];
   const calls = new Map<number, ToolCallParts>();
+  const callExtras = new Map<number, unknown>();
   const addDelta = options.addToolCallDelta ?? addToolCallDelta;
   return {
     onEvent(event) {
-      if (event.data.trim() === "[DONE]") return true;
+      if (event.data.trim() === "[DONE]") {
+        display(undefined);
+        return true;
+      }
       const parsed = ChatCompletionChunkSchema.safeParse(eventJson(vendor, redact, event));
       if (!parsed.success) {
         throw malformedEvent(vendor, redact, event, "不是文档中的 chat.completion.chunk 结构");
@@ -137,23 +160,28 @@ export function createChatStreamAssembler(options: {
         if (delta == null) continue;
         if (typeof delta.content === "string" && delta.content !== "") {
           text.push(delta.content);
-          emit(options.onText, delta.content);
+          display(delta.content);
         }
         if (typeof delta.refusal === "string") refusal.push(delta.refusal);
-        for (const part of delta.tool_calls ?? []) addDelta(calls, part);
+        reasoning.add(delta, (piece) => emit(options.onReasoning, piece));
+        for (const part of delta.tool_calls ?? []) {
+          addDelta(calls, part);
+          if (part.extra_content != null) callExtras.set(part.index, part.extra_content);
+        }
       }
       return false;
     },
     completion() {
       const toolCalls = [...calls.entries()]
         .sort(([a], [b]) => a - b)
-        .map(([, call]) => ({
+        .map(([index, call]) => ({
           ...(call.id === undefined ? {} : { id: call.id }),
           type: "function" as const,
           function: {
             name: call.name,
             arguments: call.whole !== undefined ? call.whole : call.pieces.join(""),
           },
+          ...(callExtras.has(index) ? { extra_content: callExtras.get(index) as never } : {}),
         }));
       const content = text.join("");
       return {
@@ -169,6 +197,7 @@ export function createChatStreamAssembler(options: {
                   content: content === "" ? null : content,
                   ...(toolCalls.length === 0 ? {} : { tool_calls: toolCalls }),
                   ...(refusal.length === 0 ? {} : { refusal: refusal.join("") }),
+                  ...reasoning.fields(),
                 },
                 finish_reason: finishReason ?? null,
               },

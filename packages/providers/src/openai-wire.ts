@@ -16,6 +16,8 @@ export const ChatToolCallSchema = z.object({
     // A JSON text per spec; Ollama sends the object itself.
     arguments: z.unknown(),
   }),
+  /** Gemini's thought signature of this call (`{ google: { thought_signature } }`). */
+  extra_content: z.json().nullish(),
 });
 
 /** The assistant message of a choice. */
@@ -24,6 +26,13 @@ export const ChatAssistantMessageSchema = z.object({
   content: z.string().nullish(),
   tool_calls: z.array(ChatToolCallSchema).nullish(),
   refusal: z.string().nullish(),
+  /** The reasoning text (DeepSeek, Kimi, GLM, Qwen); `reasoning` on OpenRouter and vLLM. */
+  reasoning_content: z.string().nullish(),
+  reasoning: z.string().nullish(),
+  /** OpenRouter's reasoning blocks (some encrypted), to be passed back unmodified. */
+  reasoning_details: z.array(z.json()).nullish(),
+  /** Vendor extensions of the message (Gemini's thought signature on a text reply). */
+  extra_content: z.json().nullish(),
 });
 
 /** A successful response of `POST /chat/completions`. */
@@ -45,6 +54,9 @@ export const ChatCompletionSchema = z.object({
       completion_tokens: z.int().min(0),
       /** The part of `prompt_tokens` served from the prompt cache (priced apart). */
       prompt_tokens_details: z.object({ cached_tokens: z.int().min(0).nullish() }).nullish(),
+      /** The part of the output spent thinking. */
+      completion_tokens_details: z.object({ reasoning_tokens: z.int().min(0).nullish() }).nullish(),
+      total_tokens: z.int().min(0).nullish(),
     })
     .nullish(),
 });
@@ -62,7 +74,14 @@ export type ChatMessage =
         readonly id: string;
         readonly type: "function";
         readonly function: { readonly name: string; readonly arguments: string };
+        /** Given back as the reply had it (Gemini's thought signature). */
+        readonly extra_content?: unknown;
       }[];
+      /** The reasoning the reply carried, given back (see `openai-reasoning.ts`). */
+      readonly reasoning_content?: string;
+      readonly reasoning?: string;
+      readonly reasoning_details?: readonly unknown[];
+      readonly extra_content?: unknown;
     }
   | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string };
 
@@ -86,4 +105,6 @@ export interface ChatCompletionRequest {
   readonly stream?: boolean;
   /** With `include_usage`, the last chunk before `[DONE]` carries the usage. */
   readonly stream_options?: { readonly include_usage: boolean };
+  /** A vendor's reasoning switch (`reasoning_effort`, `thinking`, …; see `presets.ts`). */
+  readonly [vendorField: string]: unknown;
 }

@@ -2,6 +2,7 @@ import { createRedactor, type ModelRequest, type Redactor } from "@coding-agent/
 import { InvalidProviderOptionsError } from "./errors.ts";
 import type { RetryAfterParser } from "./http.ts";
 import type { AddToolCallDelta } from "./openai-stream.ts";
+import { REASONING_EFFORTS, type ReasoningEffort, type VendorName } from "./presets.ts";
 
 /** What every adapter is configured with. */
 export interface ProviderOptions {
@@ -30,6 +31,20 @@ export interface ProviderOptions {
    * the caller shows it, so the caller masks it.
    */
   readonly onText?: (text: string) => void;
+  /**
+   * Gets the model's reasoning as it streams in (a display, like `onText`; not redacted).
+   */
+  readonly onReasoning?: (text: string) => void;
+  /**
+   * How hard a reasoning model thinks, as the vendor's documented parameter; unset keeps the
+   * vendor's default (see `presets.ts`).
+   */
+  readonly reasoningEffort?: ReasoningEffort;
+  /**
+   * The vendor behind an OpenAI-compatible base URL (`deepseek`, `qwen`, …): its effort
+   * parameter and its name in errors. The generic `openai` when left out.
+   */
+  readonly vendor?: VendorName;
   /**
    * Reads a 429/503's `Retry-After` into the wait the run honours; the providers' own
    * `parseRetryAfter` by default (lesson 38 passes the learner's).
@@ -63,7 +78,23 @@ export function checkOptions(options: ProviderOptions, defaultBaseUrl: string): 
   ) {
     throw new InvalidProviderOptionsError(`maxTokens 必须是正整数：${options.maxTokens}`);
   }
+  if (
+    options.reasoningEffort !== undefined &&
+    !(REASONING_EFFORTS as readonly string[]).includes(options.reasoningEffort)
+  ) {
+    throw new InvalidProviderOptionsError(
+      `reasoningEffort 只能是 ${REASONING_EFFORTS.join("、")}：${String(options.reasoningEffort)}`,
+    );
+  }
   return base;
+}
+
+/**
+ * Who answers a request: wire, endpoint and model. Stamped on the opaque reasoning a reply
+ * carries, so it goes back only to the model that wrote it.
+ */
+export function originOf(wire: string, base: string, model: string): string {
+  return `${wire} ${base} ${model}`;
 }
 
 /** A redactor that masks this key as well as the usual secret shapes. */

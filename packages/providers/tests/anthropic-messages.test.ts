@@ -84,18 +84,27 @@ describe("toAnthropicMessages", () => {
 });
 
 describe("fromAnthropicMessage", () => {
-  it("turns text blocks without tool_use into finish, joined, and maps usage", () => {
+  it("turns text blocks without tool_use into finish, joined, and maps usage; thinking is kept apart", () => {
     expect(
       fromAnthropicMessage(
         reply([
           { type: "text", text: "第一段" },
-          { type: "thinking", thinking: "…" },
+          { type: "thinking", thinking: "…", signature: "sig" },
           { type: "text", text: "第二段" },
         ]),
+        "anthropic-test",
       ),
     ).toEqual({
       action: { type: "finish", summary: "第一段\n\n第二段" },
       usage: { inputTokens: 11, outputTokens: 4 },
+      reasoning: {
+        text: "…",
+        handBack: {
+          wire: "anthropic",
+          blocks: [{ type: "thinking", thinking: "…", signature: "sig" }],
+        },
+        origin: "anthropic-test",
+      },
     });
   });
 

@@ -304,13 +304,25 @@ describe("streams shaped as the APIs' documentation shows them", () => {
   );
 
   it.each([undefined, 2])(
-    "Anthropic: a thinking block passed over, text, input_json_delta pieces, usage from start and delta (chunks of %s bytes)",
+    "Anthropic: a thinking block with its signature kept, text, input_json_delta pieces, usage from start and delta (chunks of %s bytes)",
     async (chunkBytes) => {
       const rawSse = fixture("anthropic-messages-stream-tool-use.sse");
       const server = await serve([{ rawSse, ...(chunkBytes === undefined ? {} : { chunkBytes }) }]);
       const texts: string[] = [];
-      const reply = await ask(adapter("anthropic", server, { onText: (text) => texts.push(text) }));
+      const thoughts: string[] = [];
+      const reply = await ask(
+        adapter("anthropic", server, {
+          onText: (text) => texts.push(text),
+          onReasoning: (text) => thoughts.push(text),
+        }),
+      );
       expect(texts).toEqual(["好的，", "我查一下北京", "的天气。"]);
+      expect(thoughts).toEqual(["用户要天气，调用工具。"]);
+      const thinking = {
+        type: "thinking",
+        thinking: "用户要天气，调用工具。",
+        signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds",
+      };
       expect(reply).toEqual({
         actions: [
           { type: "message", content: "好的，我查一下北京的天气。" },
@@ -324,6 +336,11 @@ describe("streams shaped as the APIs' documentation shows them", () => {
         // input 512 + cache reads 128 (counted apart by this API), output from message_delta.
         usage: { inputTokens: 640, outputTokens: 87, cachedInputTokens: 128 },
         model: "claude-test",
+        reasoning: {
+          text: thinking.thinking,
+          handBack: { wire: "anthropic", blocks: [thinking] },
+          origin: expect.stringMatching(/^anthropic /),
+        },
       });
     },
   );

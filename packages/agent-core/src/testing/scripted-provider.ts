@@ -9,6 +9,7 @@ import {
   type TokenUsage,
   TokenUsageSchema,
 } from "../provider.ts";
+import { type ReplyReasoning, ReplyReasoningSchema } from "../reasoning.ts";
 
 /**
  * One scripted turn as data (a script file): exactly one of `action` (any value:
@@ -24,6 +25,8 @@ export const ScriptedTurnSchema = z
     actions: z.array(z.unknown()).optional(),
     error: z.string().optional(),
     usage: TokenUsageSchema.optional(),
+    /** What the model thought before this reply (a reasoning model's, see `ReplyReasoning`). */
+    reasoning: ReplyReasoningSchema.optional(),
     delayMs: z.int().min(0).optional(),
     agent: z.string().min(1).optional(),
   })
@@ -41,7 +44,10 @@ export const ScriptSchema = z.array(ScriptedTurnSchema).transform((turns) =>
       ...(turn.agent === undefined ? {} : { agent: turn.agent }),
     };
     if (turn.error !== undefined) return { error: turn.error, ...delay };
-    const usage = turn.usage === undefined ? {} : { usage: turn.usage };
+    const usage = {
+      ...(turn.usage === undefined ? {} : { usage: turn.usage }),
+      ...(turn.reasoning === undefined ? {} : { reasoning: turn.reasoning }),
+    };
     if (turn.actions !== undefined) return { actions: turn.actions, ...usage, ...delay };
     return { action: turn.action, ...usage, ...delay };
   }),
@@ -55,12 +61,14 @@ export type ScriptedTurn =
   | {
       readonly action: unknown;
       readonly usage?: TokenUsage;
+      readonly reasoning?: ReplyReasoning;
       readonly delayMs?: number;
       readonly agent?: string;
     }
   | {
       readonly actions: readonly unknown[];
       readonly usage?: TokenUsage;
+      readonly reasoning?: ReplyReasoning;
       readonly delayMs?: number;
       readonly agent?: string;
     }
@@ -118,7 +126,10 @@ export function createScriptedProvider(script: readonly ScriptedTurn[]): Scripte
       if ("error" in turn) {
         throw turn.error instanceof Error ? turn.error : new Error(String(turn.error));
       }
-      const usage = turn.usage === undefined ? {} : { usage: turn.usage };
+      const usage = {
+        ...(turn.usage === undefined ? {} : { usage: turn.usage }),
+        ...(turn.reasoning === undefined ? {} : { reasoning: turn.reasoning }),
+      };
       const response: ModelResponse =
         "actions" in turn ? { actions: turn.actions, ...usage } : { action: turn.action, ...usage };
       return response;

@@ -5,6 +5,7 @@ import {
   DEFAULT_MAX_OBSERVATION_CHARS,
   type ModelPrice,
 } from "@coding-agent/agent-core";
+import { REASONING_EFFORTS, type ReasoningEffort, VENDOR_NAMES } from "@coding-agent/providers";
 import {
   APPROVAL_MODES,
   type ApprovalMode,
@@ -61,15 +62,26 @@ export const RUN_FLAGS = {
     type: "string",
     help: "每个工具结果给模型看的最多字符数（默认 8000，至少 1000）；工具在其中分页，并说明下一页怎么取",
   },
-  provider: { type: "string", help: "模型后端：fake（默认，离线脚本）、openai、anthropic" },
-  model: { type: "string", help: "模型名（openai、anthropic 必填）" },
+  provider: {
+    type: "string",
+    help: "模型后端：fake（默认，离线脚本）、openai、anthropic（通用接口），或按厂商：deepseek、qwen、kimi、glm、gemini、openrouter（各自的官方地址和密钥变量，如 DEEPSEEK_API_KEY）",
+  },
+  model: { type: "string", help: "模型名（真实模型必填）" },
   "base-url": {
     type: "string",
-    help: "API 地址，否则读 OPENAI_BASE_URL / ANTHROPIC_BASE_URL，再否则用官方地址",
+    help: "API 地址，否则读后端的地址变量（OPENAI_BASE_URL、DEEPSEEK_BASE_URL…），再否则用官方地址",
   },
   "fallback-model": {
     type: "string",
-    help: "备用模型名（只用于 openai、anthropic，同一后端）：主模型在 --max-retries + 1 次尝试都以可重试的失败结束后改问它，此后本次运行一直用它；结果和轨迹记下回答的模型",
+    help: "备用模型名（只用于真实模型，同一后端）：主模型在 --max-retries + 1 次尝试都以可重试的失败结束后改问它，此后本次运行一直用它；结果和轨迹记下回答的模型",
+  },
+  "reasoning-effort": {
+    type: "string",
+    help: "思考强度：none、low、medium、high、max（只用于真实模型），换成各厂商文档里的参数；不给则用厂商的默认",
+  },
+  quiet: {
+    type: "boolean",
+    help: "终端上不显示模型边生成边输出的文字和思考过程（结果照常输出）",
   },
   script: { type: "string", help: "Fake Model 脚本文件（JSON 数组），不给则用内置脚本" },
   workspace: { type: "string", help: "工具只能读写的目录（默认当前目录）" },
@@ -125,8 +137,8 @@ export const RUN_FLAGS = {
   help: { type: "boolean", help: "显示帮助" },
 } as const;
 
-/** Model backends `--provider` accepts. */
-export const PROVIDERS = ["fake", "openai", "anthropic"] as const;
+/** Model backends `--provider` accepts: the offline Fake Model, or a vendor by name. */
+export const PROVIDERS = ["fake", ...VENDOR_NAMES] as const;
 
 /** A model backend. */
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -156,6 +168,12 @@ const RunFlagsSchema = z.strictObject({
   model: z.string().trim().min(1, "--model 需要模型名").optional(),
   "base-url": z.string().trim().min(1, "--base-url 需要地址").optional(),
   "fallback-model": z.string().trim().min(1, "--fallback-model 需要模型名").optional(),
+  "reasoning-effort": z
+    .enum(REASONING_EFFORTS, {
+      error: `--reasoning-effort 只能是 ${REASONING_EFFORTS.join("、")}`,
+    })
+    .optional(),
+  quiet: z.boolean().default(false),
   "max-steps": count("max-steps").default(20),
   "max-tool-calls": count("max-tool-calls").optional(),
   "max-tokens": count("max-tokens").optional(),
@@ -289,7 +307,11 @@ export type RunCommand = {
     readonly baseUrl?: string;
     /** `--fallback-model`: asked once the model's attempts failed retryably (same backend). */
     readonly fallbackModel?: string;
+    /** `--reasoning-effort`: how hard a reasoning model thinks; unset keeps the vendor's default. */
+    readonly reasoningEffort?: ReasoningEffort;
   };
+  /** `--quiet`: no streamed text or reasoning on a terminal. */
+  readonly quiet?: boolean;
   readonly json: boolean;
   readonly workspace: string;
   readonly allowCommands: readonly string[];
@@ -424,7 +446,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
         ...(f.model === undefined ? {} : { model: f.model }),
         ...(f["base-url"] === undefined ? {} : { baseUrl: f["base-url"] }),
         ...(f["fallback-model"] === undefined ? {} : { fallbackModel: f["fallback-model"] }),
+        ...(f["reasoning-effort"] === undefined ? {} : { reasoningEffort: f["reasoning-effort"] }),
       },
+      ...(f.quiet ? { quiet: true } : {}),
       json: f.json,
       workspace: f.workspace,
       allowCommands: f["allow-command"],
@@ -501,17 +525,19 @@ function providerMismatch(
     readonly model?: string;
     readonly "base-url"?: string;
     readonly "fallback-model"?: string;
+    readonly "reasoning-effort"?: string;
     readonly script?: string;
     readonly "system-prompt-file"?: string;
   },
 ): string | undefined {
   if (provider === "fake") {
-    if (flags.model !== undefined) return "--model 只用于 --provider openai 或 anthropic";
-    if (flags["base-url"] !== undefined) return "--base-url 只用于 --provider openai 或 anthropic";
-    if (flags["fallback-model"] !== undefined)
-      return "--fallback-model 只用于 --provider openai 或 anthropic";
+    const real = "只用于真实模型（--provider openai、anthropic、deepseek 等）";
+    if (flags.model !== undefined) return `--model ${real}`;
+    if (flags["base-url"] !== undefined) return `--base-url ${real}`;
+    if (flags["fallback-model"] !== undefined) return `--fallback-model ${real}`;
+    if (flags["reasoning-effort"] !== undefined) return `--reasoning-effort ${real}`;
     if (flags["system-prompt-file"] !== undefined)
-      return "--system-prompt-file 只用于 --provider openai 或 anthropic（Fake Model 不读系统提示）";
+      return `--system-prompt-file ${real}（Fake Model 不读系统提示）`;
     return undefined;
   }
   if (flags.script !== undefined)

@@ -1,32 +1,16 @@
 import type { Provider } from "@coding-agent/agent-core";
 import {
-  ANTHROPIC_DEFAULT_BASE_URL,
   createAnthropicProvider,
   createOpenAICompatibleProvider,
   InvalidProviderOptionsError,
-  OPENAI_DEFAULT_BASE_URL,
   type ProviderOptions,
+  type ReasoningEffort,
+  VENDOR_PRESETS,
 } from "@coding-agent/providers";
 import type { ProviderName } from "./args.ts";
 
 /** The environment the CLI reads keys and base URLs from. */
 export type CliEnv = Readonly<Record<string, string | undefined>>;
-
-/** Where each real backend reads its key and base URL, and its own default URL. */
-const BACKENDS = {
-  openai: {
-    keyVariable: "OPENAI_API_KEY",
-    baseUrlVariable: "OPENAI_BASE_URL",
-    defaultBaseUrl: OPENAI_DEFAULT_BASE_URL,
-    create: createOpenAICompatibleProvider,
-  },
-  anthropic: {
-    keyVariable: "ANTHROPIC_API_KEY",
-    baseUrlVariable: "ANTHROPIC_BASE_URL",
-    defaultBaseUrl: ANTHROPIC_DEFAULT_BASE_URL,
-    create: createAnthropicProvider,
-  },
-} as const;
 
 /** A real model backend, ready: the provider, the key to mask, and where it talks to. */
 export type ModelBackend =
@@ -40,24 +24,25 @@ export type ModelBackend =
   | { readonly ok: false; readonly message: string };
 
 /**
- * Builds the provider for `--provider openai|anthropic`: the model from `--model`,
- * the key only from the backend's environment variable (never a flag), the base
- * URL from `--base-url`, else the backend's variable, else the vendor's. A missing
- * model or key, or a bad URL, is a usage mistake named in Chinese.
+ * Builds the provider for `--provider <vendor>` (see `VENDOR_PRESETS`): the model from
+ * `--model`, the key only from the vendor's environment variable (never a flag), the base
+ * URL from `--base-url`, else the vendor's variable, else the vendor's documented one. A
+ * missing model or key, or a bad URL, is a usage mistake named in Chinese.
  */
 export function createModelBackend(
   choice: {
     readonly name: Exclude<ProviderName, "fake">;
     readonly model?: string;
     readonly baseUrl?: string;
+    readonly reasoningEffort?: ReasoningEffort;
   },
   env: CliEnv,
   /** The system prompt of each request (see `createSystemPrompt`). */
   system?: ProviderOptions["system"],
-  /** Gets the reply text as it streams in (see `createTextEcho`). */
-  onText?: ProviderOptions["onText"],
+  /** Gets the reply text and reasoning as they stream in (see `createTextEcho`). */
+  echo?: Pick<ProviderOptions, "onText" | "onReasoning">,
 ): ModelBackend {
-  const backend = BACKENDS[choice.name];
+  const backend = VENDOR_PRESETS[choice.name];
   if (choice.model === undefined) {
     return { ok: false, message: `--provider ${choice.name} 需要 --model <模型名>` };
   }
@@ -68,16 +53,21 @@ export function createModelBackend(
       message: `--provider ${choice.name} 需要环境变量 ${backend.keyVariable}（密钥只从环境变量读取；本地服务不校验密钥时可设为任意值）`,
     };
   }
-  const baseUrl =
-    choice.baseUrl ?? nonEmpty(env[backend.baseUrlVariable]) ?? backend.defaultBaseUrl;
+  const baseUrl = choice.baseUrl ?? nonEmpty(env[backend.baseUrlVariable]) ?? backend.baseUrl;
   try {
-    const provider = backend.create({
+    const options: ProviderOptions = {
       model: choice.model,
       apiKey,
       baseUrl,
       ...(system === undefined ? {} : { system }),
-      ...(onText === undefined ? {} : { onText }),
-    });
+      ...(echo?.onText === undefined ? {} : { onText: echo.onText }),
+      ...(echo?.onReasoning === undefined ? {} : { onReasoning: echo.onReasoning }),
+      ...(choice.reasoningEffort === undefined ? {} : { reasoningEffort: choice.reasoningEffort }),
+    };
+    const provider =
+      backend.wire === "anthropic"
+        ? createAnthropicProvider(options)
+        : createOpenAICompatibleProvider({ ...options, vendor: backend.name });
     return { ok: true, provider, apiKey, endpoint: withoutCredentials(baseUrl) };
   } catch (error) {
     if (!(error instanceof InvalidProviderOptionsError)) throw error;

@@ -7,7 +7,7 @@ import {
   type RunExtension,
   type Tool,
 } from "@coding-agent/agent-core";
-import { createTokenEstimator } from "@coding-agent/providers";
+import { createTokenEstimator, VENDOR_PRESETS } from "@coding-agent/providers";
 import {
   createFileArtifactStore,
   createReadArtifactTool,
@@ -66,7 +66,11 @@ export async function prepareRunFeatures(options: {
           },
         ];
   const estimate = await createTokenEstimator({
-    style: command.provider.name === "openai" ? "openai" : "anthropic",
+    // The Fake Model has no wire; its requests are estimated as the conservative kind.
+    style:
+      command.provider.name !== "fake" && VENDOR_PRESETS[command.provider.name].wire === "openai"
+        ? "openai"
+        : "anthropic",
     system: () => system,
   });
   const contextBudget = createContextBudget({

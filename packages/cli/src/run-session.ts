@@ -5,6 +5,7 @@ import {
   createRedactor,
   type FinishEvidence,
   formatUsd,
+  type Message,
   type ModelPrice,
   type ModelRequest,
   type Provider,
@@ -516,12 +517,21 @@ export function report(
 ): number {
   const json = {
     ...result,
-    messages: [...result.messages],
+    // The reasoning stays in the run's own record (state.jsonl, trace.jsonl), redacted there;
+    // what a vendor wants back is held unredacted in memory and never goes to stdout.
+    messages: result.messages.map(withoutReasoning),
     ...(runId === undefined ? {} : { runId, runDir }),
     evidence: evidence ?? null,
   };
   io.stdout(command.json ? `${JSON.stringify(json)}\n` : formatResult(result));
   return exitCodeFor(result.status);
+}
+
+/** A message as `--json` prints it: without the reasoning it carried. */
+function withoutReasoning(message: Message): Message {
+  if (!("reasoning" in message)) return message;
+  const { reasoning: _kept, ...rest } = message;
+  return rest;
 }
 
 /** Backoff of the CLI's model retries: 0.5 s doubling up to 8 s, with jitter. */
@@ -604,9 +614,10 @@ async function chooseModel(
       redact: (text) => redact(text),
       ...(base === undefined ? {} : { base }),
     });
-    // On a terminal the reply text is shown as it streams in, masked like everything else.
+    // On a terminal the reply (reasoning dimmed, then text) is shown as it streams in, masked
+    // like everything else; `--quiet` hides it.
     const echo =
-      io.stderrIsTerminal === true
+      io.stderrIsTerminal === true && command.quiet !== true
         ? createTextEcho(
             (text) => io.stderr(text),
             (text) => redact(text),
@@ -614,7 +625,7 @@ async function chooseModel(
         : undefined;
     const shown = (provider: Provider) =>
       echo === undefined ? provider : endingEcho(provider, echo);
-    const backend = createModelBackend({ ...command.provider, name }, env, system, echo?.onText);
+    const backend = createModelBackend({ ...command.provider, name }, env, system, echo);
     if (!backend.ok) return backend;
     // The key is masked wherever it could show: results, reasons, observations, logs.
     redact = createRedactor({ env, secrets: [backend.apiKey] });
@@ -622,7 +633,7 @@ async function chooseModel(
     let fallback: { readonly provider: Provider; readonly model: string } | undefined;
     if (fallbackModel !== undefined) {
       const other = { ...command.provider, name, model: fallbackModel };
-      const second = createModelBackend(other, env, system, echo?.onText);
+      const second = createModelBackend(other, env, system, echo);
       if (!second.ok) return second;
       fallback = { provider: shown(second.provider), model: fallbackModel };
     }

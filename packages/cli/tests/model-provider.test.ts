@@ -200,9 +200,9 @@ describe("coding-agent run: provider usage errors (exit 2)", () => {
     ["a missing model", ["--provider", "openai"], withKey, "--provider openai 需要 --model"],
     [
       "an unknown provider",
-      ["--provider", "gemini"],
+      ["--provider", "gemini-pro"],
       withKey,
-      "--provider 只能是 fake、openai、anthropic",
+      "--provider 只能是 fake、openai、anthropic、deepseek、qwen、kimi、glm、gemini、openrouter",
     ],
     ["a key given as a flag", ["--provider", "openai", "--api-key", "sk-x"], withKey, "--api-key"],
     [
@@ -215,7 +215,7 @@ describe("coding-agent run: provider usage errors (exit 2)", () => {
       "a model for the fake",
       ["--model", "m"],
       withKey,
-      "--model 只用于 --provider openai 或 anthropic",
+      "--model 只用于真实模型",
     ],
     [
       "a base URL that is not http(s)",

@@ -459,7 +459,7 @@ describe("--fallback-model", HANG_GUARD, () => {
   it("is a usage error with the fake model (exit 2), and its help is in Chinese", async () => {
     const { code, stderr } = await cli(["run", "x", "--fallback-model", "m2"]);
     expect(code).toBe(2);
-    expect(stderr).toContain("--fallback-model 只用于 --provider openai 或 anthropic");
+    expect(stderr).toContain("--fallback-model 只用于真实模型");
     expect((await cli(["help"])).stdout).toMatch(/--fallback-model <值>\s+备用模型名/);
   });
 });

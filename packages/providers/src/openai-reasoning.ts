@@ -30,6 +30,11 @@ const ChatHandBackSchema = z.object({
   wire: z.literal("openai"),
   /** The field the text came in, and goes back in. */
   textField: z.enum(["reasoning_content", "reasoning"]).optional(),
+  /**
+   * The text as the model wrote it: the run redacts `ReplyReasoning.text`, but the vendor
+   * wants its own words back unchanged (only the model that wrote them gets them).
+   */
+  text: z.string().optional(),
   /** OpenRouter's `reasoning_details`, unchanged. */
   details: z.array(Json).optional(),
   /** A message-level `extra_content` (Gemini), unchanged. */
@@ -77,18 +82,16 @@ export function readChatReasoning(
         : undefined;
   const details = message.reasoning_details ?? undefined;
   const calls = (message.tool_calls ?? []).map((call) => call.extra_content ?? null);
+  const rawText = textField === undefined ? undefined : (message[textField] ?? undefined);
   const handBack: ChatHandBack = {
     wire: "openai",
-    ...(textField === undefined ? {} : { textField }),
+    ...(textField === undefined || rawText === undefined ? {} : { textField, text: rawText }),
     ...(details === undefined || details.length === 0 ? {} : { details: details.map(toJson) }),
     ...(message.extra_content == null ? {} : { extra: toJson(message.extra_content) }),
     ...(calls.some((extra) => extra !== null) ? { calls: calls.map(toJson) } : {}),
     ...(think === null ? {} : { content }),
   };
-  const text =
-    textField === undefined
-      ? (detailsText(details) ?? think?.[1]?.trim())
-      : (message[textField] ?? undefined);
+  const text = rawText ?? detailsText(details) ?? think?.[1]?.trim();
   const keeps = Object.keys(handBack).length > 1;
   if (!keeps && (text === undefined || text === "")) return { text: visible };
   return {
@@ -145,9 +148,9 @@ export function chatHandBack(
   const handBack = parsed.data;
   const sameModel = origin === undefined || reasoning.origin === origin;
   const message: Record<string, unknown> = {};
-  if (handBack.textField !== undefined && reasoning.text !== undefined) {
-    message[handBack.textField] = reasoning.text;
-  }
+  // The model's own words to the model that wrote them; the run's (redacted) text to another.
+  const text = sameModel ? (handBack.text ?? reasoning.text) : reasoning.text;
+  if (handBack.textField !== undefined && text !== undefined) message[handBack.textField] = text;
   if (sameModel && handBack.details !== undefined) message.reasoning_details = handBack.details;
   if (sameModel && handBack.extra !== undefined) message.extra_content = handBack.extra;
   const calls = (sameModel ? (handBack.calls ?? []) : []).map((extra) =>

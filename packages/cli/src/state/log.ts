@@ -43,6 +43,11 @@ const StateEventSchema = z.discriminatedUnion("type", [
     model: z.string().optional(),
     /** True when `--fallback-model` gave this reply (it is priced at the fallback's price). */
     fallback: z.boolean().optional(),
+    /**
+     * The reasoning that came with the reply (its text, and what the vendor wants back),
+     * redacted like every line: a resume gives it back to the provider with the reply.
+     */
+    reasoning: z.record(z.string(), Json).optional(),
   }),
   z.looseObject({
     type: z.literal("tool_intent"),

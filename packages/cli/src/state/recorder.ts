@@ -85,6 +85,7 @@ export function createRunRecorder(options: {
           actions: reply.actions,
           ...(reply.usage === undefined ? {} : { usage: reply.usage }),
           ...(reply.model === undefined ? {} : { model: reply.model }),
+          ...(reply.reasoning === undefined ? {} : { reasoning: reply.reasoning }),
           ...(onFallback ? { fallback: true } : {}),
           ...(options.turns === undefined ? {} : { turn: options.turns() }),
         });

@@ -170,6 +170,8 @@ export function recordedResponse(reply: EventOf<"model_reply">): ModelResponse {
   const usage = {
     ...(reply.usage === undefined ? {} : { usage: reply.usage }),
     ...(reply.model === undefined ? {} : { model: reply.model }),
+    // Kept so the resumed history hands it back to the vendor, as the first run did.
+    ...(reply.reasoning === undefined ? {} : { reasoning: reply.reasoning }),
   };
   const listed = first?.type === "tool_call" && first.callId !== `call_${reply.step}`;
   if (first !== undefined && rest.length === 0 && !listed) {

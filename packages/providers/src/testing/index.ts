@@ -19,3 +19,16 @@ export {
   type FakeUsage,
 } from "./fake-script.ts";
 export { type ApiError, checkOpenAIAuth, checkOpenAIRequest, openaiError } from "./openai-fake.ts";
+export {
+  assistantsOf,
+  type Imitation,
+  type ImitationOptions,
+  type Rule,
+  type RuleInput,
+  startImitation,
+} from "./vendor-imitation.ts";
+export {
+  ANTHROPIC_THINKING_RULES,
+  DEEPSEEK_RULES,
+  reasoningContentKept,
+} from "./vendor-rules.ts";

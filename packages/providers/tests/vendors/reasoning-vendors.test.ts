@@ -13,7 +13,15 @@ import {
   type ProviderOptions,
   type VendorName,
 } from "../../src/index.ts";
-import { assistantsOf, type Imitation, type Rule, startImitation } from "./imitation.ts";
+import {
+  ANTHROPIC_THINKING_RULES,
+  assistantsOf,
+  DEEPSEEK_RULES,
+  type Imitation,
+  type Rule,
+  reasoningContentKept,
+  startImitation,
+} from "../../src/testing/index.ts";
 
 /**
  * Today's reasoning models, each against an imitation that applies its vendor's documented
@@ -55,7 +63,7 @@ function dropping(provider: Provider): Provider {
 async function openaiVendor(
   vendor: VendorName,
   replies: Record<string, unknown>[],
-  rules: Rule[],
+  rules: readonly Rule[],
   more: Partial<ProviderOptions> = {},
 ) {
   const imitation = await startImitation({ wire: "openai", replies, rules });
@@ -73,22 +81,6 @@ async function openaiVendor(
 const run = (provider: Provider) =>
   runAgent("把 a 和 b 各回显一次", provider, tools, { maxSteps: 6 });
 
-/** The reasoning_content rule DeepSeek, Kimi and GLM document, with each vendor's message. */
-const reasoningContentKept =
-  (message: (index: number) => string): Rule =>
-  ({ body, sent }) => {
-    const messages = body.messages as Record<string, unknown>[];
-    let reply = 0;
-    for (const [index, entry] of messages.entries()) {
-      if (entry.role !== "assistant") continue;
-      const original = sent[reply];
-      reply += 1;
-      if (original?.tool_calls === undefined) continue;
-      if (entry.reasoning_content !== original.reasoning_content) return message(index);
-    }
-    return undefined;
-  };
-
 /** Three replies of a thinking model on the reasoning_content wire. */
 const thinkingReplies = (field: "reasoning_content" | "reasoning" = "reasoning_content") => [
   { content: null, [field]: "先回显 a。", tool_calls: [call("c1", "a")] },
@@ -102,23 +94,7 @@ const thinkingReplies = (field: "reasoning_content" | "reasoning" = "reasoning_c
 
 describe.each([true, false])("reasoning models (stream: %s)", (stream) => {
   describe("DeepSeek V4 (api-docs.deepseek.com/guides/thinking_mode)", () => {
-    // "For turns that do perform tool calls, the reasoning_content must be fully passed back
-    // to the API in all subsequent requests. If your code does not correctly pass back
-    // reasoning_content, the API will return a 400 error."
-    const passedBack = reasoningContentKept(
-      () => "The `reasoning_content` in the thinking mode must be passed back to the API.",
-    );
-    // The Chat API's roles are system, user, assistant and tool; `developer` is rejected.
-    const noDeveloper: Rule = ({ body }) =>
-      (body.messages as { role: string }[]).some((message) => message.role === "developer")
-        ? "Failed to deserialize the JSON body into the target type: messages[0].role: unknown variant `developer`"
-        : undefined;
-    // Thinking mode: "logprobs, top_logprobs" are not supported (setting them is an error).
-    const noLogprobs: Rule = ({ body }) =>
-      body.logprobs !== undefined || body.top_logprobs !== undefined
-        ? "logprobs is not supported in thinking mode"
-        : undefined;
-    const rules = [passedBack, noDeveloper, noLogprobs];
+    const rules = DEEPSEEK_RULES;
 
     it("completes a tool-using run, handing each reply's reasoning_content back", async () => {
       const { imitation, provider } = await openaiVendor("deepseek", thinkingReplies(), rules, {
@@ -404,10 +380,6 @@ describe.each([true, false])("reasoning models (stream: %s)", (stream) => {
   });
 
   describe("Anthropic Messages with extended thinking (docs.claude.com, extended thinking with tool use)", () => {
-    // "When using extended thinking with tool use … you must pass thinking blocks back to the
-    // API for the last assistant message", complete and unmodified: the signature is checked.
-    // A redacted_thinking block goes back the same way. budget_tokens is at least 1024 and
-    // below max_tokens.
     const thinking = (text: string) => ({
       type: "thinking",
       thinking: text,
@@ -428,52 +400,11 @@ describe.each([true, false])("reasoning models (stream: %s)", (stream) => {
       { content: [redacted, thinking("b 两次。"), use("toolu_2", "b"), use("toolu_3", "b")] },
       { content: [thinking("好。"), { type: "text", text: "都回显了。" }] },
     ];
-    const signedBlocks: Rule = ({ body, sent }) => {
-      const messages = body.messages as { role: string; content: unknown }[];
-      let reply = 0;
-      for (const [index, message] of messages.entries()) {
-        if (message.role !== "assistant") continue;
-        const original = (sent[reply]?.content ?? []) as Record<string, unknown>[];
-        reply += 1;
-        const blocks = (Array.isArray(message.content) ? message.content : []) as Record<
-          string,
-          unknown
-        >[];
-        const thoughts = original.filter(
-          (b) => b.type === "thinking" || b.type === "redacted_thinking",
-        );
-        const isLast = !messages.slice(index + 1).some((m) => m.role === "assistant");
-        if (isLast && blocks.some((b) => b.type === "tool_use")) {
-          const first = blocks[0]?.type;
-          if (first !== "thinking" && first !== "redacted_thinking") {
-            return `messages.${index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`;
-          }
-        }
-        for (const [at, block] of blocks.entries()) {
-          if (block.type !== "thinking" && block.type !== "redacted_thinking") continue;
-          if (!isDeepStrictEqual(block, thoughts[at])) {
-            return `messages.${index}.content.${at}: Invalid \`signature\` in \`thinking\` block`;
-          }
-        }
-      }
-      return undefined;
-    };
-    const budget: Rule = ({ body }) => {
-      const field = body.thinking as { type: string; budget_tokens?: number } | undefined;
-      if (field?.type !== "enabled") return undefined;
-      const tokens = field.budget_tokens ?? 0;
-      if (tokens < 1024)
-        return "thinking.budget_tokens: Input should be greater than or equal to 1024";
-      return tokens < Number(body.max_tokens)
-        ? undefined
-        : "`max_tokens` must be greater than `thinking.budget_tokens`";
-    };
-
     const claude = async (more: Partial<ProviderOptions> = {}) => {
       const imitation = await startImitation({
         wire: "anthropic",
         replies: replies(),
-        rules: [signedBlocks, budget],
+        rules: ANTHROPIC_THINKING_RULES,
       });
       imitations.push(imitation);
       const provider = createAnthropicProvider({

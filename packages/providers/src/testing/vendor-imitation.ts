@@ -30,6 +30,11 @@ export interface ImitationOptions {
   readonly rules: readonly Rule[];
   /** The usage object each reply carries (the wire's own shape). */
   readonly usage?: Record<string, unknown>;
+  /**
+   * Called with each request's index (0-based) before it is answered; answering `"drop"`
+   * leaves the request unanswered and uncounted (a test that kills the client mid-call).
+   */
+  readonly onRequest?: (index: number) => "drop" | undefined;
 }
 
 export interface Imitation {
@@ -55,6 +60,7 @@ export async function startImitation(options: ImitationOptions): Promise<Imitati
   const server = createServer(async (request, response) => {
     const body = JSON.parse(await readBody(request)) as Record<string, unknown>;
     bodies.push(body);
+    if (options.onRequest?.(bodies.length - 1) === "drop") return;
     const messages = (body.messages ?? []) as Record<string, unknown>[];
     const assistants = messages.filter((message) => message.role === "assistant");
     for (const rule of options.rules) {

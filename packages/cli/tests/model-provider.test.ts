@@ -211,12 +211,7 @@ describe("coding-agent run: provider usage errors (exit 2)", () => {
       withKey,
       "--script 只用于 --provider fake",
     ],
-    [
-      "a model for the fake",
-      ["--model", "m"],
-      withKey,
-      "--model 只用于真实模型",
-    ],
+    ["a model for the fake", ["--model", "m"], withKey, "--model 只用于真实模型"],
     [
       "a base URL that is not http(s)",
       ["--provider", "openai", "--model", "m", "--base-url", "ftp://host/v1"],

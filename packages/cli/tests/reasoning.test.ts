@@ -135,6 +135,16 @@ describe("--provider deepseek (thinking mode on by default)", HANG_GUARD, () => 
     for (const file of ["state.jsonl", "trace.jsonl"]) {
       expect(await readFile(join(home, "runs", result.runId, file), "utf8")).not.toContain(SECRET);
     }
+    // The reports show it under its reply: one line on a terminal, collapsed in the HTML.
+    const terminal = await captureCli(["trace", result.runId], env());
+    expect(terminal.stdout).toContain("思考：再读一次确认。");
+    const page = join(home, "report.html");
+    expect((await captureCli(["trace", result.runId, "--html", page], env())).code).toBe(0);
+    const html = await readFile(page, "utf8");
+    expect(html).toMatch(
+      /<details class="reasoning"><summary>思考过程<\/summary><pre>再读一次确认。<\/pre>/,
+    );
+    expect(html).not.toContain(SECRET);
   });
 
   it("killed between two steps, resumes and hands the kept reasoning back; the replay is equal", async () => {

@@ -132,7 +132,7 @@ function step(s: StepReport, scale: number | undefined): SafeHtml {
 function entry(e: StepEntry): SafeHtml {
   switch (e.kind) {
     case "model":
-      return html`<details class="model tone-${e.call.ok ? "info" : "bad"}"><summary><span class="mark">${e.call.ok ? "◆" : "✗"}</span>模型回复<span class="preview">${actionPreview(e.call.detail)}</span><span class="meta">${formatDuration(e.call.durationMs)}</span></summary><div class="io"><pre>${pretty(e.call.detail)}</pre></div></details>`;
+      return html`<details class="model tone-${e.call.ok ? "info" : "bad"}"><summary><span class="mark">${e.call.ok ? "◆" : "✗"}</span>模型回复<span class="preview">${actionPreview(e.call.detail)}</span><span class="meta">${formatDuration(e.call.durationMs)}</span></summary><div class="io">${e.call.reasoning === undefined ? "" : html`<details class="reasoning"><summary>思考过程</summary><pre>${printable(e.call.reasoning)}</pre></details>`}<pre>${pretty(e.call.detail)}</pre></div></details>`;
     case "tool":
       return toolCall(e.call);
     case "retry":

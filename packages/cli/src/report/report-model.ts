@@ -99,6 +99,8 @@ export interface ModelCall {
   readonly ok: boolean;
   readonly actionType?: string;
   readonly detail: string;
+  /** The reasoning that came with the reply (bounded, masked), shown collapsed under it. */
+  readonly reasoning?: string;
   readonly durationMs: number | null;
 }
 

@@ -124,7 +124,13 @@ function entryLines(
 ): string[] {
   switch (entry.kind) {
     case "model":
-      return [`  ${c.dim("模型")} ${preview(entry.call.detail)}`];
+      return [
+        `  ${c.dim("模型")} ${preview(entry.call.detail)}`,
+        // Collapsed to one line: the whole text is in the trace and the HTML report.
+        ...(entry.call.reasoning === undefined
+          ? []
+          : [`    ${c.dim(`思考：${preview(entry.call.reasoning)}`)}`]),
+      ];
     case "tool": {
       const call = entry.call;
       const mark = call.ok === undefined ? tone("info", "…") : call.ok ? c.green("✓") : c.red("✗");

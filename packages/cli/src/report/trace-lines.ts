@@ -31,6 +31,7 @@ const KnownEventSchema = z.discriminatedUnion("type", [
     ok: z.boolean(),
     actionType: z.string().optional(),
     detail: z.string(),
+    reasoning: z.string().optional(),
     usage: Usage.optional(),
     costUsd: Cost,
   }),

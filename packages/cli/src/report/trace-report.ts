@@ -99,6 +99,7 @@ export function buildTraceReport(
           ok: event.ok,
           ...(event.actionType === undefined ? {} : { actionType: event.actionType }),
           detail: event.detail,
+          ...(typeof event.reasoning === "string" ? { reasoning: event.reasoning } : {}),
           durationMs: started === undefined ? null : event.atMs - started,
         };
         draft.model = call;

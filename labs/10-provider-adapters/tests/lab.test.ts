@@ -1,5 +1,12 @@
 import { type Message, runAgent, type ToolSet } from "@coding-agent/agent-core";
-import { type FakeTurn, startFakeModelServer } from "@coding-agent/providers/testing";
+import {
+  assistantsOf,
+  DEEPSEEK_RULES,
+  type FakeTurn,
+  type Imitation,
+  startFakeModelServer,
+  startImitation,
+} from "@coding-agent/providers/testing";
 import { type ChatCompletion, createChatProvider, fromChatCompletion, toChatMessages } from "@lab";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
@@ -84,6 +91,31 @@ describe("toChatMessages", () => {
     ).toEqual(["user", "assistant", "tool", "assistant", "tool"]);
     expect(sent[3]).toMatchObject({ tool_calls: [{ id: "c2" }] });
   });
+
+  it("hands a reply's reasoning_content back on that reply's assistant message", () => {
+    const history: Message[] = [
+      user,
+      {
+        role: "assistant",
+        type: "tool_call",
+        callId: "c1",
+        tool: "echo",
+        input: { text: "一" },
+        reasoning: { text: "先回显一。" },
+      },
+      result("c1", "一"),
+      { role: "assistant", type: "finish", summary: "好了", reasoning: { text: "可以结束了。" } },
+    ];
+    const sent = toChatMessages(history).map((message) =>
+      message.role === "assistant" ? message.reasoning_content : "—",
+    );
+    expect(sent, "每次回复的思考要放回它自己那条 assistant 消息的 reasoning_content").toEqual([
+      "—",
+      "先回显一。",
+      "—",
+      "可以结束了。",
+    ]);
+  });
 });
 
 describe("fromChatCompletion", () => {
@@ -114,6 +146,14 @@ describe("fromChatCompletion", () => {
       { type: "tool_call", tool: "echo", callId: "a", input: { text: "1" } },
       { type: "tool_call", tool: "echo", callId: "b", input: { text: "2" } },
     ]);
+  });
+
+  it("keeps the reply's reasoning_content as the reply's reasoning", () => {
+    const response = fromChatCompletion(
+      completion({ content: "好了", reasoning_content: "想一想再答。" }),
+      1,
+    );
+    expect(response.reasoning).toEqual({ text: "想一想再答。" });
   });
 
   it("invents an id from the step and position when the server sends none", () => {
@@ -209,5 +249,43 @@ describe("createChatProvider against a loopback server", { timeout: 15_000 }, ()
     const { run } = await runAgainst([{ status: 500, body: { error: { message: "boom" } } }]);
     expect(run).toMatchObject({ status: "failed", code: "provider_error" });
     expect(run.reason).toContain("HTTP 500");
+  });
+});
+
+// DeepSeek's thinking mode, imitated with its documented rule: a reply that called tools must
+// get its reasoning_content back in every later request, or the API answers 400.
+describe("createChatProvider against a thinking model (DeepSeek's rule)", {
+  timeout: 15_000,
+}, () => {
+  const imitations: Imitation[] = [];
+  afterEach(async () => {
+    await Promise.all(imitations.splice(0).map((imitation) => imitation.close()));
+  });
+  const call = (id: string, text: string) => ({
+    id,
+    type: "function",
+    function: { name: "echo", arguments: JSON.stringify({ text }) },
+  });
+
+  it("completes a tool-using run: each reply's reasoning_content goes back, and the server accepts every request", async () => {
+    const imitation = await startImitation({
+      wire: "openai",
+      rules: DEEPSEEK_RULES,
+      replies: [
+        { content: null, reasoning_content: "先说一。", tool_calls: [call("c1", "一")] },
+        { content: null, reasoning_content: "再说二。", tool_calls: [call("c2", "二")] },
+        { content: "说完了", reasoning_content: "可以结束。" },
+      ],
+    });
+    imitations.push(imitation);
+    const provider = createChatProvider({ baseUrl: imitation.baseUrl, model: "m", apiKey: KEY });
+    const tools: ToolSet = { echo: { description: "返回 text", execute: (input) => input.text } };
+    const run = await runAgent("说一和二", provider, tools, { maxSteps: 5 });
+    expect(imitation.rejections, "思考模式的服务器拒绝了请求").toEqual([]);
+    expect(run).toMatchObject({ status: "completed", summary: "说完了", toolCalls: 2 });
+    expect(assistantsOf(imitation, 2).map((message) => message.reasoning_content)).toEqual([
+      "先说一。",
+      "再说二。",
+    ]);
   });
 });

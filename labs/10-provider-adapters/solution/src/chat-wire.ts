@@ -14,7 +14,13 @@ export interface ChatToolCall {
 /** 适配器发送的一条消息。 */
 export type ChatMessage =
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string | null; tool_calls?: ChatToolCall[] }
+  | {
+      role: "assistant";
+      content: string | null;
+      tool_calls?: ChatToolCall[];
+      /** 思考模式的模型（DeepSeek、Kimi、GLM、Qwen）写下的思考，交还时放在这里。 */
+      reasoning_content?: string;
+    }
   | { role: "tool"; tool_call_id: string; content: string };
 
 /** 文档里描述的成功响应（服务器会多加字段；忽略它们）。 */
@@ -24,6 +30,8 @@ export const ChatCompletionSchema = z.object({
       z.object({
         message: z.object({
           content: z.string().nullish(),
+          /** 思考模式下，模型在回复之前写下的思考。 */
+          reasoning_content: z.string().nullish(),
           tool_calls: z
             .array(
               z.object({

@@ -25,7 +25,14 @@ import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.t
 import { orderRunExtensions, prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, createRunDir, newRunId, runDirOf } from "./run-files.ts";
 import { prepareRunTools } from "./run-tools.ts";
-import { defaultScript, loadScriptFile, routeScript } from "./script-file.ts";
+import {
+  BUILT_IN_DEMO_GATE_NOTE,
+  defaultScript,
+  explainScriptEnd,
+  isBuiltInDemo,
+  loadScriptFile,
+  routeScript,
+} from "./script-file.ts";
 import { openStateLog, readStateLog, type StateLog } from "./state/log.ts";
 import { editPredictor } from "./state/predict-edits.ts";
 import { type RecordedPricing, recordedPricing } from "./state/recorded-price.ts";
@@ -148,6 +155,8 @@ async function execute(session: Session): Promise<number> {
     return EXIT_CODES.usage;
   }
   if (tools.warning !== undefined) io.stderr(`${tools.warning}\n`);
+  if (command.finishGate === "auto" && tools.testCommand !== undefined && isBuiltInDemo(command))
+    io.stderr(`${BUILT_IN_DEMO_GATE_NOTE}\n`);
 
   const workspace = tools.workspaceRoot;
   // Hooks of the user, and of the workspace only when it is trusted (design §7, lesson 36).
@@ -466,9 +475,13 @@ async function readStartFiles(
   }
 }
 
-/** `auto` is `tests` when the run has a test command (design §7). */
+/**
+ * `auto` is `tests` when the run has a test command (design §7), except for the built-in
+ * demo, whose script never runs the tests (see `isBuiltInDemo`).
+ */
 function gateMode(command: RunCommand, testCommand: string | undefined): "tests" | "none" {
-  if (command.finishGate === "auto") return testCommand === undefined ? "none" : "tests";
+  if (command.finishGate === "auto")
+    return testCommand === undefined || isBuiltInDemo(command) ? "none" : "tests";
   return command.finishGate;
 }
 
@@ -571,7 +584,7 @@ async function chooseModel(
     const redact = createRedactor({ env });
     let used = plan?.turnsUsed ?? 0;
     const routed = routeScript(turns);
-    const scripted = createScriptedProvider(routed.parent.slice(used));
+    const scripted = explainScriptEnd(createScriptedProvider(routed.parent.slice(used)));
     const provider: Provider = {
       complete(request, callSignal) {
         used += 1;

@@ -401,6 +401,10 @@ async function execute(session: Session): Promise<number> {
     const lines = changed.map((file) => `  ${file.path} +${file.added} -${file.removed}`);
     io.stderr(`coding-agent：本次运行修改了 ${changed.length} 个文件\n${lines.join("\n")}\n`);
   }
+  // On a terminal the person who started the run gets its id (piped output stays as it was:
+  // `--json` carries `runId`, and a script's captured output does not change from run to run).
+  if (io.stderrIsTerminal === true)
+    io.stderr(`coding-agent：运行 ID ${runId}（coding-agent trace ${runId} 查看报告）\n`);
   // The run's usage and cost are its own model calls' and every child's (design §7 "Cost").
   const whole = subagents === undefined ? result : withChildSpend(result, subagents.spent());
   return report(io, command, whole, await gate.evidence(), runId, runDir);

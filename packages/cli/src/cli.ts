@@ -86,7 +86,7 @@ export async function runCli(
     case "trace":
       return runTraceCommand(command, io, env);
     case "eval":
-      return runEvalCli(command.argv, io, signal);
+      return runEvalCli(command.argv, io, signal, env);
     default: {
       const unreachable: never = command;
       throw new TypeError(`unhandled command ${JSON.stringify(unreachable)}`);

@@ -28,8 +28,8 @@ import { prepareRunTools } from "./run-tools.ts";
 import {
   BUILT_IN_DEMO_GATE_NOTE,
   defaultScript,
+  demoSkipsFinishGate,
   explainScriptEnd,
-  isBuiltInDemo,
   loadScriptFile,
   routeScript,
 } from "./script-file.ts";
@@ -155,7 +155,7 @@ async function execute(session: Session): Promise<number> {
     return EXIT_CODES.usage;
   }
   if (tools.warning !== undefined) io.stderr(`${tools.warning}\n`);
-  if (command.finishGate === "auto" && tools.testCommand !== undefined && isBuiltInDemo(command))
+  if (tools.testCommand !== undefined && demoSkipsFinishGate(command))
     io.stderr(`${BUILT_IN_DEMO_GATE_NOTE}\n`);
 
   const workspace = tools.workspaceRoot;
@@ -481,11 +481,12 @@ async function readStartFiles(
 
 /**
  * `auto` is `tests` when the run has a test command (design §7), except for the built-in
- * demo, whose script never runs the tests (see `isBuiltInDemo`).
+ * demo in a workspace whose only test command is its package.json script (see
+ * `demoSkipsFinishGate`).
  */
 function gateMode(command: RunCommand, testCommand: string | undefined): "tests" | "none" {
   if (command.finishGate === "auto")
-    return testCommand === undefined || isBuiltInDemo(command) ? "none" : "tests";
+    return testCommand === undefined || demoSkipsFinishGate(command) ? "none" : "tests";
   return command.finishGate;
 }
 

@@ -27,21 +27,28 @@ export function defaultScript(goal: string): ScriptedTurn[] {
 }
 
 /**
- * True for the built-in demo: the fake model without `--script`. Its script never runs the
- * tests, so `--finish-gate auto` judges it as `none` even where the workspace has a test
- * command (the repository root has one: the whole `pnpm test`); `--finish-gate tests`
- * still applies the gate, and the demo then fails for want of evidence.
+ * True when `--finish-gate auto` does not judge the built-in demo (the fake model without
+ * `--script`) on tests: its script never runs them, and the only test command is the
+ * workspace's `package.json` script (the repository root has one: the whole `pnpm test`).
+ * A test command the user named (`--test-command`) or `--finish-gate tests` keeps the gate.
  */
-export function isBuiltInDemo(command: {
+export function demoSkipsFinishGate(command: {
   readonly provider: { readonly name: string };
   readonly scriptPath?: string;
+  readonly testCommand?: string;
+  readonly finishGate: string;
 }): boolean {
-  return command.provider.name === "fake" && command.scriptPath === undefined;
+  return (
+    command.finishGate === "auto" &&
+    command.provider.name === "fake" &&
+    command.scriptPath === undefined &&
+    command.testCommand === undefined
+  );
 }
 
 /** The stderr line saying why the built-in demo's finish is not judged on tests. */
 export const BUILT_IN_DEMO_GATE_NOTE =
-  "coding-agent：内置演示脚本不运行测试，完成验证门 auto 对它按 none 处理（想看完成验证门拒绝没有证据的完成：加 --finish-gate tests，或用 --script 写自己的脚本）";
+  "coding-agent：内置演示脚本不运行测试，完成验证门 auto 不拿 package.json 的 test 脚本检查它（想看完成验证门拒绝没有证据的完成：加 --finish-gate tests，或用 --script 写自己的脚本）";
 
 /** The reason codes of the finish gate (lesson 21); any other reason is a hook's (`hook_denied`). */
 const GATE_REASONS = new Set([

@@ -13,7 +13,7 @@ import { captureCli, finish } from "./support/run-cli.ts";
 import { spawnBin } from "./support/spawn-bin.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const DEMO_NOTE = "内置演示脚本不运行测试，完成验证门 auto 对它按 none 处理";
+const DEMO_NOTE = "内置演示脚本不运行测试，完成验证门 auto 不拿 package.json 的 test 脚本检查它";
 
 let base: string;
 beforeEach(async () => {
@@ -36,18 +36,21 @@ describe("coding-agent run with the built-in demo script", () => {
     expect(ran.code).toBe(0);
   });
 
-  it("is judged on tests under --finish-gate tests, and its end names the gate", async () => {
+  it.each([
+    ["--finish-gate tests", ["--finish-gate", "tests"]],
+    ["a test command the user named", ["--test-command", "node -e 0"]],
+  ])("is judged on tests with %s, and its end names the gate", async (_, flags) => {
     await writeFile(join(base, "package.json"), JSON.stringify({ scripts: { test: "exit 0" } }));
-    const { code, result } = await captureCli([
+    const { code, stderr, result } = await captureCli([
       "run",
       "目标",
       "--workspace",
       base,
-      "--finish-gate",
-      "tests",
+      ...flags,
       "--json",
     ]);
     expect(code).toBe(1);
+    expect(stderr).not.toContain(DEMO_NOTE);
     expect(result).toMatchObject({ status: "failed", code: "provider_error" });
     expect(result.reason).toContain("脚本用完了");
     expect(result.reason).toContain("完成验证门（tests）拒绝了上一次完成（no_test_evidence：");

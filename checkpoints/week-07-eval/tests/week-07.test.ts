@@ -1,4 +1,5 @@
 import { formatVerdict } from "@bootcamp/checkpoint-shared";
+import { leftInCallersHome } from "@bootcamp/checkpoint-shared/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runWeek07 } from "../src/run-week-07.ts";
 import { judgeWeek07, WEEK_07_SUMMARY, type Week07Run } from "../src/week-07.ts";
@@ -11,8 +12,12 @@ const EVIDENCE = [
 ];
 
 let real: Week07Run;
+/** What the real evaluations left in the caller's `$CODING_AGENT_HOME` (see the test below). */
+let leftBehind: string[];
 beforeAll(async () => {
-  real = await runWeek07();
+  leftBehind = await leftInCallersHome(async () => {
+    real = await runWeek07();
+  });
 });
 
 const reasonOf = (run: Week07Run) => {
@@ -41,6 +46,10 @@ describe("judgeWeek07", () => {
       `第 7 周检查点通过：${WEEK_07_SUMMARY}`,
       JSON.stringify({ week: 7, ok: true, summary: WEEK_07_SUMMARY, evidence: EVIDENCE }),
     ]);
+  });
+
+  it("keeps every task's run out of the caller's $CODING_AGENT_HOME", () => {
+    expect(leftBehind).toEqual([]);
   });
 
   it("refuses a grader that took the agent's word for it", () => {

@@ -106,7 +106,7 @@ export const RUN_FLAGS = {
   },
   "finish-gate": {
     type: "string",
-    help: "完成验证门：auto（默认：有测试命令时为 tests，否则 none）· tests（只有在当前工作区版本上测试全部通过、改动都在 --allow-path 内才接受完成）· none",
+    help: "完成验证门：auto（默认：有测试命令时为 tests，否则 none；不带 --script 的内置演示不跑测试，不拿 package.json 的 test 脚本检查它）· tests（只有在当前工作区版本上测试全部通过、改动都在 --allow-path 内才接受完成）· none",
   },
   "max-finish-rejections": {
     type: "string",

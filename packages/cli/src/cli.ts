@@ -7,6 +7,7 @@ import { replayRun } from "./replay.ts";
 import { runTraceCommand } from "./report/trace-command.ts";
 import { codingAgentHome, listRuns } from "./run-files.ts";
 import { resumeRun, startRun } from "./run-session.ts";
+import { formatRunsTable } from "./runs-table.ts";
 import type { TraceWriter } from "./trace/jsonl-sink.ts";
 
 /** Where the CLI writes; a test passes buffers, `main.ts` passes the process streams. */
@@ -85,7 +86,7 @@ export async function runCli(
     case "trace":
       return runTraceCommand(command, io, env);
     case "eval":
-      return runEvalCli(command.argv, io, signal);
+      return runEvalCli(command.argv, io, signal, env);
     default: {
       const unreachable: never = command;
       throw new TypeError(`unhandled command ${JSON.stringify(unreachable)}`);
@@ -104,7 +105,6 @@ async function listRunsCommand(json: boolean, io: CliIo, env: CliEnv): Promise<n
     io.stdout("还没有运行记录\n");
     return EXIT_CODES.ok;
   }
-  const lines = runs.map((run) => `${run.runId}  ${run.startedAt}  ${run.status}  ${run.goal}`);
-  io.stdout(`${lines.join("\n")}\n`);
+  io.stdout(formatRunsTable(runs));
   return EXIT_CODES.ok;
 }

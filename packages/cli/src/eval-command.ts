@@ -2,17 +2,20 @@ import { fileURLToPath } from "node:url";
 import { type AgentRunner, runEvalCommand } from "@coding-agent/eval";
 import { parseCliArgs } from "./args.ts";
 import type { CliIo } from "./cli.ts";
+import type { CliEnv } from "./model-provider.ts";
 
 /**
  * The bin that starts this very CLI: from the TypeScript sources (`src/`) the development
- * bin, from a build (`dist/`) the published one. Each task's run is a child process of it.
+ * bin, from a build (`dist/`) the published one. Each task's run is a child process of it,
+ * with the environment the CLI was given: its `$CODING_AGENT_HOME` is where the runs go (a
+ * checkpoint or a lab test that gives a temporary one keeps them out of the user's home).
  */
-function selfRunner(): AgentRunner {
+function selfRunner(env: CliEnv): AgentRunner {
   const fromSources = import.meta.url.endsWith(".ts");
   const bin = fileURLToPath(
     new URL(fromSources ? "../bin/coding-agent-dev.js" : "../bin/coding-agent.js", import.meta.url),
   );
-  return { command: process.execPath, args: [bin] };
+  return { command: process.execPath, args: [bin], env: { ...env } };
 }
 
 /** A task's `args`, checked by the parser `coding-agent run` itself uses; the usage text left out. */
@@ -22,11 +25,12 @@ function validateRunArgs(args: readonly string[]): string | undefined {
   return parsed.message.split("\n\n")[0];
 }
 
-/** `coding-agent eval …`: the eval package, given this CLI as the agent it runs. */
+/** `coding-agent eval …`: the eval package, given this CLI (in `env`) as the agent it runs. */
 export function runEvalCli(
   argv: readonly string[],
   io: CliIo,
   signal: AbortSignal,
+  env: CliEnv,
 ): Promise<number> {
-  return runEvalCommand(argv, io, signal, { runner: selfRunner(), validateRunArgs });
+  return runEvalCommand(argv, io, signal, { runner: selfRunner(env), validateRunArgs });
 }

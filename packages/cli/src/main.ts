@@ -3,9 +3,16 @@
  * to `runCli`. The first SIGINT cancels the run (it ends `cancelled`, exit 130);
  * a second one exits at once.
  */
+
+import { z } from "zod";
 import { createTerminalApprover } from "./approval-prompt.ts";
 import { runCli } from "./cli.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
+
+// Whoever reads this process's output reads Chinese: zod's own messages too (a settings file,
+// a baseline, a model's action, a tool input). Set here, in the command's process only, so a
+// program that imports the package keeps its own zod language.
+z.config(z.locales.zhCN());
 
 const controller = new AbortController();
 let interrupts = 0;

@@ -26,7 +26,14 @@ import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.t
 import { orderRunExtensions, prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, createRunDir, newRunId, runDirOf } from "./run-files.ts";
 import { prepareRunTools } from "./run-tools.ts";
-import { defaultScript, loadScriptFile, routeScript } from "./script-file.ts";
+import {
+  BUILT_IN_DEMO_GATE_NOTE,
+  defaultScript,
+  demoSkipsFinishGate,
+  explainScriptEnd,
+  loadScriptFile,
+  routeScript,
+} from "./script-file.ts";
 import { openStateLog, readStateLog, type StateLog } from "./state/log.ts";
 import { editPredictor } from "./state/predict-edits.ts";
 import { type RecordedPricing, recordedPricing } from "./state/recorded-price.ts";
@@ -149,6 +156,8 @@ async function execute(session: Session): Promise<number> {
     return EXIT_CODES.usage;
   }
   if (tools.warning !== undefined) io.stderr(`${tools.warning}\n`);
+  if (tools.testCommand !== undefined && demoSkipsFinishGate(command))
+    io.stderr(`${BUILT_IN_DEMO_GATE_NOTE}\n`);
 
   const workspace = tools.workspaceRoot;
   // Hooks of the user, and of the workspace only when it is trusted (design §7, lesson 36).
@@ -393,6 +402,10 @@ async function execute(session: Session): Promise<number> {
     const lines = changed.map((file) => `  ${file.path} +${file.added} -${file.removed}`);
     io.stderr(`coding-agent：本次运行修改了 ${changed.length} 个文件\n${lines.join("\n")}\n`);
   }
+  // On a terminal the person who started the run gets its id (piped output stays as it was:
+  // `--json` carries `runId`, and a script's captured output does not change from run to run).
+  if (io.stderrIsTerminal === true)
+    io.stderr(`coding-agent：运行 ID ${runId}（coding-agent trace ${runId} 查看报告）\n`);
   // The run's usage and cost are its own model calls' and every child's (design §7 "Cost").
   const whole = subagents === undefined ? result : withChildSpend(result, subagents.spent());
   return report(io, command, whole, await gate.evidence(), runId, runDir);
@@ -467,9 +480,14 @@ async function readStartFiles(
   }
 }
 
-/** `auto` is `tests` when the run has a test command (design §7). */
+/**
+ * `auto` is `tests` when the run has a test command (design §7), except for the built-in
+ * demo in a workspace whose only test command is its package.json script (see
+ * `demoSkipsFinishGate`).
+ */
 function gateMode(command: RunCommand, testCommand: string | undefined): "tests" | "none" {
-  if (command.finishGate === "auto") return testCommand === undefined ? "none" : "tests";
+  if (command.finishGate === "auto")
+    return testCommand === undefined || demoSkipsFinishGate(command) ? "none" : "tests";
   return command.finishGate;
 }
 
@@ -581,7 +599,7 @@ async function chooseModel(
     const redact = createRedactor({ env });
     let used = plan?.turnsUsed ?? 0;
     const routed = routeScript(turns);
-    const scripted = createScriptedProvider(routed.parent.slice(used));
+    const scripted = explainScriptEnd(createScriptedProvider(routed.parent.slice(used)));
     const provider: Provider = {
       complete(request, callSignal) {
         used += 1;

@@ -6,5 +6,12 @@
 // JavaScript, so that a Node too old for this repository's TypeScript says so first.
 import "../src/require-node.js";
 
+// vitest colours its report whatever stdout is (only NO_COLOR stops it), so a run piped into a
+// file, grep or less came out full of escape codes. Like every other course tool: colours on a
+// terminal, plain text elsewhere, unless FORCE_COLOR asks for them. Set before vitest loads.
+if (process.stdout.isTTY !== true && process.env.FORCE_COLOR === undefined) {
+  process.env.NO_COLOR ??= "1";
+}
+
 const { runLabTests } = await import("../src/run/lab-test.ts");
 process.exitCode = await runLabTests(process.cwd(), process.argv.slice(2));

@@ -33,14 +33,25 @@ interface BinRun {
   readonly output: string;
   /** Failure details and notices. */
   readonly stderr: string;
+  /** Both streams as printed, escape codes included. */
+  readonly raw: string;
 }
 
-/** Runs the real bin in `cwd`; with `until`, kills it once stdout matches (watch mode). */
-function runBin(cwd: string, args: readonly string[], until?: RegExp): Promise<BinRun> {
+/**
+ * Runs the real bin in `cwd` (with `env` over ours); with `until`, kills it once stdout
+ * matches (watch mode).
+ */
+function runBin(
+  cwd: string,
+  args: readonly string[],
+  until?: RegExp,
+  env: NodeJS.ProcessEnv = {},
+): Promise<BinRun> {
   return new Promise((resolve) => {
     const child: ChildProcess = spawn(process.execPath, [BIN, ...args], {
       cwd,
       stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
     });
     let stdout = "";
     let stderr = "";
@@ -59,6 +70,7 @@ function runBin(cwd: string, args: readonly string[], until?: RegExp): Promise<B
         code,
         output: stripVTControlCharacters(stdout + stderr),
         stderr: stripVTControlCharacters(stderr),
+        raw: stdout + stderr,
       }),
     );
   });
@@ -86,6 +98,18 @@ describe("lab-test, a lab's own test run", () => {
     expect(run.output).toMatch(/Test Files {2}1 passed \(1\)\n {6}Tests {2}5 passed \(5\)/);
     expect(run.stderr).not.toContain("同步死循环");
     expect(run.code).toBe(0);
+  }, 180_000);
+
+  it("prints plain text into a pipe, and colours there only when FORCE_COLOR asks", async () => {
+    const plain = { NO_COLOR: undefined, FORCE_COLOR: undefined, TERM: "xterm-256color" };
+    const piped = await runBin(path.join(labDir, "good"), [], undefined, plain);
+    expect(piped.raw).toContain("Tests  5 passed (5)");
+    expect(piped.raw).not.toContain("\u001b[");
+    const forced = await runBin(path.join(labDir, "good"), [], undefined, {
+      ...plain,
+      FORCE_COLOR: "1",
+    });
+    expect(forced.raw).toContain("\u001b[");
   }, 180_000);
 
   it("fails a test whose loop blocks its worker as 超时（同步死循环？）, and the other tests still run", async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -65,6 +66,31 @@ describe("runReadmeCommands", () => {
     // What the commands wrote stayed in the scratch folder, which is gone.
     expect(await readdir(root)).toEqual(["checkpoints", "labs", "packages"]);
     expect(await readFile(path.join(labDir, "starter/src/says.txt"), "utf8")).toBe("学员改过的\n");
+  });
+
+  it("gives the commands a temporary $CODING_AGENT_HOME of their own, removed afterwards", async () => {
+    const { root, labDir, pristine } = await repo();
+    const runs = await runReadmeCommands({
+      repoRoot: root,
+      labDir,
+      pristineSrcDir: pristine,
+      readme: readme([
+        // Unset, the variable stops the block instead of making /runs.
+        "set -u",
+        'mkdir -p "$CODING_AGENT_HOME/runs/r1"',
+        'echo "$CODING_AGENT_HOME"',
+        "ls -A",
+      ]),
+    });
+    const run = runs.get(8);
+    if (run === undefined || !run.ok)
+      throw new Error(`the block did not run: ${JSON.stringify(run)}`);
+    const [home, ...listed] = run.lines;
+    expect(home).toMatch(/lab-kit-readme-home-/);
+    expect(home).not.toBe(process.env.CODING_AGENT_HOME);
+    // Not in the commands' own folder, and gone with it.
+    expect(listed).toEqual(["checkpoints", "labs", "packages"]);
+    expect(existsSync(home ?? "")).toBe(false);
   });
 
   it("reports a cli block with no bash block before it", async () => {

@@ -17,12 +17,14 @@ export function spawnBin(
     /** Sends SIGINT once this file exists (a command of the run writes it when it starts). */
     readonly interruptWhenExists?: string;
     readonly env?: NodeJS.ProcessEnv;
+    /** The working folder (the run's default workspace); an empty folder when left out. */
+    readonly cwd?: string;
   } = {},
 ) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       stdio: ["ignore", "pipe", "pipe"],
-      cwd: EMPTY_WORKSPACE,
+      cwd: options.cwd ?? EMPTY_WORKSPACE,
       // A replaced environment keeps the test's run folder.
       ...(options.env === undefined
         ? {}

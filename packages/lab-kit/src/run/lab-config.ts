@@ -12,6 +12,7 @@ export interface LabConfigOptions {
 }
 
 const LOOP_GUARD_SETUP = path.join(import.meta.dirname, "loop-guard.ts");
+const LAB_HOME_SETUP = path.join(import.meta.dirname, "lab-home.ts");
 const TESTS_GUARD = path.join(import.meta.dirname, "..", "tests-guard.ts");
 
 /**
@@ -19,7 +20,8 @@ const TESTS_GUARD = path.join(import.meta.dirname, "..", "tests-guard.ts");
  * test`, `pnpm lesson watch`) and each target of `verify:lesson` / `pnpm lessons`. The tests
  * live once, in the lab's `tests/` beside `starter/` and `solution/`; `@lab` resolves to the
  * package's own `src/` (or `srcDir`), so the same test file proves both. Every loop of the
- * code under test and of the tests carries the loop guard, and the one timeout applies.
+ * code under test and of the tests carries the loop guard, and the one timeout applies; a
+ * run of the capstone keeps its records in a temporary `$CODING_AGENT_HOME` (`lab-home.ts`).
  */
 export function defineLabConfig(
   packageDir: string,
@@ -45,7 +47,7 @@ export function defineLabConfig(
       testTimeout: LAB_TEST_TIMEOUT_MS,
       hookTimeout: LAB_TEST_TIMEOUT_MS,
       teardownTimeout: LAB_TEST_TIMEOUT_MS,
-      setupFiles: [LOOP_GUARD_SETUP],
+      setupFiles: [LOOP_GUARD_SETUP, LAB_HOME_SETUP],
       ...(options.warnIfTestsChanged === false ? {} : { globalSetup: [TESTS_GUARD] }),
     },
   });

@@ -44,7 +44,8 @@ const BLOCK_TIMEOUT_MS = 60_000;
  * `packages/` lead to the real ones, except that this lab's `starter/src` is the committed
  * starter (so a learner's edits do not change the output the README is checked against).
  * Files the commands write (a script, a demo workspace) land in the scratch folder, which
- * is removed afterwards; the repository is not changed. `node_modules/.bin` of the
+ * is removed afterwards; the repository is not changed, and `coding-agent` keeps its run
+ * records in a temporary `$CODING_AGENT_HOME`, not the learner's. `node_modules/.bin` of the
  * repository is on the PATH, so `pnpm exec coding-agent` works from there.
  */
 export async function runReadmeCommands(options: {
@@ -57,7 +58,11 @@ export async function runReadmeCommands(options: {
   const blocks = options.readme === undefined ? [] : commandBlocks(options.readme);
   if (blocks.length === 0) return runs;
   const scratch = await realpath(await mkdtemp(path.join(os.tmpdir(), "lab-kit-readme-")));
+  // Outside the scratch folder (a command listing its folder would see it otherwise): the
+  // commands' `coding-agent` runs keep their records here, never in the learner's home.
+  let home: string | undefined;
   try {
+    home = await mkdtemp(path.join(os.tmpdir(), "lab-kit-readme-home-"));
     await linkRepository(options, scratch);
     for (const block of blocks) {
       if (block.script === undefined) {
@@ -67,10 +72,14 @@ export async function runReadmeCommands(options: {
         });
         continue;
       }
-      runs.set(block.line, await runScript(block.script, scratch, options.repoRoot));
+      runs.set(
+        block.line,
+        await runScript(block.script, { cwd: scratch, repoRoot: options.repoRoot, home }),
+      );
     }
   } finally {
     await rm(scratch, { recursive: true, force: true });
+    if (home !== undefined) await rm(home, { recursive: true, force: true });
   }
   return runs;
 }
@@ -111,9 +120,15 @@ async function linkEntries(
   }
 }
 
-function runScript(script: string, cwd: string, repoRoot: string): Promise<CommandRun> {
+/** Runs one block's commands in `cwd`, with `home` as their `$CODING_AGENT_HOME`. */
+function runScript(
+  script: string,
+  place: { readonly cwd: string; readonly repoRoot: string; readonly home: string },
+): Promise<CommandRun> {
+  const { cwd, repoRoot, home } = place;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    CODING_AGENT_HOME: home,
     NO_COLOR: "1",
     PATH: [path.join(repoRoot, "node_modules", ".bin"), process.env.PATH].join(path.delimiter),
   };

@@ -33,4 +33,34 @@ describe("createTokenEstimator", () => {
     expect(estimateTokensConservatively("汉字")).toBe(2);
     expect(estimateTokensConservatively("")).toBe(0);
   });
+
+  it.each(["openai", "anthropic"] as const)(
+    "counts the reasoning the next request hands back (%s wire)",
+    async (style) => {
+      const thought = "先读文件，再决定怎么改。".repeat(200);
+      const handBack =
+        style === "openai"
+          ? { wire: "openai", textField: "reasoning_content", text: thought }
+          : {
+              wire: "anthropic",
+              blocks: [{ type: "thinking", thinking: thought, signature: "s" }],
+            };
+      const history = (reasoning: boolean): Message[] => [
+        { role: "user", content: "改一下" },
+        {
+          role: "assistant",
+          type: "tool_call",
+          callId: "c1",
+          tool: "read_file",
+          input: { path: "a.ts" },
+          ...(reasoning ? { reasoning: { text: thought, handBack, origin: "o" } } : {}),
+        },
+      ];
+      const of = (messages: Message[]) =>
+        createModelRequest({ task: { goal: "改一下" }, messages, step: 2, tools: [] });
+      const estimate = await createTokenEstimator({ style });
+      // The thought is about 2,400 CJK characters: every one of them goes back on the wire.
+      expect(estimate(of(history(true))) - estimate(of(history(false)))).toBeGreaterThan(1_500);
+    },
+  );
 });

@@ -287,6 +287,38 @@ describe("formatTerminalReport", () => {
   });
 });
 
+describe("every field from the file is escaped", () => {
+  it("an unknown status and action type, planted with escapes, reach the terminal as visible text", () => {
+    const planted = "\u001b]0;owned\u0007\u001b[2J";
+    const text = formatTerminalReport(
+      reportOf([
+        event(1, "run_started", { goal: "g", limits: {} }),
+        event(2, "model_started", { step: 1 }),
+        event(3, "model_completed", {
+          step: 1,
+          ok: true,
+          actionType: planted,
+          detail: "d",
+          reasoning: planted,
+        }),
+        event(4, "run_finished", {
+          status: planted,
+          code: "x",
+          reason: "r",
+          steps: 1,
+          toolCalls: 0,
+          usage: { inputTokens: 0, outputTokens: 0 },
+        }),
+      ]),
+      { color: true },
+    );
+    expect(text).not.toContain("\u001b]0;");
+    expect(text).not.toContain("\u001b[2J");
+    expect(text).not.toContain("\u0007");
+    expect(text).toContain("\\u{1b}[2J");
+  });
+});
+
 describe("coding-agent trace", () => {
   it("prints the report of a run named by its id", async () => {
     const runId = newRunId();

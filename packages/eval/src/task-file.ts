@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { formatValueIssues, type RunStatus, toValueIssues } from "@coding-agent/agent-core";
 import { type ScriptedTurn, ScriptSchema } from "@coding-agent/agent-core/testing";
@@ -165,6 +165,11 @@ async function loadTask(
     () => false,
   );
   if (!isDir) return bad("repo", `夹具目录不存在：${repoDir}`);
+  // The fixture is copied into every task's workspace and shown to the model: a task may only
+  // name a folder of its own, not `../..` or a link out of it (a suite can come from anyone).
+  if (!isInside(await realpath(taskDir), await realpath(repoDir))) {
+    return bad("repo", `夹具目录必须在任务目录里：${spec.repo}`);
+  }
   const files = await readFixture(repoDir);
 
   return {
@@ -182,6 +187,12 @@ async function loadTask(
       files,
     },
   };
+}
+
+/** True when `child` is `parent` or inside it (both real paths). */
+function isInside(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
 }
 
 async function loadScript(

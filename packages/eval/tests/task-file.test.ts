@@ -1,4 +1,5 @@
-import { writeFile } from "node:fs/promises";
+import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -59,6 +60,23 @@ describe("loadSuite", () => {
       if (!result.ok) expect(result.message).toContain(file);
       if (!result.ok) expect(result.message).toContain(field);
     }
+  });
+
+  it("refuses a fixture outside the task's folder, by ../ or by a symbolic link, naming repo", async () => {
+    const suite = await scratch();
+    const outside = await mkdtemp(path.join(tmpdir(), "outside-fixture-"));
+    await writeFile(path.join(outside, "secret.txt"), "not yours\n");
+    const up = path.relative(path.join(suite, "t1"), outside);
+    const byDots = await writeTask(suite, "t1", { ...valid, repo: up });
+    const dots = await loadSuite(suite, acceptAll);
+    expect(dots.ok).toBe(false);
+    if (!dots.ok) expect(dots.message).toContain(`${byDots} 无效：repo: 夹具目录必须在任务目录里`);
+    await writeTask(suite, "t1", { ...valid, repo: "linked" });
+    await symlink(outside, path.join(suite, "t1", "linked"));
+    const linked = await loadSuite(suite, acceptAll);
+    expect(linked.ok).toBe(false);
+    if (!linked.ok) expect(linked.message).toContain("repo: 夹具目录必须在任务目录里：linked");
+    await rm(outside, { recursive: true, force: true });
   });
 
   it("validates a script file beside task.json with the fake model's schema", async () => {

@@ -1,3 +1,4 @@
+import { printable } from "./printable.ts";
 import type { Cost } from "./report-model.ts";
 
 /** How each run status reads in Chinese, and its tone (the colour both reports give it). */
@@ -15,7 +16,8 @@ export type Tone = "good" | "bad" | "warn" | "blocked" | "muted" | "info";
 
 /** The Chinese name of a status; a status this version does not know is shown as it is. */
 export function statusLabel(status: string): string {
-  return STATUSES[status]?.label ?? status;
+  // A status the report does not know comes from the file: shown escaped, like every field.
+  return STATUSES[status]?.label ?? printable(status);
 }
 
 export function statusTone(status: string): Tone {
@@ -32,7 +34,7 @@ export function actionLabel(actionType: string | undefined): string {
     case undefined:
       return "多个动作";
     default:
-      return actionType;
+      return printable(actionType);
   }
 }
 

@@ -1,3 +1,4 @@
+import { createRedactor, type Redactor } from "@coding-agent/agent-core";
 import { createPathAllowance } from "@coding-agent/tools";
 import picomatch from "picomatch";
 import { runProcessGroup, tail } from "./process-group.ts";
@@ -29,7 +30,14 @@ export async function gradeTestsPass(options: {
   readonly workspace: string;
   readonly timeoutMs: number;
   readonly signal: AbortSignal;
+  /**
+   * Masks the test output quoted in `detail`, which every report carries (terminal, JSON,
+   * JUnit, HTML): a test may print a token. The usual secret shapes and this process's
+   * secret-named variables by default.
+   */
+  readonly redact?: Redactor;
 }): Promise<GraderVerdict> {
+  const redact = options.redact ?? createRedactor({ env: process.env });
   const ran = await runProcessGroup({
     command: "sh",
     args: ["-c", options.testCommand],
@@ -43,7 +51,9 @@ export async function gradeTestsPass(options: {
         ? { pass: true, detail: `${options.testCommand}：退出码 0` }
         : {
             pass: false,
-            detail: `${options.testCommand}：退出码 ${ran.code}\n${tail(`${ran.stdout}\n${ran.stderr}`)}`,
+            detail: redact(
+              `${options.testCommand}：退出码 ${ran.code}\n${tail(`${ran.stdout}\n${ran.stderr}`)}`,
+            ),
           };
     case "timeout":
       return { pass: false, detail: `${options.testCommand}：${options.timeoutMs} 毫秒内没有结束` };

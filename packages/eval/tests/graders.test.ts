@@ -49,6 +49,21 @@ describe("tests_pass", () => {
     expect(failing.detail).toContain("not ok 1 - adds");
   });
 
+  it("masks a secret the failing tests printed: the detail goes into every report", async () => {
+    const { dir } = await workspace();
+    const token = `ghp_${"Gr4derLeak".repeat(4)}`;
+    await writeFile(path.join(dir, "leak.sh"), `echo "expected ${token} to equal x"\nexit 1\n`);
+    const verdict = await gradeTestsPass({
+      testCommand: "sh leak.sh",
+      workspace: dir,
+      timeoutMs: 20_000,
+      signal,
+    });
+    expect(verdict.pass).toBe(false);
+    expect(verdict.detail).toContain("expected [REDACTED");
+    expect(verdict.detail).not.toContain(token);
+  });
+
   it("fails a test command that does not end in time", async () => {
     const { dir } = await workspace();
     const verdict = await gradeTestsPass({

@@ -1,9 +1,12 @@
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { CliIo } from "../cli.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
 import type { CliEnv } from "../model-provider.ts";
 import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "../run-files.ts";
+import { readStateLog } from "../state/log.ts";
+import { AtifTrajectorySchema, toAtif } from "./atif.ts";
 import { renderHtmlReport } from "./html-report.ts";
 import type { TraceReport } from "./report-model.ts";
 import { formatTerminalReport } from "./terminal-report.ts";
@@ -56,6 +59,13 @@ export async function runTraceCommand(
       return EXIT_CODES.failed;
     }
   }
+  if (command.atif !== undefined) {
+    const written = await writeAtif(path.dirname(located.file), path.resolve(command.atif));
+    if (!written.ok) {
+      io.stderr(`${written.message}\n`);
+      return written.code;
+    }
+  }
   if (command.json) {
     // The terminal text shows the warnings itself; JSON readers get them on stderr too.
     for (const warning of report.warnings) io.stderr(`警告：${warning}\n`);
@@ -64,7 +74,54 @@ export async function runTraceCommand(
     io.stdout(formatTerminalReport(report, { color: io.color === true }));
   }
   if (command.html !== undefined) io.stderr(`HTML 报告已写入 ${path.resolve(command.html)}\n`);
+  if (command.atif !== undefined) io.stderr(`ATIF 轨迹已写入 ${path.resolve(command.atif)}\n`);
   return EXIT_CODES.ok;
+}
+
+/**
+ * Writes the run of `runDir` (its `state.jsonl`, the record a resume trusts) as an ATIF
+ * trajectory, checked against the format's schema before it is written: exit 2 when the log
+ * cannot be read, 1 when the file cannot be written.
+ */
+async function writeAtif(
+  runDir: string,
+  target: string,
+): Promise<
+  { readonly ok: true } | { readonly ok: false; readonly code: number; readonly message: string }
+> {
+  const log = await readStateLog(path.join(runDir, "state.jsonl"));
+  if (!log.ok) return { ok: false, code: EXIT_CODES.usage, message: `写不了 ATIF：${log.message}` };
+  const trajectory = AtifTrajectorySchema.parse(
+    toAtif(log.events, { name: "coding-agent", version: await cliVersion() }),
+  );
+  try {
+    await writeFile(target, `${JSON.stringify(trajectory, null, 2)}\n`, {
+      encoding: "utf8",
+      mode: 0o600,
+    });
+  } catch (error) {
+    return {
+      ok: false,
+      code: EXIT_CODES.failed,
+      message: `写不了 ATIF 文件 ${target}（${errorCode(error)}）`,
+    };
+  }
+  return { ok: true };
+}
+
+/** This CLI's version, from its package.json (found above this module, in sources or dist). */
+async function cliVersion(): Promise<string> {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const text = await readFile(path.join(dir, "package.json"), "utf8").catch(() => undefined);
+    const parsed =
+      text === undefined ? undefined : (JSON.parse(text) as { name?: string; version?: string });
+    if (parsed?.name === "@coding-agent/cli" && typeof parsed.version === "string")
+      return parsed.version;
+    const parent = path.dirname(dir);
+    if (parent === dir) return "0.0.0";
+    dir = parent;
+  }
 }
 
 /**

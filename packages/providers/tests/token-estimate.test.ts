@@ -1,4 +1,4 @@
-import { createModelRequest, type Message } from "@coding-agent/agent-core";
+import { createModelRequest, type Message, type ReplyReasoning } from "@coding-agent/agent-core";
 import { describe, expect, it } from "vitest";
 import { createTokenEstimator, estimateTokensConservatively } from "../src/index.ts";
 
@@ -38,7 +38,7 @@ describe("createTokenEstimator", () => {
     "counts the reasoning the next request hands back (%s wire)",
     async (style) => {
       const thought = "先读文件，再决定怎么改。".repeat(200);
-      const handBack =
+      const handBack: ReplyReasoning["handBack"] =
         style === "openai"
           ? { wire: "openai", textField: "reasoning_content", text: thought }
           : {

@@ -1,4 +1,4 @@
-import { readdir, readFile, truncate, writeFile } from "node:fs/promises";
+import { readdir, readFile, realpath, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   createFinishGate,
@@ -130,6 +130,19 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`${price.message}\n`);
     return EXIT_CODES.usage;
   }
+  // Hooks of the user, and of the workspace only when it is trusted (design §7, lesson 36).
+  // Loaded before the tools: the scripts they run are files the tools must not write.
+  const realWorkspace = await realpath(command.workspace).catch(() => undefined);
+  const settings = await loadHookSettings({
+    workspace: realWorkspace ?? path.resolve(command.workspace),
+    home: codingAgentHome(env),
+    // A missing workspace is reported by the tools below; nothing is recorded as trusted.
+    trustWorkspace: command.trustWorkspace === true && realWorkspace !== undefined,
+  });
+  if (!settings.ok) {
+    io.stderr(`${settings.message}\n`);
+    return EXIT_CODES.usage;
+  }
   const wholeCommandOutput = command.maxContextTokens !== undefined;
   const tools = await prepareRunTools({
     workspace: command.workspace,
@@ -139,6 +152,7 @@ async function execute(session: Session): Promise<number> {
     ...(io.approver === undefined ? {} : { approver: io.approver }),
     ...(command.testCommand === undefined ? {} : { testCommand: command.testCommand }),
     allowPaths: command.allowPaths,
+    protectedFiles: [...settings.scripts, ...(await mcpConfigInside(command))],
     // One value for the tools' paging and the loop's cap: a tool never returns more
     // than the loop passes on, so what it says it left out is what is missing.
     maxObservationChars: command.maxObservationChars,
@@ -158,19 +172,8 @@ async function execute(session: Session): Promise<number> {
   if (tools.warning !== undefined) io.stderr(`${tools.warning}\n`);
   if (tools.testCommand !== undefined && demoSkipsFinishGate(command))
     io.stderr(`${BUILT_IN_DEMO_GATE_NOTE}\n`);
-
-  const workspace = tools.workspaceRoot;
-  // Hooks of the user, and of the workspace only when it is trusted (design §7, lesson 36).
-  const settings = await loadHookSettings({
-    workspace,
-    home: codingAgentHome(env),
-    trustWorkspace: command.trustWorkspace === true,
-  });
-  if (!settings.ok) {
-    io.stderr(`${settings.message}\n`);
-    return EXIT_CODES.usage;
-  }
   if (settings.warning !== undefined) io.stderr(`${settings.warning}\n`);
+  const workspace = tools.workspaceRoot;
   // MCP servers (lesson 37): started before the log opens, so run_started records their tools.
   const mcp = await prepareMcp({
     settingsServers: settings.mcpServers,
@@ -409,6 +412,23 @@ async function execute(session: Session): Promise<number> {
   // The run's usage and cost are its own model calls' and every child's (design §7 "Cost").
   const whole = subagents === undefined ? result : withChildSpend(result, subagents.spent());
   return report(io, command, whole, await gate.evidence(), runId, runDir);
+}
+
+/**
+ * The `--mcp-config` file, relative to the workspace, when it is inside it: it names
+ * servers the next run starts, so the agent's tools must not write it.
+ */
+async function mcpConfigInside(command: RunCommand): Promise<string[]> {
+  if (command.mcpConfig === undefined) return [];
+  const [root, file] = await Promise.all([
+    realpath(command.workspace).catch(() => undefined),
+    realpath(command.mcpConfig).catch(() => undefined),
+  ]);
+  if (root === undefined || file === undefined) return [];
+  const relative = path.relative(root, file);
+  return relative.startsWith("..") || path.isAbsolute(relative)
+    ? []
+    : [relative.split(path.sep).join("/")];
 }
 
 /** The highest number of a child folder under `<runDir>/subagents/` (0 when there is none). */

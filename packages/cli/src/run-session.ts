@@ -44,6 +44,7 @@ import {
   type ResumePlan,
   replayingProvider,
 } from "./state/resume.ts";
+import { acquireRunLock, type RunLock } from "./state/run-lock.ts";
 import { createWorkspaceTracker } from "./state/workspace-tracker.ts";
 import { createTextEcho, endingEcho } from "./stream-echo.ts";
 import { createChildRunner } from "./subagents/child-run.ts";
@@ -55,13 +56,25 @@ import { openRunTrace, TRACE_FILE } from "./trace/run-trace.ts";
 const START_FILES = "start-files.json";
 
 /** `coding-agent run`: a new run with its own folder under `$CODING_AGENT_HOME/runs/`. */
-export function startRun(
+export async function startRun(
   command: RunCommand,
   io: CliIo,
   signal: AbortSignal,
   env: CliEnv,
 ): Promise<number> {
-  return execute({ command, io, signal, env, resume: undefined });
+  // The new run's folder is locked as soon as it exists (see openRunFiles): a resume of
+  // it while it runs is refused.
+  const owner: RunOwner = {};
+  try {
+    return await execute({ command, io, signal, env, resume: undefined, owner });
+  } finally {
+    await owner.lock?.release();
+  }
+}
+
+/** The lock a run holds while it runs (design §8 "One owner per run"). */
+interface RunOwner {
+  lock?: RunLock;
 }
 
 /** `coding-agent resume <runId>`: continues an unfinished run from its state log. */
@@ -73,6 +86,29 @@ export async function resumeRun(
   env: CliEnv,
 ): Promise<number> {
   const runDir = runDirOf(codingAgentHome(env), runId);
+  // One owner per run: taken before the log is read (or a torn line cut off), so a live
+  // run's log is never touched. A folder that cannot hold a lock is judged by its log below.
+  const owned = await acquireRunLock(runDir);
+  if (!owned.ok && owned.reason === "held") {
+    io.stderr(
+      `无法继续运行 ${runId}：它正由进程 ${owned.pid} 运行或继续，同一个运行同时只能有一个进程（等那个进程结束后再 resume）\n`,
+    );
+    return EXIT_CODES.usage;
+  }
+  try {
+    return await resumeOwned(runId, runDir, json, { io, signal, env });
+  } finally {
+    if (owned.ok) await owned.lock.release();
+  }
+}
+
+async function resumeOwned(
+  runId: string,
+  runDir: string,
+  json: boolean,
+  context: { readonly io: CliIo; readonly signal: AbortSignal; readonly env: CliEnv },
+): Promise<number> {
+  const { io, signal, env } = context;
   const read = await readStateLog(path.join(runDir, "state.jsonl"));
   if (!read.ok) {
     io.stderr(`无法继续运行 ${runId}：${read.message}\n`);
@@ -106,6 +142,8 @@ interface Session {
   readonly io: CliIo;
   readonly signal: AbortSignal;
   readonly env: CliEnv;
+  /** Where a new run keeps the lock it takes on its folder (a resume holds its own). */
+  readonly owner?: RunOwner;
   readonly resume:
     | {
         readonly runId: string;
@@ -480,6 +518,12 @@ async function openRunFiles(
 ): Promise<{ readonly runDir: string; readonly log: StateLog }> {
   const { resume } = session;
   const runDir = resume?.runDir ?? (await createRunDir(codingAgentHome(session.env), runId));
+  if (resume === undefined && session.owner !== undefined) {
+    const taken = await acquireRunLock(runDir);
+    if (!taken.ok)
+      throw new Error(taken.reason === "held" ? `已被进程 ${taken.pid} 占用` : taken.message);
+    session.owner.lock = taken.lock;
+  }
   const log = await openStateLog(path.join(runDir, "state.jsonl"), {
     redact,
     ...(resume === undefined ? {} : { nextSeq: resume.plan.nextSeq }),

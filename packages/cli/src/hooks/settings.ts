@@ -61,6 +61,8 @@ export interface HookEntry {
   readonly event: HookEvent;
   /** Anchored regex on the whole tool name; undefined: every tool. */
   readonly matcher: RegExp | undefined;
+  /** The matcher as the settings file writes it (named on stderr when the hook fails). */
+  readonly matcherText?: string;
   readonly command: string;
   readonly timeoutMs: number;
   /** `<file> hooks.<event>[<index>]`. */
@@ -207,6 +209,7 @@ async function readSettings(
       hooks.push({
         event,
         matcher: matcherOf(entry.matcher),
+        ...(entry.matcher === undefined ? {} : { matcherText: entry.matcher }),
         command: entry.command,
         timeoutMs: entry.timeoutMs,
         label: `${file} hooks.${event}[${index}]`,

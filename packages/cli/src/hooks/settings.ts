@@ -170,7 +170,13 @@ async function withScripts(
       server.transport === "stdio" ? [[server.command, ...server.args].join(" ")] : [],
     ),
   ];
-  return { ...settings, scripts: await namedScripts(workspace, commands) };
+  return {
+    ok: true,
+    hooks: settings.hooks,
+    mcpServers: settings.mcpServers,
+    scripts: await namedScripts(workspace, commands),
+    ...(settings.warning === undefined ? {} : { warning: settings.warning }),
+  };
 }
 
 async function readSettings(

@@ -8,6 +8,14 @@
  * random: git SHAs, UUIDs, ordinary hex and short base64.
  */
 
+import {
+  isCodeReference,
+  isSecretLiteral,
+  literalSource,
+  MIN_ENV_SECRET_LENGTH,
+  NOT_SECRET_VALUES,
+} from "./secret-values.ts";
+
 /** One secret shape: a name used in the replacement marker and a global pattern. */
 export interface SecretPattern {
   readonly name: string;
@@ -35,7 +43,7 @@ export const DEFAULT_SECRET_PATTERNS: readonly SecretPattern[] = [
     // The 40-character secret written right after its access key id (CSV, a line, JSON).
     name: "aws-secret-key",
     pattern:
-      /(\b(?:AKIA|ASIA)[0-9A-Z]{16}["']?\s*[,:;=|\s]\s*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
+      /(\b(?:AKIA|ASIA)[0-9A-Z]{16}["']?[ \t]*[,:;=| \t][ \t]*["']?)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g,
   },
   { name: "aws-access-key", pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
   { name: "google-api-key", pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
@@ -49,31 +57,32 @@ export const DEFAULT_SECRET_PATTERNS: readonly SecretPattern[] = [
   {
     // scheme://user:password@host: the password goes, the user and host stay readable.
     name: "url-credentials",
-    pattern: /(\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:/@"'<>]{1,256}:)[^\s/@"'<>]{1,256}(?=@)/g,
+    pattern:
+      /(\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:/@"'<>\\]{1,256}:)[^\s/@"'<>\\]{1,256}(?=@)/g,
   },
   {
     // The whole credential of an Authorization header, whatever its scheme.
     name: "authorization",
     pattern:
-      /(\b(?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest|Negotiate|Bot)\s+)?)[^\s"']{4,}/gi,
+      /(\b(?:Proxy-)?Authorization["']?[ \t]*[:=][ \t]*["'`]?(?:(?:Bearer|Basic|Token|Digest|Negotiate|Bot)[ \t]+)?)[^\s"'`\\]{4,}/gi,
   },
-  { name: "bearer-token", pattern: /(\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}/gi },
+  { name: "bearer-token", pattern: /(\b(?:Bearer|Basic)[ \t]+)[A-Za-z0-9._~+/=-]{8,}/gi },
   {
     name: "secret-field",
     // "password": "…" in JSON, or API_TOKEN=… / client_secret: … in text. The name must
     // end with the secret word, so `inputTokens` or `tokenizer` are left alone. The
     // name is at most 64 characters, so a long run of word characters stays linear.
+    // Never across a line: no newline around the `:` / `=` or inside the value, and an
+    // unquoted value stops at a backslash (an escaped `\n` of JSON text is a line break).
+    // Code that names a secret instead of holding one is left as written (`isCodeReference`).
     pattern:
-      /(["']?\b[A-Za-z0-9_-]{0,64}?(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)["']?\s*[:=]\s*)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s"',;}&]{4,})/gi,
+      /(["']?\b[A-Za-z0-9_-]{0,64}?(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)["']?[ \t]*[:=][ \t]*)("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"',;}&\\]{4,})/gi,
   },
 ];
 
 /** Names of environment variables whose values are treated as secrets. */
 export const SECRET_ENV_NAME =
   /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH|COOKIE|SESSION)/i;
-
-/** Shortest environment value worth redacting (shorter ones would mask ordinary words). */
-const MIN_ENV_SECRET_LENGTH = 6;
 
 /** Options for `createRedactor`. */
 export interface RedactorOptions {
@@ -95,14 +104,10 @@ export type Redactor = (text: string) => string;
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const env = options.env ?? process.env;
-  // An empty value would match between every two characters: never a secret.
-  const literals = new Set<string>((options.secrets ?? []).filter((value) => value.length > 0));
+  // An empty, short or stand-in value would mask ordinary words: never a secret.
+  const literals = new Set<string>((options.secrets ?? []).filter(isSecretLiteral));
   for (const [name, value] of Object.entries(env)) {
-    if (
-      value !== undefined &&
-      value.length >= MIN_ENV_SECRET_LENGTH &&
-      SECRET_ENV_NAME.test(name)
-    ) {
+    if (value !== undefined && isSecretLiteral(value) && SECRET_ENV_NAME.test(name)) {
       literals.add(value);
     }
   }
@@ -112,7 +117,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       : new RegExp(
           [...literals]
             .sort((a, b) => b.length - a.length)
-            .map(escapeRegExp)
+            .map(literalSource)
             .join("|"),
           "g",
         );
@@ -234,23 +239,29 @@ function snapshotEnvironment(
 
 function replacement(name: string, match: string, groups: readonly unknown[]): string {
   const prefix = typeof groups[0] === "string" ? groups[0] : "";
+  const value = match.slice(prefix.length);
   // A value that is already a marker stays as it is (redacting twice changes nothing).
-  if (ALREADY_MASKED.test(match.slice(prefix.length))) return match;
-  // A field's value keeps its JSON shape: a quoted marker.
-  if (name === "secret-field") return `${prefix}"[REDACTED:${name}]"`;
-  return `${prefix}[REDACTED:${name}]`;
+  if (ALREADY_MASKED.test(value)) return match;
+  // A header built from a variable (`Bearer $TOKEN`, `` `Bearer ${token}` ``) holds no secret.
+  if (name === "authorization" && isCodeReference(value, true)) return match;
+  if (name !== "secret-field") return `${prefix}[REDACTED:${name}]`;
+  // A field's value keeps its own quoting, so JSON stays JSON and a line stays the line
+  // it was, but for the secret itself.
+  const quote = value.startsWith('"') || value.startsWith("'") ? value.charAt(0) : "";
+  const inner = quote === "" ? value : value.slice(1, -1);
+  if (isCodeReference(inner, quote !== "") || NOT_SECRET_VALUES.has(inner.toLowerCase()))
+    return match;
+  return `${prefix}${quote}[REDACTED:${name}]${quote}`;
 }
 
-const ALREADY_MASKED = /^"?\[REDACTED:[a-z-]+\]"?$/;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
+const ALREADY_MASKED = /^["']?\[REDACTED:[a-z-]+\]["']?$/;
 
 /**
  * JSON data with every string and key redacted. A part in which nothing is masked (almost
  * every part) is returned as it is, not copied; a part with a secret is copied, so the
- * input is never changed.
+ * input is never changed. Each string is redacted on its own, never the serialized text,
+ * and a string under a secret-looking key (`password`, `apiKey`) is redacted with its key
+ * as context: `{ "password": "hunter2" }` holds a secret where `hunter2` alone does not.
  */
 export function redactJson(redact: Redactor, value: unknown): unknown {
   if (typeof value === "string") return redact(value);
@@ -269,18 +280,38 @@ export function redactJson(redact: Redactor, value: unknown): unknown {
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     const item = record[key];
-    if (redact(key) !== key || redactJson(redact, item) !== item) {
+    if (redact(key) !== key || redactEntry(redact, key, item) !== item) {
       return redactRecord(redact, record);
     }
   }
   return record;
 }
 
+/** The end of a key that names a secret (as the `secret-field` pattern reads it). */
+const SECRET_KEY =
+  /(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)$/i;
+
+/** One value of a record, redacted; a string under a secret-looking key with the key as context. */
+function redactEntry(redact: Redactor, key: string, item: unknown): unknown {
+  if (typeof item !== "string" || !SECRET_KEY.test(key)) return redactJson(redact, item);
+  const alone = redact(item);
+  const pair = `${JSON.stringify(key)}: ${JSON.stringify(alone)}`;
+  const masked = redact(pair);
+  if (masked === pair) return alone;
+  try {
+    const [field] = Object.values(JSON.parse(`{${masked}}`) as Record<string, unknown>);
+    if (typeof field === "string") return field;
+  } catch {
+    // A redactor that broke the pair's JSON: the value goes whole.
+  }
+  return "[REDACTED:secret-field]";
+}
+
 /** A copy of a record with every key and value redacted; `__proto__` stays a data key. */
 function redactRecord(redact: Redactor, record: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(record)) {
-    const item = redactJson(redact, record[key]);
+    const item = redactEntry(redact, key, record[key]);
     // Assigning "__proto__" would set the prototype instead of copying the data.
     if (key === "__proto__") {
       // Read-only from the start: the loop deep-freezes what it records.

@@ -1,4 +1,4 @@
-import type { Redactor } from "./redact.ts";
+import { type Redactor, redactJson } from "./redact.ts";
 
 /** Default cap on the characters of one observation that reach the model. */
 export const DEFAULT_MAX_OBSERVATION_CHARS = 8_000;
@@ -33,15 +33,22 @@ export interface SerializeOptions {
  * Turns any tool value into observation text. Never throws. Strings are kept as
  * they are; anything else becomes JSON with sorted keys, with cycles, BigInt,
  * undefined, Error, Map, Set, Date, functions and symbols rendered explicitly.
- * The text is redacted first, then cut once: head and tail are kept around a
- * marker that states the original length.
+ * The values are redacted first (each string on its own, so the text stays valid
+ * JSON), then the text is cut once: head and tail are kept around a marker that
+ * states the original length.
  */
 export function serializeObservation(value: unknown, options: SerializeOptions = {}): Observation {
   const maxChars = options.maxChars ?? DEFAULT_MAX_OBSERVATION_CHARS;
   let full: string;
   try {
-    full = typeof value === "string" ? value : stableStringify(value);
-    if (options.redact !== undefined) full = options.redact(full);
+    const { redact } = options;
+    // Values are redacted, never the serialized text: a mask must not cross a JSON escape
+    // (`\n`) into the next line nor put quotes inside a JSON string.
+    if (typeof value === "string") full = redact === undefined ? value : redact(value);
+    else {
+      const safe = toJsonSafe(value, new Set(), 0);
+      full = JSON.stringify(redact === undefined ? safe : redactJson(redact, safe)) ?? "undefined";
+    }
   } catch (error) {
     full = `[Unserializable: ${safeMessage(error)}]`;
   }

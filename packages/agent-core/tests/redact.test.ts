@@ -28,9 +28,9 @@ describe("createRedactor", () => {
     );
   });
 
-  it("masks NAME=value assignments whose name ends with a secret word", () => {
+  it("masks NAME=value assignments whose name ends with a secret word, adding no quotes", () => {
     expect(redact("DB_PASSWORD=s3cr3tpass\nPORT=5432")).toBe(
-      'DB_PASSWORD="[REDACTED:secret-field]"\nPORT=5432',
+      "DB_PASSWORD=[REDACTED:secret-field]\nPORT=5432",
     );
   });
 
@@ -197,7 +197,7 @@ describe("createRedactor's options", () => {
 
   it("keeps a field's prefix and leaves an already masked field as it is", () => {
     const redact = createRedactor({ env: {} });
-    expect(redact("api_key: 'abcd1234'")).toBe('api_key: "[REDACTED:secret-field]"');
+    expect(redact("api_key: 'abcd1234'")).toBe("api_key: '[REDACTED:secret-field]'");
     const masked = '{"token":"[REDACTED:secret-field]"}';
     expect(redact(masked)).toBe(masked);
     expect(redact("token=[REDACTED:env]")).toBe("token=[REDACTED:env]");
@@ -356,18 +356,18 @@ describe("the exact shapes and markers", () => {
     "credential",
     "credentials",
   ])("masks the value of a %s field", (field) => {
-    expect(redact(`${field}: abcd1234`)).toBe(`${field}: "[REDACTED:secret-field]"`);
+    expect(redact(`${field}: abcd1234`)).toBe(`${field}: [REDACTED:secret-field]`);
     expect(redact(`{"${field}":"abcd1234"}`)).toBe(`{"${field}":"[REDACTED:secret-field]"}`);
   });
 
   it("masks a field whose value merely starts with a marker", () => {
     const withSecret = createRedactor({ env: {}, secrets: ["s3cr3t-part"] });
-    expect(withSecret("password=s3cr3t-part-and-more")).toBe('password="[REDACTED:secret-field]"');
-    expect(redact("token=[REDACTED:env]tail")).toBe('token="[REDACTED:secret-field]"');
+    expect(withSecret("password=s3cr3t-part-and-more")).toBe("password=[REDACTED:secret-field]");
+    expect(redact("token=[REDACTED:env]tail")).toBe("token=[REDACTED:secret-field]");
   });
 
   it('keeps the word "undefined" when there are no literal secrets', () => {
-    expect(redact("undefined token=abcd1234")).toBe('undefined token="[REDACTED:secret-field]"');
+    expect(redact("undefined token=abcd1234")).toBe("undefined token=[REDACTED:secret-field]");
   });
 });
 

@@ -1,7 +1,9 @@
 /**
- * Process entry of `coding-agent`: wires argv, the standard streams and Ctrl-C
- * to `runCli`. The first SIGINT cancels the run (it ends `cancelled`, exit 130);
- * a second one exits at once.
+ * Process entry of `coding-agent`: wires argv, the standard streams and the stop signals
+ * to `runCli`. The first SIGINT (Ctrl-C), SIGTERM (service managers, CI runners, `timeout`)
+ * or SIGHUP (a closed terminal) cancels the run: it ends `cancelled`, every child is
+ * stopped and every temporary folder removed, and the CLI exits 128 + the signal's number
+ * (130, 143, 129). A second one exits at once.
  */
 
 import { z } from "zod";
@@ -14,15 +16,29 @@ import { EXIT_CODES } from "./exit-codes.ts";
 // program that imports the package keeps its own zod language.
 z.config(z.locales.zhCN());
 
+/** The signals that stop a run, with the exit code a shell reports for each (128 + number). */
+const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
+type StopSignal = keyof typeof STOP_SIGNALS;
+
 const controller = new AbortController();
-let interrupts = 0;
-const onSigint = () => {
-  interrupts += 1;
-  if (interrupts > 1) process.exit(EXIT_CODES.cancelled);
-  process.stderr.write("\n收到 Ctrl-C，正在取消…（再按一次立即退出）\n");
+let stoppedBy: StopSignal | undefined;
+const onStop = (signal: StopSignal) => {
+  if (stoppedBy !== undefined) process.exit(STOP_SIGNALS[stoppedBy]);
+  stoppedBy = signal;
+  // After SIGHUP the terminal may be gone: a failed write must not stop the cancel.
+  try {
+    process.stderr.write(
+      signal === "SIGINT"
+        ? "\n收到 Ctrl-C，正在取消…（再按一次立即退出）\n"
+        : `\n收到 ${signal}，正在取消…\n`,
+    );
+  } catch {}
   controller.abort();
 };
-process.on("SIGINT", onSigint);
+const handlers = (Object.keys(STOP_SIGNALS) as StopSignal[]).map(
+  (signal) => [signal, () => onStop(signal)] as const,
+);
+for (const [signal, handler] of handlers) process.on(signal, handler);
 
 const code = await runCli(
   process.argv.slice(2),
@@ -37,12 +53,28 @@ const code = await runCli(
           approver: createTerminalApprover({
             input: process.stdin,
             output: process.stderr,
-            onInterrupt: onSigint,
+            onInterrupt: () => onStop("SIGINT"),
           }),
         }
       : {}),
   },
   controller.signal,
 );
-process.off("SIGINT", onSigint);
-process.exitCode = code;
+for (const [signal, handler] of handlers) process.off(signal, handler);
+// A cancel by SIGTERM or SIGHUP exits as that signal's code; Ctrl-C stays 130.
+const exitCode =
+  code === EXIT_CODES.cancelled && stoppedBy !== undefined ? STOP_SIGNALS[stoppedBy] : code;
+// The run has ended and cleaned up: exit now, once the output is written, whatever a
+// child left holding one of our pipes (an MCP server's background child, say).
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit(exitCode);
+
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      stream.write("", () => resolve());
+    } catch {
+      resolve();
+    }
+  });
+}

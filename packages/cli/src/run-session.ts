@@ -1,4 +1,4 @@
-import { readdir, readFile, truncate, writeFile } from "node:fs/promises";
+import { readdir, readFile, realpath, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   createFinishGate,
@@ -44,6 +44,7 @@ import {
   type ResumePlan,
   replayingProvider,
 } from "./state/resume.ts";
+import { acquireRunLock, type RunLock } from "./state/run-lock.ts";
 import { createWorkspaceTracker } from "./state/workspace-tracker.ts";
 import { createTextEcho, endingEcho } from "./stream-echo.ts";
 import { createChildRunner } from "./subagents/child-run.ts";
@@ -55,13 +56,25 @@ import { openRunTrace, TRACE_FILE } from "./trace/run-trace.ts";
 const START_FILES = "start-files.json";
 
 /** `coding-agent run`: a new run with its own folder under `$CODING_AGENT_HOME/runs/`. */
-export function startRun(
+export async function startRun(
   command: RunCommand,
   io: CliIo,
   signal: AbortSignal,
   env: CliEnv,
 ): Promise<number> {
-  return execute({ command, io, signal, env, resume: undefined });
+  // The new run's folder is locked as soon as it exists (see openRunFiles): a resume of
+  // it while it runs is refused.
+  const owner: RunOwner = {};
+  try {
+    return await execute({ command, io, signal, env, resume: undefined, owner });
+  } finally {
+    await owner.lock?.release();
+  }
+}
+
+/** The lock a run holds while it runs (design §8 "One owner per run"). */
+interface RunOwner {
+  lock?: RunLock;
 }
 
 /** `coding-agent resume <runId>`: continues an unfinished run from its state log. */
@@ -73,6 +86,29 @@ export async function resumeRun(
   env: CliEnv,
 ): Promise<number> {
   const runDir = runDirOf(codingAgentHome(env), runId);
+  // One owner per run: taken before the log is read (or a torn line cut off), so a live
+  // run's log is never touched. A folder that cannot hold a lock is judged by its log below.
+  const owned = await acquireRunLock(runDir);
+  if (!owned.ok && owned.reason === "held") {
+    io.stderr(
+      `无法继续运行 ${runId}：它正由进程 ${owned.pid} 运行或继续，同一个运行同时只能有一个进程（等那个进程结束后再 resume）\n`,
+    );
+    return EXIT_CODES.usage;
+  }
+  try {
+    return await resumeOwned(runId, runDir, json, { io, signal, env });
+  } finally {
+    if (owned.ok) await owned.lock.release();
+  }
+}
+
+async function resumeOwned(
+  runId: string,
+  runDir: string,
+  json: boolean,
+  context: { readonly io: CliIo; readonly signal: AbortSignal; readonly env: CliEnv },
+): Promise<number> {
+  const { io, signal, env } = context;
   const read = await readStateLog(path.join(runDir, "state.jsonl"));
   if (!read.ok) {
     io.stderr(`无法继续运行 ${runId}：${read.message}\n`);
@@ -106,6 +142,8 @@ interface Session {
   readonly io: CliIo;
   readonly signal: AbortSignal;
   readonly env: CliEnv;
+  /** Where a new run keeps the lock it takes on its folder (a resume holds its own). */
+  readonly owner?: RunOwner;
   readonly resume:
     | {
         readonly runId: string;
@@ -130,6 +168,19 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`${price.message}\n`);
     return EXIT_CODES.usage;
   }
+  // Hooks of the user, and of the workspace only when it is trusted (design §7, lesson 36).
+  // Loaded before the tools: the scripts they run are files the tools must not write.
+  const realWorkspace = await realpath(command.workspace).catch(() => undefined);
+  const settings = await loadHookSettings({
+    workspace: realWorkspace ?? path.resolve(command.workspace),
+    home: codingAgentHome(env),
+    // A missing workspace is reported by the tools below; nothing is recorded as trusted.
+    trustWorkspace: command.trustWorkspace === true && realWorkspace !== undefined,
+  });
+  if (!settings.ok) {
+    io.stderr(`${settings.message}\n`);
+    return EXIT_CODES.usage;
+  }
   const wholeCommandOutput = command.maxContextTokens !== undefined;
   const tools = await prepareRunTools({
     workspace: command.workspace,
@@ -139,6 +190,7 @@ async function execute(session: Session): Promise<number> {
     ...(io.approver === undefined ? {} : { approver: io.approver }),
     ...(command.testCommand === undefined ? {} : { testCommand: command.testCommand }),
     allowPaths: command.allowPaths,
+    protectedFiles: [...settings.scripts, ...(await mcpConfigInside(command))],
     // One value for the tools' paging and the loop's cap: a tool never returns more
     // than the loop passes on, so what it says it left out is what is missing.
     maxObservationChars: command.maxObservationChars,
@@ -158,19 +210,8 @@ async function execute(session: Session): Promise<number> {
   if (tools.warning !== undefined) io.stderr(`${tools.warning}\n`);
   if (tools.testCommand !== undefined && demoSkipsFinishGate(command))
     io.stderr(`${BUILT_IN_DEMO_GATE_NOTE}\n`);
-
-  const workspace = tools.workspaceRoot;
-  // Hooks of the user, and of the workspace only when it is trusted (design §7, lesson 36).
-  const settings = await loadHookSettings({
-    workspace,
-    home: codingAgentHome(env),
-    trustWorkspace: command.trustWorkspace === true,
-  });
-  if (!settings.ok) {
-    io.stderr(`${settings.message}\n`);
-    return EXIT_CODES.usage;
-  }
   if (settings.warning !== undefined) io.stderr(`${settings.warning}\n`);
+  const workspace = tools.workspaceRoot;
   // MCP servers (lesson 37): started before the log opens, so run_started records their tools.
   const mcp = await prepareMcp({
     settingsServers: settings.mcpServers,
@@ -411,6 +452,23 @@ async function execute(session: Session): Promise<number> {
   return report(io, command, whole, await gate.evidence(), runId, runDir);
 }
 
+/**
+ * The `--mcp-config` file, relative to the workspace, when it is inside it: it names
+ * servers the next run starts, so the agent's tools must not write it.
+ */
+async function mcpConfigInside(command: RunCommand): Promise<string[]> {
+  if (command.mcpConfig === undefined) return [];
+  const [root, file] = await Promise.all([
+    realpath(command.workspace).catch(() => undefined),
+    realpath(command.mcpConfig).catch(() => undefined),
+  ]);
+  if (root === undefined || file === undefined) return [];
+  const relative = path.relative(root, file);
+  return relative.startsWith("..") || path.isAbsolute(relative)
+    ? []
+    : [relative.split(path.sep).join("/")];
+}
+
 /** The highest number of a child folder under `<runDir>/subagents/` (0 when there is none). */
 async function lastChildIndex(runDir: string): Promise<number> {
   const names = await readdir(path.join(runDir, "subagents")).catch(() => [] as string[]);
@@ -460,6 +518,12 @@ async function openRunFiles(
 ): Promise<{ readonly runDir: string; readonly log: StateLog }> {
   const { resume } = session;
   const runDir = resume?.runDir ?? (await createRunDir(codingAgentHome(session.env), runId));
+  if (resume === undefined && session.owner !== undefined) {
+    const taken = await acquireRunLock(runDir);
+    if (!taken.ok)
+      throw new Error(taken.reason === "held" ? `已被进程 ${taken.pid} 占用` : taken.message);
+    session.owner.lock = taken.lock;
+  }
   const log = await openStateLog(path.join(runDir, "state.jsonl"), {
     redact,
     ...(resume === undefined ? {} : { nextSeq: resume.plan.nextSeq }),

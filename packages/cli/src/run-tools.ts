@@ -25,6 +25,8 @@ export interface RunToolsOptions {
   /** `--test-command`; else the workspace's `package.json` `test` script, read now. */
   readonly testCommand?: string;
   readonly allowPaths?: readonly string[];
+  /** Workspace files hooks and MCP servers run: never written by the tools, read-only under bwrap. */
+  readonly protectedFiles?: readonly string[];
   /** The run's `maxObservationChars`: the tools page their results within it. */
   readonly maxObservationChars?: number;
   /** The run's redactor: results are measured as the model sees them. */
@@ -73,6 +75,7 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
     sandbox,
     editSession: edits,
     allowPaths: options.allowPaths ?? [],
+    ...(options.protectedFiles === undefined ? {} : { protectedFiles: options.protectedFiles }),
     ...(testCommand === undefined ? {} : { testCommand }),
     ...(options.maxObservationChars === undefined
       ? {}

@@ -272,6 +272,31 @@ describe("a hook that fails is a veto (fails closed), named on stderr", HANG_GUA
     expect(result.toolCalls).toBe(0);
   });
 
+  it.each([
+    ["exits 1", "exit 1", {}],
+    ["crashes", "kill -9 $$", {}],
+    ["times out", "sleep 30", { timeoutMs: 200 }],
+  ])(
+    "a hook that %s is named once on stderr with its event, matcher and command, however often it fails",
+    async (_, command, extra) => {
+      await workspaceHooks({
+        PreToolUse: [{ command: "true" }, { matcher: "echo", command, ...extra }],
+      });
+      const { stderr, result } = await run([echo("a"), echo("b"), echo("c"), finish()]);
+      expect(toolResults(result)).toMatchObject([
+        { ok: false, error: { code: "hook_denied" } },
+        { ok: false, error: { code: "hook_denied" } },
+        { ok: false, error: { code: "hook_denied" } },
+      ]);
+      const named = stderr.split("\n").filter((line) => line.includes("hooks.PreToolUse[1]"));
+      expect(named).toHaveLength(1);
+      expect(named[0]).toContain("PreToolUse");
+      expect(named[0]).toContain('matcher "echo"');
+      expect(named[0]).toContain(JSON.stringify(command));
+      expect(stderr).not.toContain("hooks.PreToolUse[0]");
+    },
+  );
+
   it("a hook that hangs is killed at timeoutMs with its whole process group, and vetoes", async () => {
     const pids = mark("pids");
     await workspaceHooks({

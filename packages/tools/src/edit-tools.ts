@@ -29,6 +29,11 @@ export interface EditToolsOptions extends ApprovalOptions {
   readonly workspace: Workspace;
   /** `--allow-path` globs; none means the whole workspace (`.git/`, `node_modules/` never). */
   readonly allowPaths?: readonly string[];
+  /**
+   * Workspace paths of the scripts hooks and MCP servers run: never writable, like
+   * `.coding-agent/**` and `.mcp.json` (`isAgentConfig`).
+   */
+  readonly protectedFiles?: readonly string[];
   /** Where the run's changes are recorded, for its diff; a fresh one by default. */
   readonly session?: EditSession;
   /** The filesystem writes; tests substitute a failing one. */
@@ -78,7 +83,9 @@ type Applied = { readonly files: readonly PlannedFile[]; readonly diff: string }
 export function createEditTools(options: EditToolsOptions) {
   const context = {
     workspace: options.workspace,
-    allowance: createPathAllowance(options.allowPaths ?? []),
+    allowance: createPathAllowance(options.allowPaths ?? [], {
+      protectedFiles: options.protectedFiles ?? [],
+    }),
     ...(options.locateText === undefined ? {} : { locate: options.locateText }),
   };
   const session = options.session ?? createEditSession();

@@ -42,6 +42,12 @@ export {
   type EditToolsOptions,
   type WriteFileResult,
 } from "./edit-tools.ts";
+export {
+  AGENT_CONFIG_DIR,
+  agentConfigMounts,
+  isAgentConfig,
+  MCP_CONFIG_FILE,
+} from "./edits/agent-config.ts";
 export { allowPathProblem, createPathAllowance, type PathAllowance } from "./edits/allow-path.ts";
 export { type FileOps, NODE_FILE_OPS, writeFileAtomic } from "./edits/atomic-write.ts";
 export {

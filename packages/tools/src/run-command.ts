@@ -136,6 +136,7 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
             bwrap: options.sandbox.bwrap,
             workspace: options.policy.cwd,
             argv: command,
+            ...(options.policy.readOnly === undefined ? {} : { readOnly: options.policy.readOnly }),
           })
         : command;
     const result = await (options.runProcess ?? runProcess)({

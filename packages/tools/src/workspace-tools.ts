@@ -44,6 +44,11 @@ export interface WorkspaceToolsOptions {
   readonly redact?: Redactor;
   /** `--allow-path` globs for the write tools; none means the whole workspace. */
   readonly allowPaths?: readonly string[];
+  /**
+   * Workspace paths of the scripts hooks and MCP servers run: the write tools refuse them
+   * and a bwrap sandbox binds them read-only, as `.coding-agent/` and `.mcp.json`.
+   */
+  readonly protectedFiles?: readonly string[];
   /** Records the run's edits (for its diff); a fresh one by default. */
   readonly editSession?: EditSession;
   /**
@@ -69,6 +74,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     allowCommands: options.allowCommands,
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.allowEnv === undefined ? {} : { allowEnv: options.allowEnv }),
+    ...(options.protectedFiles === undefined ? {} : { protectedFiles: options.protectedFiles }),
   });
   const runTests = createRunTests({
     policy,
@@ -103,6 +109,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
       workspace,
       ...approvals,
       ...(options.allowPaths === undefined ? {} : { allowPaths: options.allowPaths }),
+      ...(options.protectedFiles === undefined ? {} : { protectedFiles: options.protectedFiles }),
       ...(options.editSession === undefined ? {} : { session: options.editSession }),
     }),
   };

@@ -48,6 +48,35 @@ describe("buildBwrapArgv", () => {
     },
   );
 
+  it("binds the agent's own configuration read-only, after (over) the writable workspace", () => {
+    for (const file of ["/tmp/ws/.coding-agent", "/tmp/ws/.mcp.json"]) {
+      expect(flagIndex("--ro-bind-try", file), file).toBeGreaterThan(flagIndex("--bind"));
+      expect(argv[flagIndex("--ro-bind-try", file) + 2]).toBe(file);
+    }
+  });
+
+  it("binds the scripts hooks and MCP servers run read-only, as the policy names them", () => {
+    const policy = createSandboxPolicy({
+      workspace: { root: "/tmp/ws", contains: () => true, resolve: () => Promise.reject() },
+      allowCommands: [],
+      protectedFiles: ["scripts/hook.sh", "../outside.sh"],
+    });
+    const withScripts = buildBwrapArgv({
+      bwrap: "/usr/bin/bwrap",
+      workspace: "/tmp/ws",
+      argv: ["/bin/true"],
+      ...(policy.readOnly === undefined ? {} : { readOnly: policy.readOnly }),
+    });
+    const bound = withScripts.flatMap((item, i) =>
+      item === "--ro-bind-try" ? [withScripts[i + 1]] : [],
+    );
+    expect(bound).toEqual([
+      "/tmp/ws/.coding-agent",
+      "/tmp/ws/.mcp.json",
+      "/tmp/ws/scripts/hook.sh",
+    ]);
+  });
+
   it("starts in the workspace and passes the command after --, untouched", () => {
     expect(argv.slice(flagIndex("--chdir"), flagIndex("--chdir") + 2)).toEqual([
       "--chdir",

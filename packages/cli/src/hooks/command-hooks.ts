@@ -64,6 +64,8 @@ export function createCommandHooks(options: {
 }): { readonly tools: Hooks | undefined; readonly stop: Hooks | undefined } {
   const { entries, runId, workspace, redact, env, warn, record } = options;
   const judge = options.verdict ?? hookVerdict;
+  /** Hooks already named on stderr as failed (by label). */
+  const named = new Set<string>();
   const of = (event: HookEvent, tool?: string) =>
     entries.filter(
       (entry) =>
@@ -94,7 +96,17 @@ export function createCommandHooks(options: {
     });
     const failed = (why: string, stderr = "") => {
       const excerpt = clipText(stderr);
-      warn(`coding-agent：hook ${redact(entry.label)} 失败（${why}），按拒绝处理\n`);
+      // Once per hook: a hook that fails at every call is one line, not one per call.
+      if (!named.has(entry.label)) {
+        named.add(entry.label);
+        const matcher =
+          entry.matcherText === undefined ? "（所有工具）" : JSON.stringify(entry.matcherText);
+        warn(
+          redact(
+            `coding-agent：hook ${entry.label} 失败（${why}），按拒绝处理：事件 ${entry.event}，matcher ${matcher}，命令 ${JSON.stringify(entry.command)}\n`,
+          ),
+        );
+      }
       const message = `hook ${entry.label} 失败（${why}），按拒绝处理${excerpt === "" ? "" : `：${excerpt}`}`;
       return { kind: "veto" as const, message: clipText(message) };
     };

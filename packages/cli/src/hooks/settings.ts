@@ -3,6 +3,8 @@ import path from "node:path";
 import { formatValueIssues, toValueIssues } from "@coding-agent/agent-core";
 import { z } from "zod";
 import { type McpServerConfig, parseMcpServers } from "../mcp/config.ts";
+import { describePinChanges, namedScripts, pinDefinitions } from "./trust-pins.ts";
+import { readTrustEntry, recordTrust, trustFileOf } from "./workspace-trust.ts";
 
 /**
  * Settings files (design §7, lesson 36): `$CODING_AGENT_HOME/settings.json` (the user's,
@@ -54,21 +56,13 @@ const SettingsSchema = z.looseObject({
     .optional(),
 });
 
-/**
- * `$CODING_AGENT_HOME/trusted.json`: the workspaces whose own settings may run code, by
- * absolute path. A path is compared by its real path (symlinks resolved) with the real path
- * of the run's workspace, exactly: trusting a folder trusts neither its subfolders nor its
- * parent.
- */
-const TrustFileSchema = z.strictObject({
-  workspaces: z.array(z.string().refine((entry) => path.isAbsolute(entry), "需要绝对路径")),
-});
-
 /** One configured hook, with where it came from (named in every message about it). */
 export interface HookEntry {
   readonly event: HookEvent;
   /** Anchored regex on the whole tool name; undefined: every tool. */
   readonly matcher: RegExp | undefined;
+  /** The matcher as the settings file writes it (named on stderr when the hook fails). */
+  readonly matcherText?: string;
   readonly command: string;
   readonly timeoutMs: number;
   /** `<file> hooks.<event>[<index>]`. */
@@ -82,6 +76,8 @@ export type HookSettings =
       readonly hooks: readonly HookEntry[];
       /** The MCP servers, the user's first, then a trusted workspace's. */
       readonly mcpServers: readonly McpServerConfig[];
+      /** Workspace files (relative) those hooks and servers run: the agent's tools never write them. */
+      readonly scripts: readonly string[];
       /** The one warning to print: a workspace whose settings were ignored. */
       readonly warning?: string;
     }
@@ -90,10 +86,15 @@ export type HookSettings =
 /**
  * The hooks of a run: the user's, then the workspace's when the workspace is trusted
  * (`trustWorkspace`, or its real path in `trusted.json`). An untrusted workspace's settings
- * file is never read — not even parsed — and gives one warning when it exists. A trusted
- * workspace's settings file must really be inside it (a symlink out of the workspace is
- * refused, exit 2), since "trusted" is a statement about this folder, not about wherever a
- * link points.
+ * file is never parsed and gives one warning when it exists. A trusted workspace's settings
+ * file must really be inside it (a symlink out of the workspace is refused, exit 2), since
+ * "trusted" is a statement about this folder, not about wherever a link points.
+ *
+ * Trust is pinned to content (design §8): `trustWorkspace` records the hashes of the
+ * workspace's hook and MCP definitions and of the scripts they name (`trust-pins.ts`) in
+ * `trusted.json`; an entry recorded so trusts those definitions only, and a changed one is
+ * ignored, with one warning saying what changed, until trusted again. A plain path the
+ * user wrote there trusts whatever the workspace defines, as it always did.
  */
 export async function loadHookSettings(options: {
   /** The workspace's real path. */
@@ -106,67 +107,95 @@ export async function loadHookSettings(options: {
   const user = await readSettings(userFile, "user");
   if (!user.ok) return user;
   const workspaceFile = path.join(workspace, WORKSPACE_SETTINGS);
-  if (!(await exists(workspaceFile))) return user;
+  const present = await exists(workspaceFile);
   const [realUser, realWorkspaceFile] = await Promise.all([
     realpath(userFile).catch(() => undefined),
     realpath(workspaceFile).catch(() => undefined),
   ]);
   // The workspace is the user's home folder: its settings file is the user's own.
-  if (realUser !== undefined && realUser === realWorkspaceFile) return user;
-  const trusted = options.trustWorkspace || (await isTrusted(workspace, home));
-  if (typeof trusted === "string") return { ok: false, message: trusted };
-  if (!trusted) {
-    const warning = `警告：工作区 ${workspace} 未被信任，忽略它的 ${WORKSPACE_SETTINGS}（其中的 hooks 和 MCP 服务器不会运行）。信任它：加 --trust-workspace，或把它的真实路径写进 ${path.join(home, "trusted.json")} 的 workspaces`;
-    return { ...user, warning };
+  if (present && realUser !== undefined && realUser === realWorkspaceFile)
+    return withScripts(workspace, user);
+  const entry = await readTrustEntry(workspace, home);
+  if (typeof entry === "string") return { ok: false, message: entry };
+  const trustAgain = `确认无误后加 --trust-workspace 再次信任`;
+  if (!options.trustWorkspace) {
+    if (!present) return withScripts(workspace, user);
+    if (entry.kind === "none") {
+      const warning = `警告：工作区 ${workspace} 未被信任，忽略它的 ${WORKSPACE_SETTINGS}（其中的 hooks 和 MCP 服务器不会运行）。信任它：加 --trust-workspace，或把它的真实路径写进 ${trustFileOf(home)} 的 workspaces`;
+      return withScripts(workspace, { ...user, warning });
+    }
   }
-  if (realWorkspaceFile === undefined || !isInside(workspace, realWorkspaceFile)) {
+  if (present && (realWorkspaceFile === undefined || !isInside(workspace, realWorkspaceFile))) {
     return {
       ok: false,
       message: `设置文件 ${workspaceFile} 无效：它指向工作区之外（${realWorkspaceFile ?? "不存在的目标"}），不读取`,
     };
   }
-  const own = await readSettings(workspaceFile, "workspace");
+  if (!options.trustWorkspace && entry.kind === "pinned") {
+    const text = await readFile(workspaceFile, "utf8").catch(() => "");
+    const parsed = parseJson(text);
+    // A file that is no longer JSON pins as its text: it differs, and says so.
+    const current = await pinDefinitions(workspace, parsed.ok ? parsed.value : text);
+    const changed = describePinChanges(entry.pins, current);
+    if (changed !== undefined) {
+      const warning = `警告：工作区 ${workspace} 的 hooks/MCP 定义在信任之后变了（${changed}），忽略它的 ${WORKSPACE_SETTINGS}；${trustAgain}`;
+      return withScripts(workspace, { ...user, warning });
+    }
+  }
+  const own = present
+    ? await readSettings(workspaceFile, "workspace")
+    : { ok: true as const, hooks: [], mcpServers: [], document: {} };
   if (!own.ok) return own;
-  return {
-    ok: true,
+  const combined = {
+    ok: true as const,
     hooks: [...user.hooks, ...own.hooks],
     mcpServers: [...user.mcpServers, ...own.mcpServers],
   };
+  if (!options.trustWorkspace) return withScripts(workspace, combined);
+  const failed = await recordTrust(workspace, home, await pinDefinitions(workspace, own.document));
+  return withScripts(workspace, {
+    ...combined,
+    ...(failed === undefined ? {} : { warning: `警告：${failed}` }),
+  });
 }
 
-/** True when `workspace` (a real path) is listed in `trusted.json`; a message when that file is bad. */
-export async function isTrusted(workspace: string, home: string): Promise<boolean | string> {
-  const file = path.join(home, "trusted.json");
-  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) =>
-    absent(error) ? undefined : error,
-  );
-  if (text === undefined) return false;
-  if (text instanceof Error) return `信任列表 ${file} 读不了：${text.message}`;
-  const parsed = parseJson(text);
-  if (!parsed.ok) return `信任列表 ${file} 不是有效的 JSON：${parsed.message}`;
-  const checked = TrustFileSchema.safeParse(parsed.value);
-  if (!checked.success) {
-    const details = formatValueIssues(toValueIssues(checked.error.issues), "；");
-    return `信任列表 ${file} 无效：${details}（格式：{ "workspaces": ["<工作区的绝对路径>"] }）`;
-  }
-  for (const entry of checked.data.workspaces) {
-    const real = await realpath(entry).catch(() => path.resolve(entry));
-    if (real === workspace) return true;
-  }
-  return false;
+/** Adds the workspace scripts the loaded hooks and MCP servers name (the agent must not write them). */
+async function withScripts(
+  workspace: string,
+  settings: Omit<Extract<HookSettings, { ok: true }>, "scripts">,
+): Promise<HookSettings> {
+  const commands = [
+    ...settings.hooks.map((hook) => hook.command),
+    ...settings.mcpServers.flatMap((server) =>
+      server.transport === "stdio" ? [[server.command, ...server.args].join(" ")] : [],
+    ),
+  ];
+  return {
+    ok: true,
+    hooks: settings.hooks,
+    mcpServers: settings.mcpServers,
+    scripts: await namedScripts(workspace, commands),
+    ...(settings.warning === undefined ? {} : { warning: settings.warning }),
+  };
 }
 
 async function readSettings(
   file: string,
   source: HookEntry["source"],
 ): Promise<
-  | { ok: true; hooks: HookEntry[]; mcpServers: readonly McpServerConfig[] }
+  | {
+      ok: true;
+      hooks: HookEntry[];
+      mcpServers: readonly McpServerConfig[];
+      /** The file as parsed: what trust pins. */
+      document: unknown;
+    }
   | { ok: false; message: string }
 > {
   const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) =>
     absent(error) ? undefined : error,
   );
-  if (text === undefined) return { ok: true, hooks: [], mcpServers: [] };
+  if (text === undefined) return { ok: true, hooks: [], mcpServers: [], document: {} };
   if (text instanceof Error)
     return { ok: false, message: `设置文件 ${file} 读不了：${text.message}` };
   const parsed = parseJson(text);
@@ -186,6 +215,7 @@ async function readSettings(
       hooks.push({
         event,
         matcher: matcherOf(entry.matcher),
+        ...(entry.matcher === undefined ? {} : { matcherText: entry.matcher }),
         command: entry.command,
         timeoutMs: entry.timeoutMs,
         label: `${file} hooks.${event}[${index}]`,
@@ -193,7 +223,7 @@ async function readSettings(
       });
     });
   }
-  return { ok: true, hooks, mcpServers: servers.servers };
+  return { ok: true, hooks, mcpServers: servers.servers, document: parsed.value };
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {

@@ -10,6 +10,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type McpApprovalCall, mcpApprovalCall } from "./approval.ts";
 import { bounded, callMcpTool, errorText, notRunning } from "./call-tool.ts";
 import type { McpServerConfig } from "./config.ts";
+import { descendantsOf, killAll } from "./process-tree.ts";
 import {
   type McpRecord,
   type McpToolRecord,
@@ -149,19 +150,13 @@ export async function startMcpServers(options: {
       warn(`警告：--allow-tool ${name} 不是这次运行的 MCP 工具（服务器没有列出它）\n`);
   }
 
-  const killAll = () => {
-    for (const server of running) {
-      const pid = pidOf(server);
-      if (pid !== undefined) {
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }
-    }
+  // What each server started, then the server: a child holding the server's stderr would
+  // otherwise outlive the run and keep the CLI from exiting.
+  const serverPids = () => running.flatMap((server) => pidOf(server) ?? []);
+  const killServers = () => {
+    for (const pid of serverPids()) killAll([...descendantsOf(pid), pid]);
   };
-  if (running.length > 0) process.once("exit", killAll);
+  if (running.length > 0) process.once("exit", killServers);
 
   const configured = options.servers.map((server) => server.name);
   return {
@@ -192,10 +187,14 @@ export async function startMcpServers(options: {
       await Promise.all(
         running.map(async (server) => {
           server.down ??= "运行已结束";
+          const pid = pidOf(server);
+          // Found while the server lives: once it is gone its children are re-parented.
+          const started = pid === undefined ? [] : descendantsOf(pid);
           await server.client.close().catch(() => {});
+          killAll(started);
         }),
       );
-      process.removeListener("exit", killAll);
+      process.removeListener("exit", killServers);
     },
   };
 }

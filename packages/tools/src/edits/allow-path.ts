@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
 import { EXCLUDED_DIRS } from "../fs-read.ts";
+import { isAgentConfig } from "./agent-config.ts";
 
 /** Decides which workspace paths edits may touch (`--allow-path`). */
 export type PathAllowance = (relative: string) => boolean;
@@ -10,9 +11,15 @@ export type PathAllowance = (relative: string) => boolean;
  * naming a folder (`src`, `src/`) allows everything below it. `.git/` and
  * `node_modules/` are never writable, whatever the globs say: a hook written into
  * `.git/hooks` or a planted `node_modules/.bin` program would run code on the next
- * commit or test run.
+ * commit or test run. For the same reason the agent's own configuration is never
+ * writable (`isAgentConfig`): `.coding-agent/**`, `.mcp.json` and `protectedFiles`, the
+ * workspace paths of the scripts hooks and MCP servers run.
  */
-export function createPathAllowance(globs: readonly string[]): PathAllowance {
+export function createPathAllowance(
+  globs: readonly string[],
+  options: { readonly protectedFiles?: readonly string[] } = {},
+): PathAllowance {
+  const named = new Set(options.protectedFiles ?? []);
   const patterns = globs.flatMap((glob) => {
     const trimmed = glob.replace(/\/+$/, "");
     return [trimmed, `${trimmed}/**`];
@@ -22,6 +29,7 @@ export function createPathAllowance(globs: readonly string[]): PathAllowance {
     if (relative === "." || relative.startsWith("../")) return false;
     if (relative.split("/").some((part) => (EXCLUDED_DIRS as readonly string[]).includes(part)))
       return false;
+    if (isAgentConfig(relative, named)) return false;
     return matches(relative);
   };
 }

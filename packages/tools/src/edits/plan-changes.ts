@@ -194,7 +194,7 @@ async function resolveWritable(context: PlanContext, requested: string): Promise
   if (!context.allowance(target.relative))
     return toolError(
       "path_not_allowed",
-      `不允许修改 ${target.relative}：不在 --allow-path 之内（.git/ 与 node_modules/ 从不可写）`,
+      `不允许修改 ${target.relative}：不在 --allow-path 之内（.git/、node_modules/ 和 Agent 自己的配置——.coding-agent/、.mcp.json、hooks 与 MCP 服务器运行的脚本——从不可写）`,
     );
   return { ok: true, absolute: target.absolute, relative: target.relative };
 }

@@ -1,10 +1,12 @@
 import { spawn } from "node:child_process";
+import { agentConfigMounts } from "../edits/agent-config.ts";
 
 /**
  * The bubblewrap command line that runs `argv` with `workspace` as the only
- * writable place. Pure: the same inputs give the same argv. Order matters: later
- * mounts cover earlier ones, so `/tmp` is made private before the workspace is
- * bound (a workspace under `/tmp` stays visible).
+ * writable place, except `readOnly` inside it. Pure: the same inputs give the same
+ * argv. Order matters: later mounts cover earlier ones, so `/tmp` is made private
+ * before the workspace is bound (a workspace under `/tmp` stays visible), and the
+ * read-only paths are bound over the workspace after it.
  */
 export function buildBwrapArgv(options: {
   /** Absolute path of `bwrap`. */
@@ -13,8 +15,15 @@ export function buildBwrapArgv(options: {
   readonly workspace: string;
   /** The command, `argv[0]` an absolute path. */
   readonly argv: readonly string[];
+  /**
+   * Absolute paths inside the workspace bound read-only (those that exist): the agent's
+   * own configuration, so a command cannot plant a hook. Default: the workspace's
+   * `.coding-agent/` and `.mcp.json`.
+   */
+  readonly readOnly?: readonly string[];
 }): string[] {
   const { bwrap, workspace, argv } = options;
+  const readOnly = options.readOnly ?? agentConfigMounts(workspace);
   return [
     bwrap,
     // The whole machine, read-only: programs and libraries work, nothing can be changed.
@@ -33,6 +42,9 @@ export function buildBwrapArgv(options: {
     "--bind",
     workspace,
     workspace,
+    // The agent's own configuration, read-only inside the writable workspace (`-try`: a
+    // missing one is skipped, as a mount point would create it in the real workspace).
+    ...readOnly.flatMap((file) => ["--ro-bind-try", file, file]),
     // No network namespace shared: no socket reaches anything, loopback included.
     "--unshare-net",
     // Its own PID namespace: it sees and signals only its own processes, and they all

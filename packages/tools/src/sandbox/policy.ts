@@ -2,6 +2,7 @@ import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import path from "node:path";
 import { SECRET_ENV_NAME } from "@coding-agent/agent-core";
+import { agentConfigMounts } from "../edits/agent-config.ts";
 import type { Workspace } from "../workspace.ts";
 
 /** Variables a child may inherit by default: enough for ordinary programs, no credentials. */
@@ -32,6 +33,11 @@ export interface SandboxPolicy {
   resolveProgram(name: string): Promise<ProgramResolution>;
   /** The environment a child gets: the allowlisted variables, never a secret-looking one. */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Absolute paths a bwrap sandbox binds read-only over the writable workspace: the
+   * agent's own configuration (`agentConfigMounts`). Absent: none besides bwrap's defaults.
+   */
+  readonly readOnly?: readonly string[];
 }
 
 export type ProgramResolution =
@@ -46,6 +52,8 @@ export interface PolicyOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Variables passed through besides `DEFAULT_ENV_ALLOWLIST` (secret-looking ones still are not). */
   readonly allowEnv?: readonly string[];
+  /** Workspace paths of the scripts hooks and MCP servers run, read-only under bwrap. */
+  readonly protectedFiles?: readonly string[];
 }
 
 const PROGRAM_NAME = /^[A-Za-z0-9_+][A-Za-z0-9._+-]*$/;
@@ -65,6 +73,7 @@ export function createSandboxPolicy(options: PolicyOptions): SandboxPolicy {
   return {
     cwd: options.workspace.root,
     env,
+    readOnly: agentConfigMounts(options.workspace.root, options.protectedFiles),
     async resolveProgram(name) {
       if (!PROGRAM_NAME.test(name)) {
         return {

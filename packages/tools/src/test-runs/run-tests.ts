@@ -127,7 +127,12 @@ export function createRunTests(
     const cwd = options.policy.cwd;
     const argv =
       options.sandbox.kind === "bwrap"
-        ? buildBwrapArgv({ bwrap: options.sandbox.bwrap, workspace: cwd, argv: command })
+        ? buildBwrapArgv({
+            bwrap: options.sandbox.bwrap,
+            workspace: cwd,
+            argv: command,
+            ...(options.policy.readOnly === undefined ? {} : { readOnly: options.policy.readOnly }),
+          })
         : command;
     const result = await runProcess({
       argv: argv as [string, ...string[]],

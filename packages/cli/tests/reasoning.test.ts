@@ -148,42 +148,18 @@ describe("--provider deepseek (thinking mode on by default)", HANG_GUARD, () => 
   });
 
   it("killed between two steps, resumes and hands the kept reasoning back; the replay is equal", async () => {
-    let child: ReturnType<typeof spawn> | undefined;
-    const imitation = await imitate({
-      wire: "openai",
+    const { imitation, signal, runId, resumed } = await killAtStepTwoThenResume(
       // No secret: what a resume reads back from the (masked) log is then the model's words.
-      replies: deepseekReplies("（无）"),
-      rules: DEEPSEEK_RULES,
-      // The second request arrives once step 1 is logged: the process dies before its answer.
-      onRequest: (index) => {
-        if (index !== 1) return undefined;
-        child?.kill("SIGKILL");
-        return "drop";
-      },
-    });
-    child = spawn(process.execPath, [BIN, ...deepseekArgs(imitation)], {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: env(),
-    });
-    const killed = await new Promise<NodeJS.Signals | null>((resolve) =>
-      child?.on("close", (_, signal) => resolve(signal)),
+      { wire: "openai", replies: deepseekReplies("（无）"), rules: DEEPSEEK_RULES },
+      (served) => deepseekArgs(served),
     );
-    expect(killed).toBe("SIGKILL");
-    const listed = JSON.parse((await captureCli(["runs", "--json"], env())).stdout) as {
-      runId: string;
-    }[];
-    const runId = listed[0]?.runId ?? "";
-    expect(runId).not.toBe("");
-
-    const resumed = await captureCli(["resume", runId, "--json"], env());
+    expect(signal).toBe("SIGKILL");
     expect(imitation.rejections).toEqual([]);
     expect(resumed.code).toBe(0);
     expect(resumed.result).toMatchObject({ status: "completed", summary: "文件有两行。" });
     // The first request after the resume carried step 1's reasoning, read back from the log.
     expect(assistantsOf(imitation, 2)[0]?.reasoning_content).toBe("先读文件。密钥 （无） 不能说。");
-
-    const replayed = await captureCli(["replay", runId, "--json"], env());
-    expect(replayed.code).toBe(0);
+    expect((await captureCli(["replay", runId, "--json"], env())).code).toBe(0);
   });
 
   it("--reasoning-effort none turns thinking off; a bad value is a usage error naming the values", async () => {
@@ -213,6 +189,38 @@ describe("--provider deepseek (thinking mode on by default)", HANG_GUARD, () => 
     expect(stderr).toContain("DEEPSEEK_API_KEY");
   });
 });
+
+/**
+ * Starts the CLI as a process, SIGKILLs it when the second model request arrives (step 1 is
+ * logged by then), and resumes the run in this process. Returns the run id and the resume.
+ */
+async function killAtStepTwoThenResume(
+  options: ImitationOptions,
+  args: (imitation: Imitation) => string[],
+) {
+  let child: ReturnType<typeof spawn> | undefined;
+  const imitation = await imitate({
+    ...options,
+    onRequest: (index) => {
+      if (index !== 1) return undefined;
+      child?.kill("SIGKILL");
+      return "drop";
+    },
+  });
+  child = spawn(process.execPath, [BIN, ...args(imitation)], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: env(),
+  });
+  const signal = await new Promise<NodeJS.Signals | null>((resolve) =>
+    child?.on("close", (_, killed) => resolve(killed)),
+  );
+  const listed = JSON.parse((await captureCli(["runs", "--json"], env())).stdout) as {
+    runId: string;
+  }[];
+  const runId = listed[0]?.runId ?? "";
+  const resumed = await captureCli(["resume", runId, "--json"], env());
+  return { imitation, signal, runId, resumed };
+}
 
 describe("--provider anthropic with thinking", HANG_GUARD, () => {
   const thinking = (text: string) => ({
@@ -268,6 +276,37 @@ describe("--provider anthropic with thinking", HANG_GUARD, () => {
     expect(imitation.bodies[0]).toMatchObject({
       thinking: { type: "enabled", budget_tokens: 1024 },
     });
+  });
+
+  it("killed between two steps, resumes with the signed block back first and unchanged; the replay is equal", async () => {
+    const { imitation, signal, runId, resumed } = await killAtStepTwoThenResume(
+      { wire: "anthropic", replies: replies(), rules: ANTHROPIC_THINKING_RULES },
+      (served) => [
+        "run",
+        "读一下 notes.txt",
+        "--provider",
+        "anthropic",
+        "--model",
+        "claude-thinking",
+        "--base-url",
+        served.baseUrl,
+        "--reasoning-effort",
+        "low",
+        "--workspace",
+        workspace,
+        "--finish-gate",
+        "none",
+        "--json",
+      ],
+    );
+    expect(signal).toBe("SIGKILL");
+    expect(imitation.rejections).toEqual([]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.result).toMatchObject({ status: "completed", summary: "两行。" });
+    // The first request after the resume: step 1's thinking block, read back from the log.
+    const first = assistantsOf(imitation, 2)[0] as { content: unknown[] };
+    expect(first.content[0]).toEqual(thinking("先读。"));
+    expect((await captureCli(["replay", runId, "--json"], env())).code).toBe(0);
   });
 });
 

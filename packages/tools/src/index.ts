@@ -134,14 +134,18 @@ export {
   type SandboxMode,
 } from "./sandbox/sandbox-mode.ts";
 export { SearchInputSchema, type SearchResult, searchWorkspace } from "./search.ts";
+export { parseGoTestJson } from "./test-runs/go-test-report.ts";
+export { parseLibtestSummary } from "./test-runs/libtest-report.ts";
 export { parseMochaSummary } from "./test-runs/mocha-report.ts";
 export {
   type TestCommandPlan,
   type TestReportKind,
   withMachineReporter,
 } from "./test-runs/plan-test-command.ts";
+export { parsePytestSummary } from "./test-runs/pytest-report.ts";
 export {
   createRunTests,
+  READABLE_RUNNERS,
   type RunTestsInput,
   RunTestsInputSchema,
   type RunTestsOptions,
@@ -159,6 +163,7 @@ export {
   type TestCounts,
   type TestFailure,
 } from "./test-runs/test-report.ts";
+export { parseUnittestSummary } from "./test-runs/unittest-report.ts";
 export {
   createWorkspace,
   isInside,

@@ -93,6 +93,12 @@ export {
   readWorkspaceFile,
 } from "./fs-read.ts";
 export {
+  BUILD_OUTPUT_DIRS,
+  createIgnoredFilter,
+  type IgnoredFilter,
+  isBuildOutput,
+} from "./ignored-files.ts";
+export {
   fitsBudget,
   MIN_OBSERVATION_BUDGET,
   type ObservationBudget,

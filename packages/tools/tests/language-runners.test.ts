@@ -299,7 +299,8 @@ describe("run_tests on cargo test", HANG_GUARD, () => {
       command: "cargo test --no-fail-fast",
     });
     expect(names(result)).toEqual(["tests::adds", "src/lib.rs - add (line 3)"]);
-    expect(result.failures[0]?.message).toMatch(/left: 0\n\s*right: 4/);
+    // Rust 1.73 changed the wording (`left: 0` from `` left: `0`, ``): both name the values.
+    expect(result.failures[0]?.message).toMatch(/left: `?0`?,?\n\s*right: `?4`?/);
     expect(result.failures[0]?.message).not.toContain("stack backtrace");
   });
 });

@@ -72,9 +72,10 @@ describe("judgeFinish", () => {
       ["测试命令以退出码 1 结束", 1],
       ["测试命令被信号终止（退出码 null）", null],
     ] as const) {
-      expect(judgeFinish(evidence({ tests: exitStatus(exitCode) }), everything).reasons, name).toEqual([
-        "tests_failing",
-      ]);
+      expect(
+        judgeFinish(evidence({ tests: exitStatus(exitCode) }), everything).reasons,
+        name,
+      ).toEqual(["tests_failing"]);
     }
     expect(
       judgeFinish(evidence({ tests: exitStatus(0, "v1") }), everything).reasons,

@@ -55,6 +55,34 @@ describe("judgeFinish", () => {
     }
   });
 
+  it("judges a run whose counts could not be read by its exit status: 0 passes, anything else is tests_failing", () => {
+    const exitStatus = (exitCode: number | null, version = "v2") => ({
+      passed: null,
+      failed: null,
+      skipped: null,
+      report: "exit_code" as const,
+      exitCode,
+      version,
+    });
+    expect(
+      judgeFinish(evidence({ tests: exitStatus(0) }), everything),
+      "整个测试命令以 0 退出（个数未知）",
+    ).toEqual({ reasons: [], message: "" });
+    for (const [name, exitCode] of [
+      ["测试命令以退出码 1 结束", 1],
+      ["测试命令被信号终止（退出码 null）", null],
+    ] as const) {
+      expect(
+        judgeFinish(evidence({ tests: exitStatus(exitCode) }), everything).reasons,
+        name,
+      ).toEqual(["tests_failing"]);
+    }
+    expect(
+      judgeFinish(evidence({ tests: exitStatus(0, "v1") }), everything).reasons,
+      "以 0 退出，但那是 v1 的结果",
+    ).toEqual(["stale_test_evidence"]);
+  });
+
   it("rejects changes outside the allowed paths, as well as the test reason", () => {
     const verdict = judgeFinish(
       evidence({ tests: null, changedFiles: ["src/sum.js", "package.json", ".github/ci.yml"] }),

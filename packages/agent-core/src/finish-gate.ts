@@ -8,13 +8,31 @@ export type FinishRejectionReason =
   | "tests_failing"
   | "changes_outside_allowed_paths";
 
-/** The latest `run_tests` report and the workspace version it was taken at. */
-export interface TestEvidence {
+/** A `run_tests` report whose runner's output was read: its counts. */
+export interface CountedTestReport {
   readonly passed: number;
   readonly failed: number;
   readonly skipped: number;
-  readonly version: string;
 }
+
+/**
+ * A `run_tests` report with no counts (`report: "exit_code"`: a runner it cannot read):
+ * the test command's exit status is the evidence. Exit 0 of the whole command is
+ * "passed, counts unknown"; anything else, or a signal (`null`), is not passed.
+ */
+export interface ExitStatusTestReport {
+  readonly passed: null;
+  readonly failed: null;
+  readonly skipped: null;
+  readonly report: "exit_code";
+  readonly exitCode: number | null;
+}
+
+/** What one `run_tests` call says: counts, or only its exit status. */
+export type TestReport = CountedTestReport | ExitStatusTestReport;
+
+/** The latest `run_tests` report and the workspace version it was taken at. */
+export type TestEvidence = TestReport & { readonly version: string };
 
 /** What a finish is judged on: the workspace as it is now, and the latest test report. */
 export interface FinishEvidence {
@@ -34,8 +52,9 @@ export interface FinishVerdict {
 
 /**
  * Judges a finish under the `tests` gate. Accepted only when the latest test report was
- * taken at the workspace's current version and says `failed: 0, passed ≥ 1`, and every
- * changed file is allowed. "Completed" is the system's conclusion, not the model's line.
+ * taken at the workspace's current version and says `failed: 0, passed ≥ 1` (a report
+ * without counts: the whole test command exited 0), and every changed file is allowed.
+ * "Completed" is the system's conclusion, not the model's line.
  */
 export function judgeFinish(
   evidence: FinishEvidence,
@@ -50,6 +69,15 @@ export function judgeFinish(
   } else if (tests.version !== evidence.endVersion) {
     reasons.push("stale_test_evidence");
     lines.push("上次测试之后工作区又被修改过，那次结果已经过期：请重新运行 run_tests。");
+  } else if (tests.passed === null) {
+    // No counts could be read: the exit status of the whole test command is the evidence.
+    if (tests.exitCode !== 0) {
+      reasons.push("tests_failing");
+      lines.push(
+        `最近一次测试命令${tests.exitCode === null ? "被信号终止" : `以退出码 ${tests.exitCode} 结束`}` +
+          "（读不出测试个数，只能看退出码）：修好失败的测试并重新运行。",
+      );
+    }
   } else if (tests.failed > 0 || tests.passed < 1) {
     reasons.push("tests_failing");
     lines.push(
@@ -113,8 +141,7 @@ export function createFinishGate(options: FinishGateOptions): FinishGate {
   // A report whose version is asked of `versionAfter` when the gate next judges: the gate may
   // sit before the extension that records that version (it sees the tool's own result there,
   // before any later extension replaces it).
-  let pending: { readonly report: Omit<TestEvidence, "version">; readonly callId: string } | null =
-    null;
+  let pending: { readonly report: TestReport; readonly callId: string } | null = null;
   const settled = async (signal: AbortSignal): Promise<TestEvidence | null> => {
     if (pending !== null && options.versionAfter !== undefined) {
       const { report, callId } = pending;
@@ -137,7 +164,7 @@ export function createFinishGate(options: FinishGateOptions): FinishGate {
     name: "finish-gate",
     async afterToolCall(call, result, signal) {
       if (call.tool !== testTool || !result.ok) return undefined;
-      const report = testReport(result.value);
+      const report = readTestReport(result.value);
       if (report === undefined) return undefined;
       if (options.versionAfter !== undefined) {
         pending = { report, callId: call.callId };
@@ -160,14 +187,34 @@ export function createFinishGate(options: FinishGateOptions): FinishGate {
   };
 }
 
-/** The counts of a `run_tests` report (design §6); a report without counts is no evidence. */
-const TestReportSchema = z.object({
+/** The counts of a `run_tests` report (design §6). */
+const CountedTestReportSchema = z.object({
   passed: z.number(),
   failed: z.number(),
   skipped: z.number().catch(0),
 });
 
-function testReport(value: unknown): Omit<TestEvidence, "version"> | undefined {
-  const report = TestReportSchema.safeParse(value);
-  return report.success ? report.data : undefined;
+/** A `run_tests` report without counts: its exit status (`report: "exit_code"`). */
+const ExitStatusTestReportSchema = z.object({
+  passed: z.null(),
+  report: z.literal("exit_code"),
+  exitCode: z.int().nullable(),
+});
+
+/**
+ * What a `run_tests` value counts as evidence: its counts, or, when its runner could not be
+ * read, its exit status. Undefined for anything else (another tool's value, an error).
+ */
+export function readTestReport(value: unknown): TestReport | undefined {
+  const counted = CountedTestReportSchema.safeParse(value);
+  if (counted.success) return counted.data;
+  const exitStatus = ExitStatusTestReportSchema.safeParse(value);
+  if (!exitStatus.success) return undefined;
+  return {
+    passed: null,
+    failed: null,
+    skipped: null,
+    report: "exit_code",
+    exitCode: exitStatus.data.exitCode,
+  };
 }

@@ -73,14 +73,18 @@ export {
   findFailureRow,
 } from "./failure.ts";
 export {
+  type CountedTestReport,
   createFinishGate,
+  type ExitStatusTestReport,
   type FinishEvidence,
   type FinishGate,
   type FinishGateOptions,
   type FinishRejectionReason,
   type FinishVerdict,
   judgeFinish,
+  readTestReport,
   type TestEvidence,
+  type TestReport,
 } from "./finish-gate.ts";
 export {
   createHookExtension,

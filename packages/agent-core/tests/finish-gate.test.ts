@@ -16,6 +16,16 @@ const evidence = (overrides: Partial<FinishEvidence>): FinishEvidence => ({
   ...overrides,
 });
 
+/** Evidence from a run_tests report without counts: only the test command's exit status. */
+const exitStatus = (exitCode: number | null) => ({
+  passed: null,
+  failed: null,
+  skipped: null,
+  report: "exit_code" as const,
+  exitCode,
+  version: "v1",
+});
+
 describe("judgeFinish", () => {
   it.each([
     ["fresh passing tests", evidence({}), []],
@@ -35,8 +45,20 @@ describe("judgeFinish", () => {
       evidence({ tests: { passed: 0, failed: 0, skipped: 4, version: "v1" } }),
       ["tests_failing"],
     ],
+    ["the whole test command exited 0, counts unknown", evidence({ tests: exitStatus(0) }), []],
+    ["the test command exited 1", evidence({ tests: exitStatus(1) }), ["tests_failing"]],
+    ["the test command was killed", evidence({ tests: exitStatus(null) }), ["tests_failing"]],
+    [
+      "an exit status older than the last change",
+      evidence({ tests: { ...exitStatus(0), version: "v0" } }),
+      ["stale_test_evidence"],
+    ],
   ])("%s → %j", (_name, given, reasons) => {
     expect(judgeFinish(given, all).reasons).toEqual(reasons);
+  });
+
+  it("names the exit status when it rejects a run whose counts could not be read", () => {
+    expect(judgeFinish(evidence({ tests: exitStatus(2) }), all).message).toContain("退出码 2");
   });
 
   it("names files changed outside the allowed paths, besides the test reasons", () => {
@@ -144,6 +166,42 @@ describe("the finish gate in a run", () => {
     );
     expect(result).toMatchObject({ status: "failed", code: "finish_rejected" });
     expect(rejections(result.messages)).toEqual([["no_test_evidence"]]);
+  });
+
+  it("takes a run_tests report without counts as exit-status evidence, and keeps it in the evidence", async () => {
+    const report = (exitCode: number) => ({
+      passed: null,
+      failed: null,
+      skipped: null,
+      failures: [],
+      exitCode,
+      report: "exit_code",
+      note: "只能看退出码",
+    });
+    const { tools, gate } = world({
+      run_tests: {
+        execute: (_input, _signal) => report(exitCodes.shift() ?? 0),
+      },
+    });
+    const exitCodes = [1, 0];
+    const result = await runAgent(
+      "修复",
+      replies(call("run_tests", {}), finish(), call("edit", {}), call("run_tests", {}), finish()),
+      tools,
+      { maxSteps: 10 },
+      undefined,
+      { extensions: [gate], maxFinishRejections: 3 },
+    );
+    expect(result.status).toBe("completed");
+    expect(rejections(result.messages)).toEqual([["tests_failing"]]);
+    expect((await gate.evidence()).tests).toEqual({
+      passed: null,
+      failed: null,
+      skipped: null,
+      report: "exit_code",
+      exitCode: 0,
+      version: "v0+",
+    });
   });
 
   it("under --finish-gate none collects evidence but accepts the finish", async () => {
@@ -283,25 +341,7 @@ describe("createFinishGate's options", () => {
     });
   });
 
-  it("takes a report without counts (a runner it could not read) as no evidence", async () => {
-    const { gate } = world();
-    const tools: ToolSet = {
-      run_tests: {
-        execute: () => ({ report: "exit_code", passed: null, failed: null, exitCode: 0 }),
-      },
-    };
-    const result = await runAgent(
-      "修复",
-      replies(call("run_tests", {}), finish()),
-      tools,
-      { maxSteps: 5 },
-      undefined,
-      {
-        extensions: [gate],
-        maxFinishRejections: 1,
-      },
-    );
-    expect(rejections(result.messages)).toEqual([["no_test_evidence"]]);
+  it("reads a report that leaves out skipped as skipped: 0", async () => {
     const missingSkipped = createFinishGate({
       startVersion: "v0",
       inspect: async () => ({ version: "v0", changedFiles: [] }),

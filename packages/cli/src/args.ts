@@ -11,6 +11,7 @@ import {
   type ApprovalMode,
   allowPathProblem,
   MIN_OBSERVATION_BUDGET,
+  READABLE_RUNNERS,
   SANDBOX_MODES,
   type SandboxMode,
 } from "@coding-agent/tools";
@@ -97,7 +98,10 @@ export const RUN_FLAGS = {
   sandbox: { type: "string", help: "run_command 的沙箱：auto · bwrap · none（默认 auto）" },
   "test-command": {
     type: "string",
-    help: "run_tests 运行的测试命令（默认：工作区 package.json 的 test 脚本）",
+    help:
+      "run_tests 运行的测试命令（默认：工作区 package.json 的 test 脚本）。" +
+      `读得出通过/失败个数和失败测试名的运行器：${READABLE_RUNNERS}；` +
+      "其他命令只看退出码：整个命令以 0 退出算作通过（个数未知），完成验证门也接受它作为当前版本的测试证据",
   },
   "allow-path": {
     type: "string",
@@ -106,7 +110,7 @@ export const RUN_FLAGS = {
   },
   "finish-gate": {
     type: "string",
-    help: "完成验证门：auto（默认：有测试命令时为 tests，否则 none；不带 --script 的内置演示不跑测试，不拿 package.json 的 test 脚本检查它）· tests（只有在当前工作区版本上测试全部通过、改动都在 --allow-path 内才接受完成）· none",
+    help: "完成验证门：auto（默认：有测试命令时为 tests，否则 none；不带 --script 的内置演示不跑测试，不拿 package.json 的 test 脚本检查它）· tests（只有在当前工作区版本上测试全部通过——读不出个数时是整个测试命令以 0 退出——、改动都在 --allow-path 内才接受完成）· none",
   },
   "max-finish-rejections": {
     type: "string",
@@ -352,7 +356,7 @@ export function usage(): string {
     "      coding-agent runs [--json]",
     "",
     "命令：",
-    "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command、run_tests、edit_file、write_file、apply_edits（给了 --max-context-tokens 时还有 read_artifact）",
+    "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：read_file、list_files、search、run_command、run_tests、edit_file、write_file、apply_edits（给了 --max-context-tokens 时还有 read_artifact；Fake Model 另有 echo、sleep）",
     "  resume 继续一次没有结束的运行（沿用它记录的选项和已用掉的预算；已结束的运行不能继续）",
     "  replay 离线重放一次已结束的运行：用记录的模型回复和工具结果重新走一遍循环（不联网、不执行工具），输出同样的结果、同样退出；今天的运行时做出不同决定时以 replay_diverged 结束（退出码 1），指出第一条不一致记录的 seq",
     "  runs   列出运行记录（运行 ID、开始时间、目标、状态），最新的在前",

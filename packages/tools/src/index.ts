@@ -99,6 +99,12 @@ export {
   readWorkspaceFile,
 } from "./fs-read.ts";
 export {
+  BUILD_OUTPUT_DIRS,
+  createIgnoredFilter,
+  type IgnoredFilter,
+  isBuildOutput,
+} from "./ignored-files.ts";
+export {
   fitsBudget,
   MIN_OBSERVATION_BUDGET,
   type ObservationBudget,
@@ -140,14 +146,18 @@ export {
   type SandboxMode,
 } from "./sandbox/sandbox-mode.ts";
 export { SearchInputSchema, type SearchResult, searchWorkspace } from "./search.ts";
+export { parseGoTestJson } from "./test-runs/go-test-report.ts";
+export { parseLibtestSummary } from "./test-runs/libtest-report.ts";
 export { parseMochaSummary } from "./test-runs/mocha-report.ts";
 export {
   type TestCommandPlan,
   type TestReportKind,
   withMachineReporter,
 } from "./test-runs/plan-test-command.ts";
+export { parsePytestSummary } from "./test-runs/pytest-report.ts";
 export {
   createRunTests,
+  READABLE_RUNNERS,
   type RunTestsInput,
   RunTestsInputSchema,
   type RunTestsOptions,
@@ -165,6 +175,7 @@ export {
   type TestCounts,
   type TestFailure,
 } from "./test-runs/test-report.ts";
+export { parseUnittestSummary } from "./test-runs/unittest-report.ts";
 export {
   createWorkspace,
   isInside,

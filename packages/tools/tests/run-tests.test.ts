@@ -307,6 +307,29 @@ describe("withMachineReporter", () => {
     ["npx ava --verbose", "npx ava --tap --verbose", "tap"],
     ["pnpm test", "pnpm test", "exit_code"],
     ["node --test-only x.js", "node --test-only x.js", "exit_code"],
+    ["pytest", "pytest -rA", "pytest_summary"],
+    ["python3 -m pytest -q tests/", "python3 -m pytest -rA -q tests/", "pytest_summary"],
+    ["pytest -rf", "pytest -rf", "pytest_summary"],
+    ["uv run py.test", "uv run py.test -rA", "pytest_summary"],
+    ["pytest-watch", "pytest-watch", "exit_code"],
+    [
+      "python -m unittest discover -s tests",
+      "python -m unittest discover -s tests",
+      "unittest_summary",
+    ],
+    ["python3.12 -m unittest", "python3.12 -m unittest", "unittest_summary"],
+    ["go test ./...", "go test -json ./...", "go_test_json"],
+    ["go test -json -run TestAdd", "go test -json -run TestAdd", "go_test_json"],
+    ["go vet ./... && go test ./...", "go vet ./... && go test -json ./...", "go_test_json"],
+    ["cargo test", "cargo test --no-fail-fast", "libtest_summary"],
+    ["cargo test -- --nocapture", "cargo test --no-fail-fast -- --nocapture", "libtest_summary"],
+    [
+      "cargo test -- --format json -Z unstable-options",
+      "cargo test -- --format json -Z unstable-options",
+      "exit_code",
+    ],
+    ["cargo nextest run", "cargo nextest run", "exit_code"],
+    ["make test", "make test", "exit_code"],
   ])("%s → %s (%s)", (command, expected, report) => {
     expect(withMachineReporter(command)).toMatchObject({ command: expected, report });
   });
@@ -337,6 +360,7 @@ describe("withMachineReporter", () => {
     // A script that calls another: the innermost call is planned.
     ["npm test", { test: "npm run unit", unit: "jest" }, "npm run unit -- --json", "jest_json"],
     ["npm test", { test: "make check" }, "npm test", "exit_code"],
+    ["npm test", { test: "pytest" }, "npm test -- -rA", "pytest_summary"],
     ["npm test", {}, "npm test", "exit_code"],
   ])("%s with scripts %j → %s (%s)", (command, scripts, expected, report) => {
     expect(withMachineReporter(command, scripts)).toMatchObject({ command: expected, report });

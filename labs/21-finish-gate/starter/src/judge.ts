@@ -6,7 +6,8 @@ import type {
 
 /**
  * 判断模型提出的 finish 能不能被接受。证据 `evidence` 来自真实的工作区：
- * `tests` 是最近一次 run_tests 的结果和它运行时的工作区版本（从没跑过为 null），
+ * `tests` 是最近一次 run_tests 的结果和它运行时的工作区版本（从没跑过为 null；
+ * 读不出测试个数时 passed、failed、skipped 都是 null，只有测试命令的退出码 exitCode），
  * `endVersion` 是工作区现在的版本，`changedFiles` 是运行开始以来真正变了的文件。
  * `isAllowed(file)` 说一个文件是否在 --allow-path 之内。
  * 返回拒绝的原因（没有原因就是接受），以及告诉模型还缺什么的中文说明，每个原因一行。

@@ -7,6 +7,7 @@ import {
   type Provider,
   READ_ONLY_TOOLS,
   type RunExtension,
+  readTestReport,
   type TestEvidence,
   toolError,
 } from "@coding-agent/agent-core";
@@ -131,12 +132,14 @@ export function loggedChildSpend(
   return spent;
 }
 
-function testReport(tool: string | undefined, result: EventOf<"tool_result">) {
+/** A recorded `run_tests` result as the finish gate reads it (one rule: `readTestReport`). */
+function testReport(
+  tool: string | undefined,
+  result: EventOf<"tool_result">,
+): TestEvidence | undefined {
   if (tool !== "run_tests" || !result.ok) return undefined;
-  const value = result.value as Record<string, unknown> | null | undefined;
-  if (typeof value?.passed !== "number" || typeof value.failed !== "number") return undefined;
-  const skipped = typeof value.skipped === "number" ? value.skipped : 0;
-  return { passed: value.passed, failed: value.failed, skipped, version: result.version };
+  const report = readTestReport(result.value);
+  return report === undefined ? undefined : { ...report, version: result.version };
 }
 
 /**

@@ -1,5 +1,10 @@
 import { READ_ONLY_TOOLS, type ToolCallInfo } from "@coding-agent/agent-core";
-import { changedFiles, createWorkspaceVersioner, type WorkspaceState } from "@coding-agent/tools";
+import {
+  changedFiles,
+  createIgnoredFilter,
+  createWorkspaceVersioner,
+  type WorkspaceState,
+} from "@coding-agent/tools";
 
 /** Tools that never change the workspace: no new version is taken after them. */
 const READ_ONLY: ReadonlySet<string> = new Set(READ_ONLY_TOOLS);
@@ -18,7 +23,10 @@ export interface WorkspaceTracker {
   afterCall(call: Pick<ToolCallInfo, "callId" | "tool">): Promise<string>;
   /** The version recorded after `callId`. */
   versionAfter(callId: string): string | undefined;
-  /** The workspace now, and the files changed since the start. */
+  /**
+   * The workspace now, and the user's files changed since the start: files the workspace's
+   * repository ignores (build output, caches a test run writes) are not changes.
+   */
   inspect(): Promise<{ readonly version: string; readonly changedFiles: readonly string[] }>;
 }
 
@@ -32,6 +40,7 @@ export async function createWorkspaceTracker(
   } = {},
 ): Promise<WorkspaceTracker> {
   const versioner = createWorkspaceVersioner(root);
+  const usersFiles = createIgnoredFilter(root);
   const now = await versioner.snapshot();
   const start = options.start ?? now;
   let current = options.start === undefined ? start.version : now.version;
@@ -51,7 +60,7 @@ export async function createWorkspaceTracker(
     versionAfter: (callId) => after.get(callId),
     async inspect() {
       const state = await versioner.snapshot();
-      return { version: state.version, changedFiles: changedFiles(start, state) };
+      return { version: state.version, changedFiles: await usersFiles(changedFiles(start, state)) };
     },
   };
 }

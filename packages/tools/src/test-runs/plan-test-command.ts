@@ -7,9 +7,20 @@
 
 /**
  * Which report the counts come from: node's TAP, the vitest/jest JSON report, any
- * other TAP producer's, mocha's own summary; `exit_code`: none that can be read.
+ * other TAP producer's, mocha's own summary, pytest's `-rA` summary, `python -m
+ * unittest`'s summary, `go test -json`, libtest's summary under `cargo test`;
+ * `exit_code`: none that can be read, only the command's exit status.
  */
-export type TestReportKind = "node_tap" | "jest_json" | "tap" | "mocha_summary" | "exit_code";
+export type TestReportKind =
+  | "node_tap"
+  | "jest_json"
+  | "tap"
+  | "mocha_summary"
+  | "pytest_summary"
+  | "unittest_summary"
+  | "go_test_json"
+  | "libtest_summary"
+  | "exit_code";
 
 /** What to run and which report to read from its output. */
 export interface TestCommandPlan {
@@ -65,10 +76,41 @@ const FLAGGED: readonly FlaggedRunner[] = [
     chosen: /(?<=\s)(?:--tap|-t)\b/,
     other: /(?!)/,
   },
+  {
+    // `pytest`, `py.test`, `python3 -m pytest`: `-rA` lists every outcome in the short
+    // summary, the failures by node id. A command's own `-r…` still ends with the counts.
+    runner: "pytest",
+    word: "(?:pytest|py\\.test)",
+    flag: "-rA",
+    report: "pytest_summary",
+    chosen: /(?<=\s)-r[A-Za-z]*(?=\s|$)/,
+    other: /(?!)/,
+  },
+  {
+    runner: "go test",
+    word: "go\\s+test",
+    flag: "-json",
+    report: "go_test_json",
+    chosen: /(?<=\s)--?json\b/,
+    other: /(?!)/,
+  },
+  {
+    // libtest prints its summary whatever cargo is told; `--no-fail-fast` runs every test
+    // binary, so one run names every failure. libtest's json and junit formats are not read.
+    runner: "cargo test",
+    word: "cargo\\s+test",
+    flag: "--no-fail-fast",
+    report: "libtest_summary",
+    chosen: /(?<=\s)--no-fail-fast\b/,
+    other: /(?<=\s)--format[= ](?:json|junit)\b/,
+  },
 ];
 
 /** mocha's reporters that end with its summary (`Base` reporters). */
 const MOCHA_SUMMARY_REPORTERS = new Set(["spec", "dot", "list", "progress", "min", "nyan"]);
+
+/** `python -m unittest`, `python3.12 -m unittest discover`, …: its summary is read as it is. */
+const UNITTEST = /(?<=^|[\s;&|(/])python[\d.]*\s+-m\s+unittest(?=$|[\s;&|)])/;
 
 /** `npm test`, `npm run x`, `pnpm test`, `pnpm run x`, `yarn test`, `yarn run x` and their arguments. */
 const SCRIPT_CALL =
@@ -89,7 +131,9 @@ function token(word: string): RegExp {
  * The command with a machine-readable reporter asked for, when the runner is one we
  * can read and the command did not choose a reporter itself: `node --test` gets
  * `--test-reporter=tap`, `vitest` `--reporter=json`, `jest` `--json`, node-tap
- * `--reporter=tap`, `ava` `--tap`; tape prints TAP and mocha its summary as they are.
+ * `--reporter=tap`, `ava` `--tap`, pytest `-rA`, `go test` `-json`, `cargo test`
+ * `--no-fail-fast`; tape prints TAP, mocha and `python -m unittest` their summaries as
+ * they are.
  * A package manager's script call (`npm test`, `pnpm run x`) is planned by the script
  * it runs, taken from `scripts` (the workspace's `package.json`).
  */
@@ -129,6 +173,9 @@ function plan(
       return { command, report: "mocha_summary", runner: "mocha" };
     return { command, report: reporter === "tap" ? "tap" : "exit_code", runner: "mocha" };
   }
+  if (UNITTEST.test(command)) return { command, report: "unittest_summary", runner: "unittest" };
+  if (token("cargo\\s+nextest").test(command))
+    return { command, report: "exit_code", runner: "cargo nextest" };
   if (token("tape").test(command)) {
     // Piped into a formatter (tap-spec, faucet), the TAP never reaches us.
     const piped = /\btape\b[^|]*\|(?!\|)/.test(command);

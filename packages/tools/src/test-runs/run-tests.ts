@@ -9,12 +9,15 @@ import { runProcess } from "../sandbox/exec.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
 import type { SandboxChoice } from "../sandbox/sandbox-mode.ts";
 import { fitTestsResult } from "./fit-tests-result.ts";
+import { parseGoTestJson } from "./go-test-report.ts";
+import { parseLibtestSummary } from "./libtest-report.ts";
 import { parseMochaSummary } from "./mocha-report.ts";
 import {
   type TestCommandPlan,
   type TestReportKind,
   withMachineReporter,
 } from "./plan-test-command.ts";
+import { parsePytestSummary } from "./pytest-report.ts";
 import { parseTap } from "./tap-report.ts";
 import {
   parseJestLikeJson,
@@ -22,6 +25,7 @@ import {
   type TestCounts,
   type TestFailure,
 } from "./test-report.ts";
+import { parseUnittestSummary } from "./unittest-report.ts";
 
 /** `run_tests` takes no input (design §6); `timeoutMs` may shorten or lengthen one run. */
 export const RunTestsInputSchema = z.strictObject({
@@ -176,7 +180,7 @@ export function createRunTests(
         exitCode: result.exitCode,
         report: "exit_code",
         command: planned.command,
-        note: unreadableNote(planned),
+        note: unreadableNote(planned, result.exitCode),
         output: tail(stripVTControlCharacters(`${result.stdout}\n${result.stderr}`).trim(), 4_000),
       },
       budget,
@@ -205,12 +209,26 @@ export function readTestReport(
     tap: () => parseTap(output.stdout),
     // Some setups send mocha's summary to stderr.
     mocha_summary: () => parseMochaSummary(output.stdout) ?? parseMochaSummary(output.stderr),
+    pytest_summary: () => parsePytestSummary(output.stdout),
+    // unittest writes to stderr; a wrapper may send it to stdout.
+    unittest_summary: () =>
+      parseUnittestSummary(output.stderr) ?? parseUnittestSummary(output.stdout),
+    go_test_json: () => parseGoTestJson(output.stdout),
+    libtest_summary: () => parseLibtestSummary(output.stdout),
   };
   const kinds: readonly Exclude<TestReportKind, "exit_code">[] =
     planned.report !== "exit_code"
       ? [planned.report]
       : planned.runner === undefined
-        ? ["jest_json", "tap", "mocha_summary"]
+        ? [
+            "jest_json",
+            "tap",
+            "mocha_summary",
+            "pytest_summary",
+            "unittest_summary",
+            "go_test_json",
+            "libtest_summary",
+          ]
         : [];
   for (const kind of kinds) {
     const counts = readers[kind]();
@@ -219,18 +237,26 @@ export function readTestReport(
   return undefined;
 }
 
-/** Why there are no counts, naming the runner when it was recognised. */
-function unreadableNote(planned: TestCommandPlan): string {
-  if (planned.runner === undefined)
-    return `认不出这个测试命令的机器可读报告（支持 ${READABLE_RUNNERS}），只能看退出码`;
-  if (planned.report === "exit_code")
-    return `认出了 ${planned.runner}，但读不出命令选的报告格式（去掉 reporter 参数或接在后面的格式化管道即可），只能看退出码`;
-  return `${planned.runner} 没有输出完整的机器可读报告（进程中途退出或输出被截断），只能看退出码`;
+/**
+ * Why there are no counts, naming the runner when it was recognised, and what the exit
+ * status stands for: 0 of the whole command is "passed, counts unknown", which the finish
+ * gate takes as evidence for the workspace as it is now.
+ */
+function unreadableNote(planned: TestCommandPlan, exitCode: number | null): string {
+  const why =
+    planned.runner === undefined
+      ? `认不出这个测试命令的机器可读报告（支持 ${READABLE_RUNNERS}），只能看退出码`
+      : planned.report === "exit_code"
+        ? `认出了 ${planned.runner}，但读不出命令选的报告格式（去掉 reporter 参数或接在后面的格式化管道即可），只能看退出码`
+        : `${planned.runner} 没有输出完整的机器可读报告（进程中途退出或输出被截断），只能看退出码`;
+  return exitCode === 0
+    ? `${why}：整个测试命令以 0 退出，算作通过（个数未知），完成验证门把它当作当前工作区版本的测试证据`
+    : `${why}：测试命令${exitCode === null ? "被信号终止" : `以退出码 ${exitCode} 结束`}，算作没有通过`;
 }
 
-/** The runners a note names, as lesson 16's README lists them. */
-const READABLE_RUNNERS =
-  "node --test、vitest、jest、mocha、tape、node-tap、ava 等 TAP 输出，以及经 npm / pnpm / yarn 脚本运行的它们";
+/** The runners a note names, as lesson 16's README and `coding-agent run --help` list them. */
+export const READABLE_RUNNERS =
+  "node --test、vitest、jest、mocha、tape、node-tap、ava 等 TAP 输出，pytest、python -m unittest、go test、cargo test，以及经 npm / pnpm / yarn 脚本运行的它们";
 
 function tail(text: string, chars: number): string {
   return text.length <= chars ? text : `…${text.slice(-chars)}`;

@@ -117,7 +117,6 @@ async function replay(options: {
     maxObservationChars: command.maxObservationChars,
     redact,
     wholeCommandOutput: command.maxContextTokens !== undefined,
-    fakeModelTools: command.provider.name === "fake",
   });
   if (!tools.ok) {
     io.stderr(`无法重放：${tools.message}\n`);

@@ -196,7 +196,6 @@ async function execute(session: Session): Promise<number> {
     maxObservationChars: command.maxObservationChars,
     redact: model.redact,
     wholeCommandOutput,
-    fakeModelTools: command.provider.name === "fake",
   });
   if (!tools.ok) {
     io.stderr(`${tools.message}\n`);

@@ -33,11 +33,6 @@ export interface RunToolsOptions {
   readonly redact?: Redactor;
   /** `run_command` hands its output back whole: the run keeps large results as artifacts. */
   readonly wholeCommandOutput?: boolean;
-  /**
-   * `echo` and `sleep` as well: they exist for the course's Fake Model (its scripts call
-   * them), and only with it (`--provider fake`); a real model gets only real tools.
-   */
-  readonly fakeModelTools: boolean;
 }
 
 /** The run's tools, a Chinese warning to print, or a usage error (exit 2). */
@@ -56,7 +51,7 @@ export type RunToolsResult =
   | { readonly ok: false; readonly message: string };
 
 /**
- * Builds the workspace tools for one run (with `echo` and `sleep` for the Fake Model), after checking
+ * Builds `echo`, `sleep` and the workspace tools for one run, after checking
  * the workspace folder and deciding the sandbox (`--sandbox bwrap` without a working
  * bwrap is a usage error that says how to install it).
  */
@@ -90,7 +85,7 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
   });
   return {
     ok: true,
-    tools: options.fakeModelTools ? { ...BUILTIN_TOOLS, ...tools } : tools,
+    tools: { ...BUILTIN_TOOLS, ...tools },
     edits,
     workspaceRoot: await realpath(workspace),
     ...(testCommand === undefined ? {} : { testCommand }),

@@ -99,15 +99,14 @@ describe("coding-agent replay: the week 1–5 checkpoint scenarios, run by the C
       const server = await startFakeModelServer({
         apiKey: "sk-replay-loopback-key",
         script: [
-          // A real model gets real tools only (echo is the Fake Model's): a bad input, then a good one.
-          { calls: [{ name: "read_file", input: { path: 42 } }] },
-          { calls: [{ name: "list_files", input: {} }] },
-          { text: "已列出工作区的文件" },
+          { calls: [{ name: "echo", input: { text: 42 } }] },
+          { calls: [{ name: "echo", input: { text: "hello" } }] },
+          { text: "已用 echo 说 hello" },
         ],
       });
       const argv = [
         "run",
-        "列出工作区的文件，然后结束",
+        "用 echo 工具说 hello，然后结束",
         "--provider",
         "openai",
         "--model",

@@ -92,10 +92,10 @@ function outcome(result: Record<string, unknown>) {
 /** A conversation with Chinese text and two tool calls in one reply, then a finish. */
 const conversation = (stream: { chunkBytes?: number } = {}): FakeTurn[] => [
   {
-    text: "我先读文件，再搜一下“第一行”：",
+    text: "我先读文件，再回显一句：",
     calls: [
       { name: "read_file", input: { path: "notes.txt" } },
-      { name: "search", input: { pattern: "第一行" } },
+      { name: "echo", input: { text: "读到了 “第一行”" } },
     ],
     usage: { inputTokens: 50, outputTokens: 20 },
     stream,
@@ -124,7 +124,7 @@ describe.each(["openai", "anthropic"] as const)("--provider %s streams", HANG_GU
     ).toBe(true);
     const tools = streamed.result.messages.filter((m: { role: string }) => m.role === "tool");
     expect(tools.map((m: { ok: boolean }) => m.ok)).toEqual([true, true]);
-    expect(tools[1].content).toContain("notes.txt:1:第一行");
+    expect(tools[1].content).toContain("读到了 “第一行”");
 
     // The same conversation from a server without SSE: the same run, message for message.
     const plainServer = await serve(api, conversation(), { sse: false });
@@ -233,7 +233,7 @@ describe("--fallback-model", HANG_GUARD, () => {
   const failingThenFallback = (): FakeTurn[] => [
     { status: 503, body: { error: { message: "overloaded #1" } } },
     { status: 503, body: { error: { message: "overloaded #2" } } },
-    { calls: [{ name: "read_file", input: { path: "notes.txt" } }] },
+    { calls: [{ name: "echo", input: { text: "备用模型在回答" } }] },
     { text: "备用模型完成" },
   ];
 
@@ -310,7 +310,7 @@ describe("--fallback-model", HANG_GUARD, () => {
     const server = await serve("openai", [
       { status: 503, body: { error: { message: "overloaded #1" } } },
       { status: 503, body: { error: { message: "overloaded #2" } } },
-      { calls: [{ name: "read_file", input: { path: "notes.txt" } }], usage: million },
+      { calls: [{ name: "echo", input: { text: "备用模型在回答" } }], usage: million },
       { text: "备用模型完成", usage: million },
       // What the resumed run asks, after the recorded step 1: the first model again.
       { text: "主模型恢复后完成", usage: million },
@@ -451,9 +451,9 @@ describe("--fallback-model", HANG_GUARD, () => {
       model: "main-model",
     });
     expect(modelsAsked(server).slice(4)).toEqual(["main-model"]);
-    const read = resumed.result.messages.filter((m: { role: string }) => m.role === "tool");
-    expect(read).toHaveLength(1);
-    expect(read[0].content).toContain("第一行");
+    const echoed = resumed.result.messages.filter((m: { role: string }) => m.role === "tool");
+    expect(echoed).toHaveLength(1);
+    expect(echoed[0].content).toContain("备用模型在回答");
   });
 
   it("is a usage error with the fake model (exit 2), and its help is in Chinese", async () => {

@@ -92,7 +92,6 @@ async function runInCopy(
     maxObservationChars: command.maxObservationChars,
     redact,
     wholeCommandOutput: command.maxContextTokens !== undefined,
-    fakeModelTools: command.provider.name === "fake",
   });
   if (!tools.ok) throw new Error(tools.message);
   const dir = path.join(options.runDir, "subagents", String(index));

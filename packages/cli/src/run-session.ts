@@ -150,7 +150,7 @@ async function execute(session: Session): Promise<number> {
   if (tools.warning !== undefined) io.stderr(`${tools.warning}\n`);
 
   const workspace = tools.workspaceRoot;
-  // Hooks of the user, and of the workspace only when it is trusted (design §7, lesson 36).
+  // Hooks of the user, and of the workspace only when it is trusted (docs/contracts.md §7, lesson 36).
   const settings = await loadHookSettings({
     workspace,
     home: codingAgentHome(env),
@@ -392,7 +392,7 @@ async function execute(session: Session): Promise<number> {
     const lines = changed.map((file) => `  ${file.path} +${file.added} -${file.removed}`);
     io.stderr(`coding-agent：本次运行修改了 ${changed.length} 个文件\n${lines.join("\n")}\n`);
   }
-  // The run's usage and cost are its own model calls' and every child's (design §7 "Cost").
+  // The run's usage and cost are its own model calls' and every child's (docs/contracts.md §7 "Cost").
   const whole = subagents === undefined ? result : withChildSpend(result, subagents.spent());
   return report(io, command, whole, await gate.evidence(), runId, runDir);
 }
@@ -466,7 +466,7 @@ async function readStartFiles(
   }
 }
 
-/** `auto` is `tests` when the run has a test command (design §7). */
+/** `auto` is `tests` when the run has a test command (docs/contracts.md §7). */
 function gateMode(command: RunCommand, testCommand: string | undefined): "tests" | "none" {
   if (command.finishGate === "auto") return testCommand === undefined ? "none" : "tests";
   return command.finishGate;

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { type McpServerConfig, parseMcpServers } from "../mcp/config.ts";
 
 /**
- * Settings files (design §7, lesson 36): `$CODING_AGENT_HOME/settings.json` (the user's,
+ * Settings files (docs/contracts.md §7, lesson 36): `$CODING_AGENT_HOME/settings.json` (the user's,
  * always trusted) and `<workspace>/.coding-agent/settings.json` (the workspace's, read only
  * when the workspace is trusted). Their `hooks` are in Claude Code's shape, flattened as §7
  * writes it; their `mcpServers` (lesson 37) in the `.mcp.json` shape (`../mcp/config.ts`),

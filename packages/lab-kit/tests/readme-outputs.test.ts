@@ -257,15 +257,20 @@ describe("checkReadmeOutputs: excerpts", () => {
     expect(starterOnly("修改之前的失败（节选：第一个失败的测试）：", oneOfTwo).ok).toBe(true);
   });
 
-  it("fails an excerpt whose failures are not in the order the run printed them", () => {
-    const swapped = [
-      " FAIL  ../tests/lab.test.ts > runAgent > stops on finish",
-      "AssertionError: expected 2 to be 1",
-      ...oneOfTwo,
-    ];
-    const result = starterOnly("修改之前的失败（节选：两个失败的测试）：", swapped);
+  it("fails a cli excerpt whose lines are out of the order the command printed them", () => {
+    const text = CLI_README.replace("```bash", "节选：两行\n\n```bash").replace(
+      "状态：completed（退出码 0）\nexit=0",
+      "exit=0\n状态：completed（退出码 0）",
+    );
+    const lines = ["状态：completed（退出码 0）", "exit=0"];
+    const result = checkReadmeOutputs(text, {
+      verifyLines: VERIFY,
+      starter: STARTER,
+      solution: SOLUTION,
+      commands: new Map([[8, { ok: true, lines }]]),
+    });
     expect(result.ok).toBe(false);
-    expect(result.text).toContain("节选要保持原来的顺序");
+    expect(result.text).toContain("不在命令的输出里（或顺序不对）");
   });
 
   it("passes a cli excerpt whose lines appear in order in what the command printed", () => {

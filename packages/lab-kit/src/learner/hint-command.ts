@@ -1,10 +1,10 @@
 import { EXIT_CODES } from "../tool-output.ts";
 import { loadHintState, rememberHint, saveHintState, shownHints } from "./hint-state.ts";
-import { answerCommand, diagnosisLines } from "./hint-text.ts";
+import { answerCommand, diagnosisLines, mistakeLines } from "./hint-text.ts";
 import { chooseNextHint, hintKey } from "./hints.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
-import { findOutsideEdits } from "./outside-edits.ts";
+import { findStarterEdits } from "./outside-edits.ts";
 import { starterReports, starterTarget } from "./report-cache.ts";
 import { checkTestsIntegrity, describeIntegrity } from "./tampering.ts";
 import { colorsFor, firstLine } from "./terminal.ts";
@@ -20,17 +20,13 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
   const out = (text = "") => context.stdout.write(`${text}\n`);
   const repoRoot = await repoRootOf(context);
   const target = starterTarget(lab);
-  const [
-    integrity,
-    [report = { label: target.label, tests: [], loadErrors: [] }],
-    loaded,
-    outside,
-  ] = await Promise.all([
-    checkTestsIntegrity(lab),
-    starterReports(repoRoot, [lab], [target], context.runTargets),
-    loadHintState(repoRoot),
-    findOutsideEdits(lab.starterDir),
-  ]);
+  const [integrity, [report = { label: target.label, tests: [], loadErrors: [] }], loaded, edits] =
+    await Promise.all([
+      checkTestsIntegrity(lab),
+      starterReports(repoRoot, [lab], [target], context.runTargets),
+      loadHintState(repoRoot),
+      findStarterEdits(lab.starterDir),
+    ]);
   const notice = describeIntegrity(lab, integrity);
   if (notice !== undefined) out(colors.red(notice));
   if (loaded.warning !== undefined) out(colors.yellow(loaded.warning));
@@ -46,7 +42,7 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
     lab.manifest,
     report.tests,
     shownHints(loaded.state, lab.id),
-    outside,
+    edits?.outside,
   );
   if (selection.kind === "all_passing") {
     out(colors.green("测试全部通过，不需要提示。"));
@@ -68,6 +64,8 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
   if (selection.kind === "next") {
     const { position } = selection;
     out(`\n${colors.cyan(`提示 ${position}/${total}：`)}${hint.text}\n`);
+    const mistakes = mistakeLines(selection, edits?.edited === true);
+    if (mistakes.length > 0) out(`${mistakes.join("\n")}\n`);
     out(
       position < total
         ? `还需要下一条？再运行 pnpm lesson hint ${lab.id}`

@@ -41,6 +41,19 @@ export function regressionLines(regression: Regression): string[] {
 }
 
 /**
+ * The known mistakes that fail an exercise test, once the learner has written code: the
+ * hint follows the first red test, and these name what the learner's code may have broken.
+ */
+export function mistakeLines(selection: HintSelection, edited: boolean): string[] {
+  if (!edited || (selection.kind !== "next" && selection.kind !== "exhausted")) return [];
+  if (selection.regression !== undefined || selection.intent.mistakes.length === 0) return [];
+  return [
+    "你已经写了代码；本课列出的、会让这个测试失败的常见错误，对照看看是不是其中一种：",
+    ...selection.intent.mistakes.map((mistake) => `  - ${mistake}`),
+  ];
+}
+
+/**
  * The lines that explain a selection which is not a plain next hint: the outside edits,
  * or what a test checks when no hint is written for it. Empty for the other kinds.
  */

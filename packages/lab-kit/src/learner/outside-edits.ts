@@ -56,28 +56,45 @@ export function editsOutsideRegions(
   return edits;
 }
 
+/** What a learner changed in a starter against HEAD: outside the regions, and whether inside. */
+export interface StarterEdits {
+  readonly outside: readonly OutsideEdit[];
+  /** True once the learner has written anything in a region (or changed a file's text). */
+  readonly edited: boolean;
+}
+
 /**
- * Every edit outside the exercise regions of a starter's committed `src/` files, against
- * HEAD. Undefined when there is no committed starter to compare with (then nobody can
- * say where an edit is). Files the learner added are left out: a new file changes nothing
- * until an edit elsewhere imports it.
+ * The learner's edits of a starter's committed `src/` files, against HEAD. Undefined when
+ * there is no committed starter to compare with (then nobody can say where an edit is).
+ * Files the learner added are left out: a new file changes nothing until an edit elsewhere
+ * imports it.
  */
-export async function findOutsideEdits(starterDir: string): Promise<OutsideEdit[] | undefined> {
+export async function findStarterEdits(starterDir: string): Promise<StarterEdits | undefined> {
   const committed = await readCommittedTree(starterDir);
   if (committed === undefined) return undefined;
-  const edits: OutsideEdit[] = [];
+  const outside: OutsideEdit[] = [];
+  let edited = false;
   for (const [file, content] of [...committed].sort(([a], [b]) => a.localeCompare(b))) {
     if (!file.startsWith("src/")) continue;
     let current: string;
     try {
       current = await readFile(path.join(starterDir, ...file.split("/")), "utf8");
     } catch {
-      edits.push({ file, kind: "deleted" });
+      outside.push({ file, kind: "deleted" });
       continue;
     }
-    edits.push(...editsOutsideRegions(file, current, content.toString("utf8")));
+    const pristine = content.toString("utf8");
+    if (current !== pristine) edited = true;
+    outside.push(...editsOutsideRegions(file, current, pristine));
   }
-  return edits;
+  return { outside, edited };
+}
+
+/** {@link findStarterEdits}' edits outside the exercise regions only. */
+export async function findOutsideEdits(
+  starterDir: string,
+): Promise<readonly OutsideEdit[] | undefined> {
+  return (await findStarterEdits(starterDir))?.outside;
 }
 
 /** One edit in plain Chinese, e.g. `src/index.ts 第 3–5 行`. */

@@ -8,6 +8,8 @@ import {
   createFixtureRepo,
   FIRST_TEST,
   type FixtureRepo,
+  PARTLY_DONE_SOURCE,
+  SECOND_TEST,
   SOLUTION_SOURCE,
   STARTER_SOURCE,
 } from "./fixture-repo.ts";
@@ -28,6 +30,7 @@ describe("sum", () => {
 });
 `;
 const EMPTIES_LIST = "在求和时把传入的数组清空了：调用方手里的列表被改掉。";
+const NO_INITIAL = "累加没有初始值：空列表没有第一个数可以开始，直接抛错。";
 
 /** The learner's mistake, inside the region only: sums right, but empties the caller's list. */
 const REGION_BUG_SOURCE = STARTER_SOURCE.replace(
@@ -50,6 +53,14 @@ beforeAll(async () => {
         replace: "(values as number[]).splice(0).reduce",
         breaks: [KEEPS_LIST],
       },
+      {
+        name: "no-initial-value",
+        description: NO_INITIAL,
+        file: "src/index.ts",
+        find: "total + value, 0)",
+        replace: "total + value)",
+        breaks: [SECOND_TEST],
+      },
     ],
     rubric: [
       { criterion: "求和正确", proof: [FIRST_TEST] },
@@ -59,13 +70,16 @@ beforeAll(async () => {
   repo = await createFixtureRepo([
     { id: "01", manifestPatch },
     { id: "02", manifestPatch },
+    { id: "03", manifestPatch },
+    { id: "04", manifestPatch },
   ]);
-  for (const id of ["01", "02"]) {
+  for (const id of ["01", "02", "03", "04"]) {
     await repo.write(`labs/${id}-demo-sum/tests/keeps-list.test.ts`, KEEPS_LIST_TEST);
   }
   await commitAll(repo.root, "a test the starter passes by accident");
   await repo.write("labs/01-demo-sum/starter/src/index.ts", REGION_BUG_SOURCE);
   await repo.write("labs/02-demo-sum/starter/src/index.ts", OUTSIDE_BUG_SOURCE);
+  await repo.write("labs/03-demo-sum/starter/src/index.ts", PARTLY_DONE_SOURCE);
 }, 60_000);
 
 afterAll(async () => {
@@ -112,5 +126,20 @@ describe("pnpm lesson hint on a test the pristine starter passed", { timeout: 12
     expect(output).toContain("之外改了代码");
     expect(output).toContain("src/index.ts 第 2 行");
     expect(output).not.toContain("lesson diff");
+  });
+});
+
+describe("pnpm lesson hint on an exercise test", { timeout: 120_000 }, () => {
+  it("names the lesson's mistakes that fail the test once the learner has written code", async () => {
+    const output = await hint("03");
+    expect(output).toContain(`第一个失败的测试：${SECOND_TEST}`);
+    expect(output).toContain("你已经写了代码");
+    expect(output).toContain(NO_INITIAL);
+  });
+
+  it("lists no mistakes for a starter nobody has touched", async () => {
+    const output = await hint("04");
+    expect(output).toContain(`第一个失败的测试：${FIRST_TEST}`);
+    expect(output).not.toContain("你已经写了代码");
   });
 });

@@ -474,7 +474,9 @@ function evaluateLab(
       checks.push(failed(`变异门 ${mutation.name}（${mutation.description}）：${mutant.problem}`));
     } else if (label !== undefined) {
       checks.push(
-        checkGate(mutation, report(label), knownTests, typeResult?.mutants.get(mutation.name)),
+        checkGate(mutation, report(label), knownTests, typeResult?.mutants.get(mutation.name), {
+          diagnosed: manifest.week >= GRADED_HINTS_FROM_WEEK,
+        }),
       );
     }
   }

@@ -73,7 +73,7 @@ function resultOf(run: CliRun | undefined): Result | undefined {
 /**
  * Judges the week-5 runs. Every item of the evidence is read from the runs' own results,
  * the files on disk and the requests the loopback API received; each check compares one
- * of them with what design §7 says must hold.
+ * of them with what docs/contracts.md §7 says must hold.
  */
 export function judgeWeek05(run: Week05Run): Verdict<5> {
   const evidence: string[] = [];

@@ -28,7 +28,7 @@ export interface Week07Run {
   readonly gated: CliRun;
 }
 
-/** The parts of the `--json` report the verdict reads (design §7's shape). */
+/** The parts of the `--json` report the verdict reads (docs/contracts.md §7's shape). */
 const ReportSchema = z.looseObject({
   suite: z.string(),
   passRate: z.number(),

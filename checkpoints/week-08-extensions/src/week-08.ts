@@ -60,7 +60,7 @@ export interface Week08Run {
   readonly subagents: SubagentsRun;
 }
 
-/** The parts of a `--json` RunResult the verdict reads (design §6). */
+/** The parts of a `--json` RunResult the verdict reads (docs/contracts.md §6). */
 const ResultSchema = z.looseObject({
   status: z.string(),
   code: z.string(),

@@ -69,6 +69,10 @@ describe("decideInDoubt", () => {
   it("runs again an edit with no prediction: it was refused when planned and wrote nothing", () => {
     expect(decideInDoubt("edit_file", undefined, []), "规划时就被拒绝的编辑").toBe("run");
   });
+
+  it("runs again an edit whose prediction lists no file: there is nothing it could have written twice", () => {
+    expect(decideInDoubt("apply_edits", [], []), "apply_edits 的预测里一个文件也没有").toBe("run");
+  });
 });
 
 /** A log that ends with an intent and no result: the process was killed right there. */

@@ -106,8 +106,15 @@ describe("runAll", () => {
     const all = runAll([task, task], { limit: 2, signal: controller.signal });
     await tick();
     controller.abort(new Error("父运行被取消"));
-    const results = await all;
+    const settled = await all.then(
+      (results) => ({ results }),
+      (error: unknown) => ({ rejected: error }),
+    );
     expect(got, "正在运行的两个子 Agent 都要收到父运行的取消").toEqual(["收到取消", "收到取消"]);
+    expect(settled, "runAll 本身不能 reject：被取消的子 Agent 是一个失败的结果").not.toHaveProperty(
+      "rejected",
+    );
+    const results = "results" in settled ? settled.results : [];
     expect(results).toEqual([
       { ok: false, error: new Error("父运行被取消") },
       { ok: false, error: new Error("父运行被取消") },

@@ -3,7 +3,7 @@ import type { GuardVerdict } from "./loop-guard.ts";
 import type { TokenUsage } from "./provider.ts";
 
 /**
- * What one model's tokens cost, in USD per million tokens (design §7, lesson 29).
+ * What one model's tokens cost, in USD per million tokens (docs/contracts.md §7, lesson 29).
  * `cachedInputPerMTok` prices the part of the input the provider served from its prompt
  * cache; without it those tokens cost the input price.
  */

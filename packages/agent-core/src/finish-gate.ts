@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { FinishDecision, RunExtension } from "./extension.ts";
 
-/** Why a finish is not accepted (stable codes, design §7). */
+/** Why a finish is not accepted (stable codes, docs/contracts.md §7). */
 export type FinishRejectionReason =
   | "no_test_evidence"
   | "stale_test_evidence"
@@ -187,7 +187,7 @@ export function createFinishGate(options: FinishGateOptions): FinishGate {
   };
 }
 
-/** The counts of a `run_tests` report (design §6). */
+/** The counts of a `run_tests` report (docs/contracts.md §6). */
 const CountedTestReportSchema = z.object({
   passed: z.number(),
   failed: z.number(),

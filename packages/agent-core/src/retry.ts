@@ -235,7 +235,7 @@ export type RetryWaitDecision =
 export type RetryWait = (input: RetryWaitInput) => RetryWaitDecision;
 
 /**
- * The wait before retrying a failure whose server said when to come back (design §7,
+ * The wait before retrying a failure whose server said when to come back (docs/contracts.md §7,
  * lesson 38): at least what the server asked, never less than the policy's own backoff,
  * and never a wait the time budget cannot hold.
  */

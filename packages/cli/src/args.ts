@@ -150,7 +150,7 @@ export type ProviderName = (typeof PROVIDERS)[number];
 /** The commands the CLI knows. */
 export const COMMANDS = ["run", "resume", "replay", "runs", "trace", "eval", "help"] as const;
 
-/** `--finish-gate` values (design §7). */
+/** `--finish-gate` values (docs/contracts.md §7). */
 export const FINISH_GATES = ["auto", "tests", "none"] as const;
 export type FinishGateMode = (typeof FINISH_GATES)[number];
 

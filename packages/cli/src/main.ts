@@ -47,7 +47,7 @@ const code = await runCli(
     stderr: (text) => process.stderr.write(text),
     color: process.stdout.isTTY === true && !process.env.NO_COLOR,
     stderrIsTerminal: process.stderr.isTTY === true,
-    // `--approval ask` prompts only on a terminal; without one it refuses (design §6).
+    // `--approval ask` prompts only on a terminal; without one it refuses (docs/contracts.md §6).
     ...(process.stdin.isTTY && process.stderr.isTTY
       ? {
           approver: createTerminalApprover({

@@ -16,7 +16,7 @@ export type PricingLoadResult =
   | { readonly ok: false; readonly message: string };
 
 /**
- * Reads and validates a `--pricing` file (design §7): `{ "<model>": { "inputPerMTok",
+ * Reads and validates a `--pricing` file (docs/contracts.md §7): `{ "<model>": { "inputPerMTok",
  * "outputPerMTok", "cachedInputPerMTok"? } }`, USD per million tokens.
  */
 export async function loadPricingFile(file: string): Promise<PricingLoadResult> {

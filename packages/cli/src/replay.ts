@@ -27,7 +27,7 @@ import { loggedChildSpend } from "./state/resume.ts";
 import { SPAWN_AGENT, spawnAgentTool, withChildSpend } from "./subagents/spawn-agent.ts";
 
 /**
- * `coding-agent replay <runId | state.jsonl>` (design §7, lesson 28): runs a finished run
+ * `coding-agent replay <runId | state.jsonl>` (docs/contracts.md §7, lesson 28): runs a finished run
  * again offline on its recorded model replies and tool results, and prints the result the
  * way `run` does, exiting as the original did. No model is asked (no backend is even built,
  * so no key or network is needed) and no tool runs: each tool is replaced by one that

@@ -4,7 +4,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 
 /**
- * Where a run's files live (design §7): never in the workspace, whose diff they would
+ * Where a run's files live (docs/contracts.md §7): never in the workspace, whose diff they would
  * change, but under `$CODING_AGENT_HOME` (default `~/.coding-agent`), one folder a run:
  * `runs/<runId>/` with `state.jsonl`, `trace.jsonl` and `artifacts/`.
  */

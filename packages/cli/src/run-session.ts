@@ -72,7 +72,7 @@ export async function startRun(
   }
 }
 
-/** The lock a run holds while it runs (design §8 "One owner per run"). */
+/** The lock a run holds while it runs (docs/contracts.md §8 "One owner per run"). */
 interface RunOwner {
   lock?: RunLock;
 }
@@ -168,7 +168,7 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`${price.message}\n`);
     return EXIT_CODES.usage;
   }
-  // Hooks of the user, and of the workspace only when it is trusted (design §7, lesson 36).
+  // Hooks of the user, and of the workspace only when it is trusted (docs/contracts.md §7, lesson 36).
   // Loaded before the tools: the scripts they run are files the tools must not write.
   const realWorkspace = await realpath(command.workspace).catch(() => undefined);
   const settings = await loadHookSettings({
@@ -447,7 +447,7 @@ async function execute(session: Session): Promise<number> {
   // `--json` carries `runId`, and a script's captured output does not change from run to run).
   if (io.stderrIsTerminal === true)
     io.stderr(`coding-agent：运行 ID ${runId}（coding-agent trace ${runId} 查看报告）\n`);
-  // The run's usage and cost are its own model calls' and every child's (design §7 "Cost").
+  // The run's usage and cost are its own model calls' and every child's (docs/contracts.md §7 "Cost").
   const whole = subagents === undefined ? result : withChildSpend(result, subagents.spent());
   return report(io, command, whole, await gate.evidence(), runId, runDir);
 }
@@ -545,7 +545,7 @@ async function readStartFiles(
 }
 
 /**
- * `auto` is `tests` when the run has a test command (design §7), except for the built-in
+ * `auto` is `tests` when the run has a test command (docs/contracts.md §7), except for the built-in
  * demo in a workspace whose only test command is its package.json script (see
  * `demoSkipsFinishGate`).
  */

@@ -70,7 +70,7 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
     workspace,
     allowCommands: options.allowCommands,
     approval: options.approval,
-    // `ask` with no terminal to ask on is `deny` (design §6).
+    // `ask` with no terminal to ask on is `deny` (docs/contracts.md §6).
     approver: options.approver ?? denyAll,
     sandbox,
     editSession: edits,

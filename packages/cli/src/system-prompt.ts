@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Message, ModelRequest, Redactor } from "@coding-agent/agent-core";
 
 /**
- * The built-in part of a real model's system prompt (design §7): the agent's role, how
+ * The built-in part of a real model's system prompt (docs/contracts.md §7): the agent's role, how
  * to use the tools, and that a finish needs passing tests. Without it a real model does
  * not know the finish gate exists and "finishes" on its own word.
  */

@@ -167,7 +167,7 @@ describe(
       expect(after?.value).toMatchObject({ passed: 2, failed: 0 });
       expect(code).toBe(0);
       expectCompletedOnFreshEvidence(result, "src/lib.rs");
-    expect(result.evidence.tests).toMatchObject({ passed: 2, failed: 0 });
+      expect(result.evidence.tests).toMatchObject({ passed: 2, failed: 0 });
     });
 
     it("a runner it cannot read: the exit status of the whole command is the evidence, and says so", async () => {

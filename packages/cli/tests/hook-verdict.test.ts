@@ -1,4 +1,4 @@
-/** How a hook command's end is judged (design §7, lesson 36): only exit 0 allows; it fails closed. */
+/** How a hook command's end is judged (docs/contracts.md §7, lesson 36): only exit 0 allows; it fails closed. */
 import { describe, expect, it } from "vitest";
 import type { HookRun } from "../src/hooks/run-hook.ts";
 import { hookVerdict } from "../src/hooks/verdict.ts";

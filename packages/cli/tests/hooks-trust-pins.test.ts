@@ -1,5 +1,5 @@
 /**
- * Trust pinned to content (design §8 "Trust"): `--trust-workspace` records a hash of the
+ * Trust pinned to content (docs/contracts.md §8 "Trust"): `--trust-workspace` records a hash of the
  * workspace's hook and MCP definitions and of the scripts they name; a later run without
  * the flag runs them only while they are unchanged, and otherwise says in one line what
  * changed. And the agent cannot plant a hook: its edit tools refuse `.coding-agent/**`,

@@ -1,5 +1,5 @@
 /**
- * Workspace trust (design §7, lesson 36): a cloned repository must not run code by being
+ * Workspace trust (docs/contracts.md §7, lesson 36): a cloned repository must not run code by being
  * opened. Hooks in a workspace's `.coding-agent/settings.json` run only when it is trusted
  * (`--trust-workspace`, or its real path in `$CODING_AGENT_HOME/trusted.json`); the user's
  * own `$CODING_AGENT_HOME/settings.json` always runs. Attacked through symlinks, `..`,

@@ -1,5 +1,5 @@
 /**
- * Command hooks (design §7, lesson 36) with real `sh` hooks: what they get on stdin, a veto,
+ * Command hooks (docs/contracts.md §7, lesson 36) with real `sh` hooks: what they get on stdin, a veto,
  * rewrites that try to get past the workspace, the approval gate or redaction, hooks that
  * hang, crash, fork or print garbage, the Stop hook through the finish-rejection path, and
  * what a replay and a resume do with a run that had hooks.

@@ -1,5 +1,5 @@
 /**
- * Plugins = MCP (design §7, lesson 37), against a real, independently written server:
+ * Plugins = MCP (docs/contracts.md §7, lesson 37), against a real, independently written server:
  * `@modelcontextprotocol/server-everything`, run through `node` (never npx, never the
  * network). Each stdio server is started through `sh -c 'echo $$ >> <pids>; exec node …'`,
  * so the test knows every process a run started and can prove, through /proc, that none

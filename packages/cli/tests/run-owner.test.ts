@@ -1,5 +1,5 @@
 /**
- * One owner per run (design §8): a run holds a lock in its folder while it runs or
+ * One owner per run (docs/contracts.md §8): a run holds a lock in its folder while it runs or
  * resumes; a second `resume` is refused with exit 2 naming the owner's pid, and a lock
  * whose process is gone is taken over. Attacked with two resumes at once, a resume of a
  * live run, a stale lock, and many acquirers racing.

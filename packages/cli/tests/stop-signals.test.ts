@@ -1,5 +1,5 @@
 /**
- * Every way to stop cleans up (design §8): SIGTERM and SIGHUP end a run like Ctrl-C
+ * Every way to stop cleans up (docs/contracts.md §8): SIGTERM and SIGHUP end a run like Ctrl-C
  * (`cancelled`, exit 143 / 129), with the command's process group, the MCP server and what
  * the server started all gone; and the CLI exits once a run ends even while a server's
  * child holds the server's stderr open. Real processes, checked through /proc.

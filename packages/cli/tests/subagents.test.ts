@@ -1,5 +1,5 @@
 /**
- * Subagents (design §7, lesson 39) through the real CLI: children in a git worktree and in
+ * Subagents (docs/contracts.md §7, lesson 39) through the real CLI: children in a git worktree and in
  * a temporary copy, results in call order under concurrency, patches, allowPaths, the
  * carved budget, cancellation that leaves no worktree, folder or process, and the
  * attacks: writes outside the copy or the allowed paths, a symlink to outside.

@@ -34,7 +34,7 @@ function cli(turns: unknown[], flags: string[], approver?: Approver) {
 }
 
 describe("coding-agent run with the workspace tools", () => {
-  it("lets a scripted model use the four tools as design §6 specifies", async () => {
+  it("lets a scripted model use the four tools as docs/contracts.md §6 specifies", async () => {
     const { code, result } = await cli(
       [
         call("list_files", {}),

@@ -9,7 +9,7 @@ import { buildReport, formatTerminalReport, hasHarnessError } from "./report.ts"
 import { type AgentRunner, HARNESS_ERROR_STATUS } from "./run-task.ts";
 import { loadSuite, type RunArgsValidator } from "./task-file.ts";
 
-/** Exit codes of `coding-agent eval` (design §7). */
+/** Exit codes of `coding-agent eval` (docs/contracts.md §7). */
 export const EVAL_EXIT_CODES = {
   /** The suite ran: failing tasks are results, not errors. */
   ok: 0,

@@ -4,7 +4,7 @@ import picomatch from "picomatch";
 import { runProcessGroup, tail } from "./process-group.ts";
 import type { EvalTask } from "./task-file.ts";
 
-/** The four graders of design §7, in the order a report shows them. */
+/** The four graders of docs/contracts.md §7, in the order a report shows them. */
 export const GRADER_NAMES = [
   "tests_pass",
   "diff_in_scope",

@@ -111,6 +111,6 @@ export async function runTasks(
 export function progressLine(result: TaskResult, finished: number, total: number): string {
   const mark = result.passed ? "✓" : "✗";
   const seconds = (result.durationMs / 1000).toFixed(1);
-  // Exactly the line of design §7; why a task failed is the report's business.
+  // Exactly the line of docs/contracts.md §7; why a task failed is the report's business.
   return `[${finished}/${total}] ${mark} ${result.id} ${seconds}s`;
 }

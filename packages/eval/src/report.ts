@@ -2,10 +2,10 @@ import type { BaselineTask } from "./baseline.ts";
 import { GRADER_NAMES } from "./graders.ts";
 import { HARNESS_ERROR_STATUS, type TaskResult } from "./run-task.ts";
 
-/** Why a task that did not complete stopped, as a report groups it (design §7). */
+/** Why a task that did not complete stopped, as a report groups it (docs/contracts.md §7). */
 export type StopKind = "capability" | "safety" | "harness";
 
-/** The `--json` report (design §7), also the file `--baseline` reads and `--update-baseline` writes. */
+/** The `--json` report (docs/contracts.md §7), also the file `--baseline` reads and `--update-baseline` writes. */
 export interface EvalReport {
   readonly suite: string;
   /** passed / total, between 0 and 1. */

@@ -31,7 +31,7 @@ export const DEFAULT_TASK_TIMEOUT_MS = 120_000;
 /** A harness error's status: the run has no status of its own. */
 export const HARNESS_ERROR_STATUS = "error";
 
-/** One row of the report (design §7): `status`/`code` are the run's, or `error` + `timeout`/`crash`. */
+/** One row of the report (docs/contracts.md §7): `status`/`code` are the run's, or `error` + `timeout`/`crash`. */
 export interface TaskResult {
   readonly id: string;
   readonly passed: boolean;

@@ -17,7 +17,7 @@ export const RUN_STATUSES = [
 /** Flags the harness sets itself for every run; a task's `args` may not name them. */
 export const RESERVED_RUN_FLAGS = ["workspace", "json", "script", "test-command", "help"] as const;
 
-/** One `<suite>/<id>/task.json` (design §7, Eval), as written in the file. */
+/** One `<suite>/<id>/task.json` (docs/contracts.md §7, Eval), as written in the file. */
 export const TaskFileSchema = z.strictObject({
   id: z
     .string()

@@ -219,3 +219,73 @@ describe("lineMatches", () => {
     expect(lineMatches("乱序再跑（seed 1）", "乱序再跑（seed 57897）")).toBe(true);
   });
 });
+
+describe("checkReadmeOutputs: excerpts", () => {
+  const second = {
+    name: "runAgent > stops on finish",
+    file: FILE,
+    state: "failed" as const,
+    failure: { kind: "assertion" as const, message: "AssertionError: expected 2 to be 1" },
+  };
+  const twoFailures: TargetReport = { ...STARTER, tests: [...STARTER.tests, second] };
+  const oneOfTwo = [
+    " FAIL  ../tests/lab.test.ts > runAgent > writes the result back",
+    "AssertionError: expected [] to deeply equal [ 'x' ]",
+  ];
+  const starterOnly = (lead: string | undefined, lines: readonly string[]) =>
+    checkReadmeOutputs(
+      [
+        "# 第 05 课",
+        "",
+        ...(lead === undefined ? [] : [lead, ""]),
+        block("starter-test", lines),
+      ].join("\n"),
+      { verifyLines: VERIFY, starter: twoFailures, solution: SOLUTION, commands: new Map() },
+    );
+
+  it("fails a block that shows some of the failures without saying it is an excerpt", () => {
+    const result = starterOnly("修改之前的失败：", oneOfTwo);
+    expect(result.ok).toBe(false);
+    expect(result.text).toContain("块里列出 1 个失败的测试，真实运行有 2 个");
+  });
+
+  it("fails a bare （节选） that does not say which part", () => {
+    expect(starterOnly("修改之前的失败（节选）：", oneOfTwo).ok).toBe(false);
+  });
+
+  it("passes an excerpt that says which part it shows", () => {
+    expect(starterOnly("修改之前的失败（节选：第一个失败的测试）：", oneOfTwo).ok).toBe(true);
+  });
+
+  it("fails a cli excerpt whose lines are out of the order the command printed them", () => {
+    const text = CLI_README.replace("```bash", "节选：两行\n\n```bash").replace(
+      "状态：completed（退出码 0）\nexit=0",
+      "exit=0\n状态：completed（退出码 0）",
+    );
+    const lines = ["状态：completed（退出码 0）", "exit=0"];
+    const result = checkReadmeOutputs(text, {
+      verifyLines: VERIFY,
+      starter: STARTER,
+      solution: SOLUTION,
+      commands: new Map([[8, { ok: true, lines }]]),
+    });
+    expect(result.ok).toBe(false);
+    expect(result.text).toContain("不在命令的输出里（或顺序不对）");
+  });
+
+  it("passes a cli excerpt whose lines appear in order in what the command printed", () => {
+    const text = CLI_README.replace("```bash", "节选：最后一行\n\n```bash").replace(
+      "状态：completed（退出码 0）\nexit=0",
+      "exit=0",
+    );
+    const lines = ["状态：completed（退出码 0）", "exit=0"];
+    expect(
+      checkReadmeOutputs(text, {
+        verifyLines: VERIFY,
+        starter: STARTER,
+        solution: SOLUTION,
+        commands: new Map([[8, { ok: true, lines }]]),
+      }).ok,
+    ).toBe(true);
+  });
+});

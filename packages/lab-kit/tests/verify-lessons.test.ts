@@ -203,8 +203,10 @@ describe("verifyLessons", () => {
     expect(verdict("01").notice).toEqual([]);
   });
 
-  it("reports the next hint for the first failing test of an untouched starter", () => {
-    expect(verdict("01").learner.join("\n")).toContain("循环里要把每个数加到 sum 上。");
+  it("points an untouched starter at lesson hint, without quoting a hint a README would show", () => {
+    const learner = verdict("01").learner.join("\n");
+    expect(learner).toContain("提示：需要时运行 pnpm lesson hint 01，一次给一条");
+    expect(learner).not.toContain("循环里要把每个数加到 sum 上。");
   });
 });
 

@@ -79,7 +79,7 @@ export interface ToolCallDelta {
 export type AddToolCallDelta = (calls: Map<number, ToolCallParts>, delta: ToolCallDelta) => void;
 
 /**
- * Adds one tool-call delta to `calls`, keyed by the delta's `index` (design §7, lesson 38):
+ * Adds one tool-call delta to `calls`, keyed by the delta's `index` (docs/contracts.md §7, lesson 38):
  * the deltas of parallel calls may interleave, and only `index` says which call a piece of
  * `arguments` belongs to. The first delta of a call brings its `id` and `name`; later ones
  * bring pieces of `arguments` (kept in arrival order, joined at the end). A name a server

@@ -1,4 +1,4 @@
-/** `--approval`: what happens to a call that needs permission (design §6). */
+/** `--approval`: what happens to a call that needs permission (docs/contracts.md §6). */
 export const APPROVAL_MODES = ["ask", "deny", "auto"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 

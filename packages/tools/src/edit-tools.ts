@@ -75,7 +75,7 @@ export interface ApplyEditsResult {
 type Applied = { readonly files: readonly PlannedFile[]; readonly diff: string };
 
 /**
- * The week-4 write tools (design §6), confined like the read tools and permitted by
+ * The week-4 write tools (docs/contracts.md §6), confined like the read tools and permitted by
  * `--allow-path` and `--approval`. Each call plans every change first (nothing is
  * written when any edit fails), asks permission with the diff, then commits all or
  * nothing.

@@ -39,7 +39,7 @@ export const DEFAULT_READ_LIMITS: ReadLimits = {
 export const EXCLUDED_DIRS = [".git", "node_modules"] as const;
 
 /**
- * What `read_file` returns (design §6). `binary` files are reported, not dumped. When
+ * What `read_file` returns (docs/contracts.md §6). `binary` files are reported, not dumped. When
  * `truncated`, `nextStartLine` (and, inside a line longer than the budget,
  * `nextStartColumn`) is the input of the call that reads on.
  */

@@ -20,7 +20,7 @@ import type { SandboxPolicy } from "./sandbox/policy.ts";
 import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
 
 /**
- * What `run_command` returns when the command ended by itself (design §6), so `timedOut`
+ * What `run_command` returns when the command ended by itself (docs/contracts.md §6), so `timedOut`
  * is always false here. A command that outlives its timeout is the `timeout` error instead
  * (§6's error code): its message carries these same fields, with `timedOut: true`, the
  * signal that ended the group and whatever output was captured (head and tail).
@@ -202,7 +202,7 @@ const WHOLE_OUTPUT_BYTES = 1_000_000;
 const NOTE_ROOM = 200;
 
 /**
- * `run_command` as a tool (design §6), over `createRunCommand(options)`. Asked before the
+ * `run_command` as a tool (docs/contracts.md §6), over `createRunCommand(options)`. Asked before the
  * call starts: a refused call ends the run blocked without running, and is neither counted
  * nor traced as started.
  */

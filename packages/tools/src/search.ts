@@ -12,7 +12,7 @@ import {
 import type { Workspace } from "./workspace.ts";
 
 /**
- * What `search` returns: `path:line:text` lines (design §6). When `truncated`, the call
+ * What `search` returns: `path:line:text` lines (docs/contracts.md §6). When `truncated`, the call
  * with `offset: nextOffset` returns the matches after these.
  */
 export interface SearchResult {

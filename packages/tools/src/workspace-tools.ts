@@ -62,7 +62,7 @@ export interface WorkspaceToolsOptions {
 
 /**
  * `read_file`, `list_files`, `search`, `run_command`, `run_tests` and the write tools
- * `edit_file`, `write_file`, `apply_edits` (design §6), confined to one workspace.
+ * `edit_file`, `write_file`, `apply_edits` (docs/contracts.md §6), confined to one workspace.
  * Create one set per run: "allow for the run" answers live in it.
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
@@ -116,7 +116,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
 }
 
 /**
- * `read_file`, `list_files` and `search` (design §6) over one workspace: every path they
+ * `read_file`, `list_files` and `search` (docs/contracts.md §6) over one workspace: every path they
  * take goes through `workspace.resolve`, the one wall between the model and the machine.
  */
 export function createReadTools(

@@ -3,7 +3,7 @@ import { z } from "zod";
 /** 评测框架自己给每次运行设置的选项：任务的 args 不能再给一遍。 */
 export const HARNESS_FLAGS = ["workspace", "json", "script", "test-command", "help"] as const;
 
-/** 一个 `<任务集>/<id>/task.json`（design §7 Eval 的任务格式，本课用到的字段）。 */
+/** 一个 `<任务集>/<id>/task.json`（docs/contracts.md §7 Eval 的任务格式，本课用到的字段）。 */
 export const TaskSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "只能由字母、数字、.、_、- 组成"),
   goal: z.string().trim().min(1, "不能为空"),

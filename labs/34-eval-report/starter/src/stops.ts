@@ -6,12 +6,10 @@ import type { StopKind, TaskResult } from "@coding-agent/eval";
  */
 export function stopKindOf(result: Pick<TaskResult, "status" | "code">): StopKind | undefined {
   // #region exercise
-  // TODO(lab-34): 现在没有一次停止被归类：报告的“停止原因”三个数都是 0。按 status 和 code 分：
-  //   - 完成的运行（completed）：没有停止原因，返回 undefined；
-  //   - 安全策略让它停下（blocked，或者 code 是 permission_denied）：safety；
-  //   - Agent 自己没做到（failed、budget_exceeded，finish_rejected 也在其中）：capability；
-  //   - 评测框架没有拿到结论（error 的 timeout、crash，还有 cancelled）：harness。
-  //   想一想：判断的先后顺序有没有关系？
+  // TODO(lab-34): 现在没有一次停止被归类：报告的“停止原因”三个数都是 0。
+  //   按“是谁让它停下的”归类：安全策略（safety）、Agent 自己（capability）、评测框架没拿到
+  //   结论（harness）；完成的运行没有停止原因。status 和 code 各说明了什么，见 README 的原理拆解。
+  //   约束：一次被拒绝的权限不能算成“能力不够”，不管它以什么 status 结束。
   void result;
   return undefined;
   // #endregion exercise

@@ -1,7 +1,7 @@
 import type { HookRun, HookVerdict } from "@coding-agent/cli";
 
 /**
- * 一个 hook 命令结束的方式，判成总项目用的决定（设计 §7）：
+ * 一个 hook 命令结束的方式，判成总项目用的决定（docs/contracts.md §7）：
  * - 退出码 0 放行：stdout 什么都没写，或者是一个 JSON 对象，它的键都在 fields 里（这个事件接受的改写）；
  * - 退出码 2 否决：stderr 就是理由；
  * - 其余一律 { kind: "failed", why, stderr }，按否决处理（fail closed）。

@@ -47,7 +47,7 @@ const HttpServerSchema = z.strictObject(
 // #endregion exercise
 
 /**
- * 一个设置文件或 --mcp-config 文件里的 mcpServers（设计 §7）：
+ * 一个设置文件或 --mcp-config 文件里的 mcpServers（docs/contracts.md §7）：
  * `{ "<名字>": { "command", "args"?, "env"? } | { "url" } }`。
  * 全部合格才回答 { ok: true, servers }；否则 { ok: false, details }，
  * 每个问题都写出它的位置（mcpServers.<名字>.<字段>: 原因），用“；”隔开。
@@ -96,7 +96,7 @@ export function parseMcpServers(value: unknown, source: string): McpServersParse
 }
 
 /**
- * 批准门对一次 MCP 工具调用要问什么（设计 §7）：
+ * 批准门对一次 MCP 工具调用要问什么（docs/contracts.md §7）：
  * - --allow-tool 恰好写出了这个工具的全名：undefined，不用问，直接调用；
  * - 否则：交给批准门的请求，由 --approval 决定（auto 放行、deny 让运行以 blocked 结束、ask 询问）。
  */

@@ -1,7 +1,7 @@
 import type { ChildTask, RunAllOptions, Settled } from "@coding-agent/cli";
 
 /**
- * 一批子 Agent 的调度（设计 §7）：同时最多运行 `options.limit` 个 `tasks`，按调用顺序开始；
+ * 一批子 Agent 的调度（docs/contracts.md §7）：同时最多运行 `options.limit` 个 `tasks`，按调用顺序开始；
  * 按调用顺序交回每个任务的结果（第 i 个任务的结果在第 i 位），而不是按完成的顺序。
  * 每个任务都拿到 `options.signal`：父运行取消时，正在运行的每个子 Agent 都收到它，之后不再开始新任务
  * （没开始的任务的结果是 `{ ok: false, error: signal.reason }`）。任务抛出或 reject 时，

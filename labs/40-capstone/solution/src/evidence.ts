@@ -1,7 +1,7 @@
 import type { StateEvent, TraceLine } from "@coding-agent/cli";
 import type { EvalReport, FileChange } from "@coding-agent/eval";
 
-/** 完成验证门留在结果里的证据（设计 §7，第 21 课）。 */
+/** 完成验证门留在结果里的证据（docs/contracts.md §7，第 21 课）。 */
 export interface FinishEvidence {
   readonly startVersion: string;
   readonly endVersion: string;

@@ -7,7 +7,7 @@ import { describePinChanges, namedScripts, pinDefinitions } from "./trust-pins.t
 import { readTrustEntry, recordTrust, trustFileOf } from "./workspace-trust.ts";
 
 /**
- * Settings files (design §7, lesson 36): `$CODING_AGENT_HOME/settings.json` (the user's,
+ * Settings files (docs/contracts.md §7, lesson 36): `$CODING_AGENT_HOME/settings.json` (the user's,
  * always trusted) and `<workspace>/.coding-agent/settings.json` (the workspace's, read only
  * when the workspace is trusted). Their `hooks` are in Claude Code's shape, flattened as §7
  * writes it; their `mcpServers` (lesson 37) in the `.mcp.json` shape (`../mcp/config.ts`),
@@ -90,7 +90,7 @@ export type HookSettings =
  * file must really be inside it (a symlink out of the workspace is refused, exit 2), since
  * "trusted" is a statement about this folder, not about wherever a link points.
  *
- * Trust is pinned to content (design §8): `trustWorkspace` records the hashes of the
+ * Trust is pinned to content (docs/contracts.md §8): `trustWorkspace` records the hashes of the
  * workspace's hook and MCP definitions and of the scripts they name (`trust-pins.ts`) in
  * `trusted.json`; an entry recorded so trusts those definitions only, and a changed one is
  * ignored, with one warning saying what changed, until trusted again. A plain path the

@@ -3,7 +3,7 @@ import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
 
 /**
- * What trusting a workspace pins (design §8 "Trust"): a hash of each hook and MCP server
+ * What trusting a workspace pins (docs/contracts.md §8 "Trust"): a hash of each hook and MCP server
  * definition in its settings file, and of each script file a definition names. Keys say
  * what a hash is of, so a difference can be told in words:
  * `hooks.PreToolUse[0]`, `mcpServers.docs`, `file:scripts/check.sh`.

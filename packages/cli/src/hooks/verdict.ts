@@ -10,7 +10,7 @@ export type HookVerdict =
   | { readonly kind: "failed"; readonly why: string; readonly stderr: string };
 
 /**
- * Judges how a hook command ended (design §7): exit 0 allows — with nothing on stdout, or one
+ * Judges how a hook command ended (docs/contracts.md §7): exit 0 allows — with nothing on stdout, or one
  * JSON object whose keys are all among `fields` (the rewrites this event accepts); exit 2
  * vetoes with its stderr; everything else fails closed: another exit code, a signal, a
  * timeout, a cancel, a command that could not start, stdout that is not such an object or

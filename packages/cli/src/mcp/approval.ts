@@ -17,7 +17,7 @@ export type McpApprovalCall = (
 ) => GatedCall | undefined;
 
 /**
- * What the approval gate is asked about one call of an MCP tool (design §7, lesson 37):
+ * What the approval gate is asked about one call of an MCP tool (docs/contracts.md §7, lesson 37):
  * nothing (`undefined`, the call runs) only when `--allow-tool` names exactly this tool;
  * otherwise the request the gate decides by `--approval` (`auto` allows it, `deny` blocks
  * the run, `ask` asks), showing the tool and its input; "allow for the run" covers the tool.

@@ -3,7 +3,7 @@ import { formatValueIssues, toValueIssues } from "@coding-agent/agent-core";
 import { z } from "zod";
 
 /**
- * MCP server definitions (design §7, lesson 37) in the `.mcp.json` shape:
+ * MCP server definitions (docs/contracts.md §7, lesson 37) in the `.mcp.json` shape:
  * `{ "mcpServers": { "<name>": { "command", "args"?, "env"? } | { "url" } } }`, read from the
  * settings files (beside `hooks`) and from `--mcp-config <file>`. An entry with `url` is a
  * streamable HTTP server; any other entry is a stdio server (a process the run starts).

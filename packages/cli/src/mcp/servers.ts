@@ -52,7 +52,7 @@ interface Running {
 }
 
 /**
- * Starts the run's MCP servers (design §7, lesson 37) through the official SDK client, all
+ * Starts the run's MCP servers (docs/contracts.md §7, lesson 37) through the official SDK client, all
  * at once: a stdio server is a process in the workspace (its environment: the SDK's safe
  * default variables plus its `env`, never the CLI's keys), a `url` server is streamable HTTP.
  * A server that fails to start or list its tools is one error line on stderr and the run

@@ -33,7 +33,7 @@ export type ReplayVerdict =
     };
 
 /**
- * The divergence rule of a replay (design §7, lesson 28): the runtime's next move must be
+ * The divergence rule of a replay (docs/contracts.md §7, lesson 28): the runtime's next move must be
  * the log's next transition. A model call needs the reply of that very step; a tool call,
  * an intent of the same call id and tool with the same input (compared as canonical JSON,
  * so the order of keys does not matter); the end, a `run_finished` with the same status,

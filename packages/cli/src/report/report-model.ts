@@ -4,7 +4,7 @@
  */
 
 /**
- * A run's report, built from its trace events alone. Costs follow design §7: a number in USD, `null`
+ * A run's report, built from its trace events alone. Costs follow docs/contracts.md §7: a number in USD, `null`
  * when a price was unknown, `undefined` when the trace carries no cost at all; both of the
  * last two are shown as "—".
  */

@@ -1,6 +1,6 @@
 import { parseArgsOrExplain } from "../parse-args.ts";
 
-/** `coding-agent trace <runId | trace.jsonl> [--html <file>] [--atif <file>] [--json]` (design §7, Report). */
+/** `coding-agent trace <runId | trace.jsonl> [--html <file>] [--atif <file>] [--json]` (docs/contracts.md §7, Report). */
 export interface TraceCommand {
   readonly kind: "trace";
   /** A run id (looked up under `$CODING_AGENT_HOME/runs/`) or a path to a trace file. */

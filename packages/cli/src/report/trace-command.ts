@@ -14,7 +14,7 @@ import type { TraceCommand } from "./trace-args.ts";
 import { parseTraceLines } from "./trace-lines.ts";
 import { buildTraceReport, withChildReports } from "./trace-report.ts";
 
-/** The file name of a run's trace inside its folder (design §7). */
+/** The file name of a run's trace inside its folder (docs/contracts.md §7). */
 export const TRACE_FILE = "trace.jsonl";
 
 /**

@@ -2,7 +2,7 @@ import { formatValueIssues, toValueIssues } from "@coding-agent/agent-core";
 import { z } from "zod";
 
 /**
- * `trace.jsonl` as the report reads it (design §7, lessons 26–27 and 30): one JSON object a
+ * `trace.jsonl` as the report reads it (docs/contracts.md §7, lessons 26–27 and 30): one JSON object a
  * line, `{ seq, atMs, runId, type, …body }` with body an agent-core `TraceEventBody`. The
  * schemas name the fields the report relies on and keep any others (`looseObject`), so a
  * field added later (`costUsd`, …) passes through; an event type the report does not know
@@ -10,7 +10,7 @@ import { z } from "zod";
  */
 
 const Usage = z.looseObject({ inputTokens: z.number().min(0), outputTokens: z.number().min(0) });
-/** A cost in USD; `null` when a price is unknown (design §7, Cost). */
+/** A cost in USD; `null` when a price is unknown (docs/contracts.md §7, Cost). */
 const Cost = z.number().min(0).nullable().optional();
 const Step = z.int().min(1);
 

@@ -3,7 +3,7 @@ import { type Redactor, redactJson } from "@coding-agent/agent-core";
 import { z } from "zod";
 
 /**
- * `state.jsonl` (design §7, lesson 22): the run's transitions, append-only, one JSON
+ * `state.jsonl` (docs/contracts.md §7, lesson 22): the run's transitions, append-only, one JSON
  * object a line, numbered `seq` 1, 2, … without gaps. What a resume rebuilds the run from.
  */
 export const STATE_EVENT_TYPES = [

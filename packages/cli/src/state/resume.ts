@@ -187,7 +187,7 @@ export function recordedResponse(reply: EventOf<"model_reply">): ModelResponse {
 const RERUNNABLE: ReadonlySet<string> = new Set([...READ_ONLY_TOOLS, "run_tests"]);
 const EDIT_TOOLS: ReadonlySet<string> = new Set(["edit_file", "write_file", "apply_edits"]);
 
-/** What a resume does with a call the crash left in doubt (design §7). */
+/** What a resume does with a call the crash left in doubt (docs/contracts.md §7). */
 export type InDoubtDecision =
   /** Run it again: it changes nothing, or an edit whose files are still as before it. */
   | "run"

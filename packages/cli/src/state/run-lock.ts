@@ -28,7 +28,7 @@ export type RunLockResult =
 const MAX_ATTEMPTS = 200;
 
 /**
- * Takes the run's lock (design §8 "One owner per run"): at most one process runs or
+ * Takes the run's lock (docs/contracts.md §8 "One owner per run"): at most one process runs or
  * resumes a run at a time, so no tool call runs twice and the state log gets one writer.
  *
  * The lock file appears whole or not at all: the owner is written to a private file

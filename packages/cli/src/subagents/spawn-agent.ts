@@ -69,7 +69,7 @@ export function childrenOverBudget(
   return undefined;
 }
 
-/** The tool's name, as design §7 spells it. */
+/** The tool's name, as docs/contracts.md §7 spells it. */
 export const SPAWN_AGENT = "spawn_agent";
 
 /** What a child is asked to do: its goal, and the globs it may edit (within the parent's). */
@@ -78,7 +78,7 @@ export interface ChildSpec {
   readonly allowPaths: readonly string[];
 }
 
-/** The part of the parent's budget a child gets (design §7: carved from the parent's). */
+/** The part of the parent's budget a child gets (docs/contracts.md §7: carved from the parent's). */
 export interface ChildBudget {
   readonly limits: Limits;
   readonly maxCostUsd?: number;
@@ -100,7 +100,7 @@ export interface ChildOutcome {
 
 /**
  * What a run's children spent, together: the `subagents` field of a parent's `--json`
- * result (design §7 "Cost": the parent's `usage` and `costUsd` include this part).
+ * result (docs/contracts.md §7 "Cost": the parent's `usage` and `costUsd` include this part).
  */
 export interface SubagentsSpent {
   /** Children that ran and ended (completed, failed, stopped by a budget, or cancelled). */

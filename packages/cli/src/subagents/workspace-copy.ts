@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 
 /**
- * A child's own copy of the parent's workspace (design §7, lesson 39): a detached git
+ * A child's own copy of the parent's workspace (docs/contracts.md §7, lesson 39): a detached git
  * worktree at HEAD with the parent's uncommitted changes (tracked edits and untracked,
  * not ignored files) when the workspace is in a git repository with a commit, else a
  * temporary copy of the folder. Either way its starting point is snapshotted as a git

@@ -118,7 +118,7 @@ export interface JsonlTraceSink {
 }
 
 /**
- * The sink of `trace.jsonl` (design §7): each event as one line `{ seq, atMs, runId,
+ * The sink of `trace.jsonl` (docs/contracts.md §7): each event as one line `{ seq, atMs, runId,
  * type, … }`, redacted once more on the way out (the loop builds events from redacted
  * texts; this is the last line of defence for a key that reached a field some other way),
  * then bounded (`boundTraceEvent`: no text field over 4,000 characters, however large the

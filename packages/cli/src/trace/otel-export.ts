@@ -8,7 +8,7 @@ import {
 import type { SpanExporter } from "@opentelemetry/sdk-trace";
 
 /**
- * OpenTelemetry export of a run's trace events (design §7), over OTLP/HTTP with the
+ * OpenTelemetry export of a run's trace events (docs/contracts.md §7), over OTLP/HTTP with the
  * official SDK, named and attributed by the OpenTelemetry GenAI semantic conventions:
  * one `invoke_agent` span a run, a `chat <model>` span per model call and an
  * `execute_tool <name>` span per tool call, both children of the run's span. The SDK is

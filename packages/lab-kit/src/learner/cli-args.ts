@@ -14,7 +14,7 @@ export const LESSON_USAGE = [
   "用法：pnpm lesson <命令> <课程编号> [--yes]",
   "  hint NN    针对第一个失败的测试给出下一条提示",
   "  reset NN   把 starter 恢复为提交时的状态（先备份你的文件；--yes 跳过确认）",
-  "  diff NN    对比你的 starter 与参考答案",
+  "  diff NN    对比你的 starter 与参考答案：会显示答案，先问你确认（--yes 跳过确认）",
   "  watch NN   保存即重跑本课测试，并在结果下给出提示",
   "课程编号可以写 5、05 或 05-minimal-agent-loop。",
 ].join("\n");
@@ -111,8 +111,8 @@ export function parseLessonArgs(
   }
   if (lesson === undefined) return usageError("缺少课程编号。", LESSON_USAGE);
   if (rest.length > 0) return usageError(`多余的参数「${rest.join(" ")}」。`, LESSON_USAGE);
-  if (values.yes === true && action !== "reset") {
-    return usageError("--yes 只用于 reset。", LESSON_USAGE);
+  if (values.yes === true && action !== "reset" && action !== "diff") {
+    return usageError("--yes 只用于 reset 和 diff。", LESSON_USAGE);
   }
   return { ok: true, value: { action, lesson, yes: values.yes === true } };
 }

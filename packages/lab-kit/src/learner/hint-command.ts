@@ -1,8 +1,10 @@
 import { EXIT_CODES } from "../tool-output.ts";
 import { loadHintState, rememberHint, saveHintState, shownHints } from "./hint-state.ts";
+import { answerCommand, diagnosisLines, mistakeLines } from "./hint-text.ts";
 import { chooseNextHint, hintKey } from "./hints.ts";
 import type { ResolvedLab } from "./lab-lookup.ts";
 import { type LearnerContext, repoRootOf } from "./learner-context.ts";
+import { findStarterEdits } from "./outside-edits.ts";
 import { starterReports, starterTarget } from "./report-cache.ts";
 import { checkTestsIntegrity, describeIntegrity } from "./tampering.ts";
 import { colorsFor, firstLine } from "./terminal.ts";
@@ -18,11 +20,12 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
   const out = (text = "") => context.stdout.write(`${text}\n`);
   const repoRoot = await repoRootOf(context);
   const target = starterTarget(lab);
-  const [integrity, [report = { label: target.label, tests: [], loadErrors: [] }], loaded] =
+  const [integrity, [report = { label: target.label, tests: [], loadErrors: [] }], loaded, edits] =
     await Promise.all([
       checkTestsIntegrity(lab),
       starterReports(repoRoot, [lab], [target], context.runTargets),
       loadHintState(repoRoot),
+      findStarterEdits(lab.starterDir),
     ]);
   const notice = describeIntegrity(lab, integrity);
   if (notice !== undefined) out(colors.red(notice));
@@ -35,7 +38,12 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
     out("先修好这个错误：常见原因是语法错误、import 写错或导出的名字不对。");
     return EXIT_CODES.ok;
   }
-  const selection = chooseNextHint(lab.manifest, report.tests, shownHints(loaded.state, lab.id));
+  const selection = chooseNextHint(
+    lab.manifest,
+    report.tests,
+    shownHints(loaded.state, lab.id),
+    edits?.outside,
+  );
   if (selection.kind === "all_passing") {
     out(colors.green("测试全部通过，不需要提示。"));
     return EXIT_CODES.ok;
@@ -43,19 +51,21 @@ export async function runHintCommand(context: LearnerContext, lab: ResolvedLab):
   out(`第一个失败的测试：${selection.test.name}`);
   const message = selection.test.failure?.message;
   if (message !== undefined) out(`  失败信息：${firstLine(message)}`);
-  if (selection.kind === "no_hint") {
-    out(
-      selection.isExercise
-        ? `这个测试还没有写提示。对照失败信息，或用 pnpm lesson diff ${lab.id} 看参考答案。`
-        : `这个测试不是本课的练习：初始 starter 里它本来是通过的，很可能是练习区域之外的改动弄坏了它。用 pnpm lesson diff ${lab.id} 看看改了哪里。`,
-    );
-    return EXIT_CODES.ok;
-  }
+  const diagnosis = diagnosisLines(selection, lab.id);
+  if (diagnosis.length > 0) out(`\n${diagnosis.join("\n")}`);
+  if (selection.kind === "no_hint" || selection.kind === "outside_edit") return EXIT_CODES.ok;
   const { hint, total } = selection;
-  const stuck = `还卡住的话，用 pnpm lesson diff ${lab.id} 对照参考答案。`;
+  // A test the starter passed broke in the learner's own code: the answer would not show
+  // where, the behaviour above does.
+  const stuck =
+    selection.regression === undefined
+      ? `还卡住的话：${answerCommand(lab.id)}。`
+      : "还卡住的话，对照上面说的行为，回到你在练习区域里写的代码找改变了它的那一处。";
   if (selection.kind === "next") {
     const { position } = selection;
     out(`\n${colors.cyan(`提示 ${position}/${total}：`)}${hint.text}\n`);
+    const mistakes = mistakeLines(selection, edits?.edited === true);
+    if (mistakes.length > 0) out(`${mistakes.join("\n")}\n`);
     out(
       position < total
         ? `还需要下一条？再运行 pnpm lesson hint ${lab.id}`

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Hint, LessonManifest } from "../manifest.ts";
 import type { TestOutcome } from "../run/targets.ts";
+import type { OutsideEdit } from "./outside-edits.ts";
 
 /**
  * A stable key for a hint: its test and text. Editing a hint's text makes it a new hint,
@@ -34,6 +35,37 @@ export function hintsForTest(manifest: LessonManifest, testName: string): Hint[]
   return manifest.hints.filter((hint) => hint.test === undefined || hint.test === testName);
 }
 
+/**
+ * Why a test the pristine starter passed fails now, as far as the files can tell:
+ * `outside` — the learner edited code outside the exercise regions (listed);
+ * `inside` — nothing outside the regions changed, so the learner's region code broke it;
+ * `unknown` — there is no committed starter to compare with.
+ */
+export type Regression =
+  | { readonly where: "outside"; readonly edits: readonly OutsideEdit[] }
+  | { readonly where: "inside" }
+  | { readonly where: "unknown" };
+
+/** What the lesson says about a test: what it checks, and the mistakes known to break it. */
+export interface TestIntent {
+  /** Rubric criteria the test proves, in Chinese. */
+  readonly checks: readonly string[];
+  /** Descriptions of the lesson's mutation gates that break the test: its known mistakes. */
+  readonly mistakes: readonly string[];
+}
+
+/** The rubric criteria a test proves and the mutation gates that break it. */
+export function intentOf(manifest: LessonManifest, testName: string): TestIntent {
+  return {
+    checks: manifest.rubric
+      .filter((row) => row.proof.includes(testName))
+      .map((row) => row.criterion),
+    mistakes: manifest.mutations
+      .filter((mutation) => mutation.breaks.includes(testName))
+      .map((mutation) => mutation.description),
+  };
+}
+
 /** What `lesson hint` should say next. */
 export type HintSelection =
   /** A hint not shown before; `position` is 1-based among `total` hints for this test. */
@@ -43,6 +75,9 @@ export type HintSelection =
       readonly hint: Hint;
       readonly position: number;
       readonly total: number;
+      /** Set when the pristine starter passed this test (an exercise test leaves it out). */
+      readonly regression?: Regression;
+      readonly intent: TestIntent;
     }
   /** Every hint for this test has been shown; repeat the last, most detailed one. */
   | {
@@ -50,32 +85,65 @@ export type HintSelection =
       readonly test: TestOutcome;
       readonly hint: Hint;
       readonly total: number;
+      readonly regression?: Regression;
+      readonly intent: TestIntent;
     }
-  /** The failing test is not one the lesson expects to fail, or has no hint written. */
-  | { readonly kind: "no_hint"; readonly test: TestOutcome; readonly isExercise: boolean }
+  /**
+   * A test the pristine starter passed fails, and the learner changed code outside the
+   * exercise regions: those edits are the first suspects, whatever the hints say.
+   */
+  | {
+      readonly kind: "outside_edit";
+      readonly test: TestOutcome;
+      readonly edits: readonly OutsideEdit[];
+    }
+  /** No hint is written for this test: what it checks and its known mistakes instead. */
+  | {
+      readonly kind: "no_hint";
+      readonly test: TestOutcome;
+      readonly isExercise: boolean;
+      readonly intent: TestIntent;
+      readonly regression?: Regression;
+    }
   /** Nothing fails: no hint needed. */
   | { readonly kind: "all_passing" };
 
 /**
  * Chooses the next hint for the first failing test, skipping hints whose keys are in
- * `shown`. Pure: the caller records the choice.
+ * `shown`. Pure: the caller records the choice. `outside` is what the caller found
+ * outside the exercise regions (undefined: nothing to compare with). A failing test that
+ * the pristine starter passed is blamed on those edits only when there are some; with none,
+ * the learner's own region code broke it, and the test's hints and intent are what help.
  */
 export function chooseNextHint(
   manifest: LessonManifest,
   tests: readonly TestOutcome[],
   shown: ReadonlySet<string>,
+  outside?: readonly OutsideEdit[],
 ): HintSelection {
   const test = firstFailingTest(tests);
   if (test === undefined) return { kind: "all_passing" };
+  const isExercise = manifest.starter.failing.includes(test.name);
+  let regression: Regression | undefined;
+  if (!isExercise) {
+    if (outside !== undefined && outside.length > 0) {
+      return { kind: "outside_edit", test, edits: outside };
+    }
+    regression = outside === undefined ? { where: "unknown" } : { where: "inside" };
+  }
+  const intent = intentOf(manifest, test.name);
+  const extra = regression === undefined ? { intent } : { regression, intent };
   const hints = hintsForTest(manifest, test.name);
   const last = hints.at(-1);
   if (last === undefined) {
-    return { kind: "no_hint", test, isExercise: manifest.starter.failing.includes(test.name) };
+    return { kind: "no_hint", test, isExercise, ...extra };
   }
   const index = hints.findIndex((hint) => !shown.has(hintKey(hint)));
   const hint = hints[index];
-  if (hint === undefined) return { kind: "exhausted", test, hint: last, total: hints.length };
-  return { kind: "next", test, hint, position: index + 1, total: hints.length };
+  if (hint === undefined) {
+    return { kind: "exhausted", test, hint: last, total: hints.length, ...extra };
+  }
+  return { kind: "next", test, hint, position: index + 1, total: hints.length, ...extra };
 }
 
 /**
@@ -86,8 +154,9 @@ export function currentHint(
   manifest: LessonManifest,
   tests: readonly TestOutcome[],
   shown: ReadonlySet<string>,
+  outside?: readonly OutsideEdit[],
 ): HintSelection {
-  const first = chooseNextHint(manifest, tests, new Set());
+  const first = chooseNextHint(manifest, tests, new Set(), outside);
   if (first.kind !== "next") return first;
   const hints = hintsForTest(manifest, first.test.name);
   const position = Math.max(

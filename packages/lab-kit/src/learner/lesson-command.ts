@@ -30,7 +30,10 @@ export async function runLessonCommand(
       (await import("./reset-command.ts")).runResetCommand(context, found.lab, {
         yes: command.yes,
       }),
-    diff: async () => (await import("./diff-command.ts")).runDiffCommand(context, found.lab),
+    diff: async () =>
+      (await import("./diff-command.ts")).runDiffCommand(context, found.lab, {
+        yes: command.yes,
+      }),
     watch: async () => (await import("./watch-command.ts")).runWatchCommand(context, found.lab),
   };
   return subcommands[command.action]();

@@ -3,8 +3,10 @@
 import type { Reporter, TestModule } from "vitest/node";
 import type { TargetReport, TestOutcome } from "../run/targets.ts";
 import { loadHintState, shownHints } from "./hint-state.ts";
+import { diagnosisLines } from "./hint-text.ts";
 import { currentHint } from "./hints.ts";
 import { lookUpLab, type ResolvedLab } from "./lab-lookup.ts";
+import { findOutsideEdits, type OutsideEdit } from "./outside-edits.ts";
 import { type Colors, colorsFor } from "./terminal.ts";
 
 /** What one watch run found, in the runner's terms. */
@@ -38,12 +40,14 @@ export function outcomesOf(modules: readonly TestModule[]): WatchRun {
 /**
  * The lines printed under a watch run: the hint already reached for the first failing
  * test (never a new one: revealing more is `lesson hint`'s job), or a word of success.
+ * `outside`: the learner's edits outside the exercise regions (undefined: unknown).
  */
 export function watchHintLines(
   lab: ResolvedLab,
   run: WatchRun,
   shown: ReadonlySet<string>,
   colors: Colors,
+  outside?: readonly OutsideEdit[],
 ): string[] {
   const loadError = run.loadErrors[0];
   if (loadError !== undefined) {
@@ -53,26 +57,23 @@ export function watchHintLines(
       ),
     ];
   }
-  const selection = currentHint(lab.manifest, run.tests, shown);
+  const selection = currentHint(lab.manifest, run.tests, shown, outside);
   if (selection.kind === "all_passing") {
     return run.tests.length === 0
       ? [colors.yellow("没有运行任何测试。")]
       : [colors.green(`第 ${lab.id} 课的测试全部通过。运行 pnpm lessons 看下一课。`)];
   }
   const failing = `第一个失败的测试：${selection.test.name}`;
-  if (selection.kind === "no_hint") {
-    return [
-      failing,
-      selection.isExercise
-        ? "这个测试还没有写提示，请对照上面的失败信息。"
-        : "这个测试在初始 starter 里是通过的：可能是练习区域之外的改动弄坏了它。",
-    ];
+  const diagnosis = diagnosisLines(selection, lab.id);
+  if (selection.kind === "no_hint" || selection.kind === "outside_edit") {
+    return [failing, ...diagnosis];
   }
   const position = selection.kind === "next" ? selection.position : selection.total;
   const more =
     position < selection.total ? `（下一条：pnpm lesson hint ${lab.id}）` : "（已是最后一条）";
   return [
     failing,
+    ...diagnosis,
     colors.cyan(`提示 ${position}/${selection.total}：`) + selection.hint.text + more,
   ];
 }
@@ -103,9 +104,13 @@ export default class WatchHintReporter implements Reporter {
     );
     const lab = await this.lab;
     if (lab === undefined) return;
-    const { state } = await loadHintState(repoRoot);
+    const [{ state }, outside] = await Promise.all([
+      loadHintState(repoRoot),
+      findOutsideEdits(lab.starterDir),
+    ]);
     const colors = colorsFor(process.stdout, process.env);
-    const lines = watchHintLines(lab, outcomesOf(testModules), shownHints(state, lab.id), colors);
+    const run = outcomesOf(testModules);
+    const lines = watchHintLines(lab, run, shownHints(state, lab.id), colors, outside);
     process.stdout.write(`\n${lines.join("\n")}\n`);
   }
 }

@@ -126,7 +126,8 @@ export function lessonJson(lesson: LessonIdentity): string {
       },
     ],
     hints: [
-      { test: failing, text: "先读失败输出：期望值和实际值差在哪里？" },
+      // A direction for the whole lesson first, then each test's mechanism (hint-rules.ts).
+      { text: "先读失败输出：期望值和实际值差在哪里？" },
       { test: failing, text: "两倍就是乘以 2。" },
     ],
     rubric: [{ criterion: "示例：返回输入的两倍", proof: [failing, "gate:add-instead-of-double"] }],

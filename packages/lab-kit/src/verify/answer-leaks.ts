@@ -9,12 +9,12 @@ const EXERCISE_HEADING = "## 代码实验";
  */
 const MIN_ANSWER_CHARS = 20;
 
-const squeeze = (text: string) => text.replace(/\s+/g, "");
+export const squeeze = (text: string) => text.replace(/\s+/g, "");
 /** A comment line's start: `//`, `/*`, `/**` or a JSDoc `*`. */
 const COMMENT = /^\s*(\/\/|\/\*\*?|\*)\s?/;
 
 /** A solution line that is code, long enough to count as part of the answer. */
-function answerLine(line: string): string | undefined {
+export function answerLine(line: string): string | undefined {
   if (COMMENT.test(line)) return undefined;
   // A statement's closing `;`, `{` or `,` is not what makes it the answer.
   const body = squeeze(line).replace(/[;{,]$/, "");
@@ -22,7 +22,7 @@ function answerLine(line: string): string | undefined {
 }
 
 /** The lines inside the exercise regions of every file. */
-function regionLines(files: ReadonlyMap<string, string>): Map<string, string[]> {
+export function regionLines(files: ReadonlyMap<string, string>): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const [file, text] of files) {
     const lines = splitLines(text);

@@ -1,3 +1,4 @@
+import { firstFailingTest } from "../learner/hints.ts";
 import type { LessonManifest, Mutation } from "../manifest.ts";
 import type { TargetReport, TestOutcome } from "../run/targets.ts";
 import type { CapstoneFileResult } from "./capstone-tests.ts";
@@ -100,6 +101,7 @@ export function checkGate(
   report: TargetReport,
   knownTests: ReadonlySet<string>,
   types: TypecheckResult | undefined,
+  options: { readonly diagnosed?: boolean } = {},
 ): CheckLine {
   const label = `变异门 ${mutation.name}（${mutation.description}）`;
   const expected = mutation.expect ?? "assertion";
@@ -125,6 +127,15 @@ export function checkGate(
       const should = expected === "timeout" ? "应超时" : "应以断言失败";
       problems.push(`${describeFailure(test)} ${should}，而不是${actual}${hint}`);
     }
+  }
+  // A learner who makes this mistake asks `lesson hint`, which follows the first failing
+  // test and names the gates that declare it: the gate must declare that test, or the hint
+  // cannot name the mistake (graded hints, from week 5).
+  const first = firstFailingTest(report.tests);
+  if (options.diagnosed === true && first !== undefined && !mutation.breaks.includes(first.name)) {
+    problems.push(
+      `犯这个错误时第一个失败的测试是 "${first.name}"，它不在 breaks 里：lesson hint 跟着它，说不出这个错误`,
+    );
   }
   const how = expected === "timeout" ? "超时，如清单所声明" : "断言失败";
   return checkOf(

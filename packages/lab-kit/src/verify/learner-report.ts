@@ -1,10 +1,11 @@
-import { firstFailingTest, hintsForTest } from "../learner/hints.ts";
+import { firstFailingTest } from "../learner/hints.ts";
 import type { LessonManifest } from "../manifest.ts";
 import type { TargetReport } from "../run/targets.ts";
 
 /**
- * Where the learner's own (working-tree) starter stands: how many tests pass, and the
- * first hint `pnpm lesson hint` would give for the first failing test. Never a verdict.
+ * Where the learner's own (working-tree) starter stands: how many tests pass, the first
+ * failing test, and where the hints are. Never a verdict, and never a hint's text: a README
+ * shows this output before its exercise, and the hints are for a learner who asks.
  */
 export function learnerReport(
   manifest: LessonManifest,
@@ -26,7 +27,6 @@ export function learnerReport(
     return [`${source}通过全部 ${total} 个测试：本课已完成`];
   }
   const lines = [`${source}通过 ${passing}/${total} 个测试；第一个失败的是 "${firstFailing.name}"`];
-  const hint = hintsForTest(manifest, firstFailing.name)[0];
-  if (hint !== undefined) lines.push(`提示：${hint.text}`);
+  lines.push(`提示：需要时运行 pnpm lesson hint ${manifest.id}，一次给一条`);
   return lines;
 }

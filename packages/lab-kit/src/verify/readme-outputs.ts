@@ -16,6 +16,20 @@ export interface ReadmeBlock {
   readonly info: string;
   readonly mark: string | undefined;
   readonly lines: readonly string[];
+  /** The prose line that leads into the block (above its mark), if the block follows prose. */
+  readonly lead: string | undefined;
+}
+
+/**
+ * A block that shows part of an output says so where the learner reads it, in the prose
+ * leading into it: `节选` and which part (`节选：前 4 个失败的测试和摘要`, `节选测试列表与摘要`).
+ * A bare `（节选）` says nothing of what was left out.
+ */
+const EXCERPT = /节选(?![）)，,。.]|$)/;
+
+/** Whether a block's lead says it is an excerpt, and of what. */
+export function declaresExcerpt(block: Pick<ReadmeBlock, "lead">): boolean {
+  return block.lead !== undefined && EXCERPT.test(block.lead);
 }
 
 /** Every fenced block of a Markdown text, with the output mark on the line before it. */
@@ -29,7 +43,12 @@ export function readmeBlocks(readme: string): ReadmeBlock[] {
     const close = lines.findIndex((line, at) => at > index && line.startsWith(fence[1] ?? "```"));
     const end = close === -1 ? lines.length : close;
     const body = lines.slice(index + 1, end);
-    blocks.push({ line: index + 1, info: fence[2] ?? "", mark, lines: body });
+    let above = index - (mark === undefined ? 1 : 2);
+    while (above >= 0 && (lines[above] ?? "").trim() === "") above -= 1;
+    const leadLine = lines[above];
+    // A cli block follows the bash block it shows the output of: their lead is the prose above both.
+    const lead = leadLine?.startsWith("```") === true ? blocks.at(-1)?.lead : leadLine;
+    blocks.push({ line: index + 1, info: fence[2] ?? "", mark, lines: body, lead });
     index = end;
   }
   return blocks;
@@ -122,10 +141,15 @@ export function checkReadmeOutputs(readme: string | undefined, sources: OutputSo
       kind === "verify"
         ? compareVerify(block.lines, sources.verifyLines)
         : kind === "cli"
-          ? compareCommandOutput(block.lines, sources.commands.get(block.line))
+          ? compareCommandOutput(
+              block.lines,
+              sources.commands.get(block.line),
+              declaresExcerpt(block),
+            )
           : compareTestExcerpt(
               block.lines,
               kind === "starter-test" ? sources.starter : sources.solution,
+              declaresExcerpt(block),
             );
     for (const problem of found) problems.push(`${where}（${kind}）：${problem}`);
   }
@@ -150,10 +174,29 @@ function compareVerify(shown: readonly string[], real: readonly string[]): strin
   return [];
 }
 
-/** A cli block is everything its commands printed, line for line and exactly. */
-function compareCommandOutput(shown: readonly string[], run: CommandRun | undefined): string[] {
+/**
+ * A cli block is everything its commands printed, line for line and exactly; a declared
+ * excerpt is some of those lines, each exactly, in the order the commands printed them.
+ */
+function compareCommandOutput(
+  shown: readonly string[],
+  run: CommandRun | undefined,
+  excerpt: boolean,
+): string[] {
   if (run === undefined) return ["命令没有运行"];
   if (!run.ok) return [run.problem];
+  if (excerpt) {
+    let from = 0;
+    for (const [index, raw] of shown.entries()) {
+      const line = raw.trimEnd();
+      const at = run.lines.findIndex(
+        (real, position) => position >= from && real.trimEnd() === line,
+      );
+      if (at === -1) return [`节选的第 ${index + 1} 行“${line}”不在命令的输出里（或顺序不对）`];
+      from = at + 1;
+    }
+    return [];
+  }
   const length = Math.max(shown.length, run.lines.length);
   for (let index = 0; index < length; index += 1) {
     const left = shown[index]?.trimEnd();
@@ -188,10 +231,17 @@ function counts(failedCount: number, passedCount: number): string {
  * one of the kinds vitest prints (docs/architecture.md, "README output blocks") and say
  * what the run said; any other line (a diff, console output) is refused.
  */
-function compareTestExcerpt(shown: readonly string[], report: TargetReport): string[] {
+function compareTestExcerpt(
+  shown: readonly string[],
+  report: TargetReport,
+  excerpt: boolean,
+): string[] {
   const problems: string[] = [];
   const tests = report.tests;
   const failedTests = tests.filter((test) => test.state === "failed");
+  // Which failures the block lists. Their order is not checked: the report holds outcomes,
+  // not the order vitest printed them in (a table's rows, a retried test).
+  const shownFailures = new Set<TestOutcome>();
   let current: TestOutcome | undefined;
   shown.forEach((raw, index) => {
     const line = raw.trimEnd();
@@ -224,6 +274,7 @@ function compareTestExcerpt(shown: readonly string[], report: TargetReport): str
       const [, file = "", name = ""] = match;
       current = failedTests.find((test) => test.name === name && fileMatches(file, test));
       if (current === undefined) problem(`的 "${name}" 在真实运行中没有失败（或不存在）`);
+      else shownFailures.add(current);
       return;
     }
     match = /^(\w*(?:Error|Exception)): (.*)$/.exec(line);
@@ -272,5 +323,10 @@ function compareTestExcerpt(shown: readonly string[], report: TargetReport): str
     }
     problem(`“${line.trim()}”不是能与测试报告核对的一行（差异、console 输出请改用文字说明）`);
   });
+  if (!excerpt && shownFailures.size < failedTests.length) {
+    problems.push(
+      `块里列出 ${shownFailures.size} 个失败的测试，真实运行有 ${failedTests.length} 个：不是全部时，块前的说明要写“节选”和选了哪部分（如“节选：${failedTests.length} 个失败的测试里的 ${shownFailures.size} 个”）`,
+    );
+  }
   return problems;
 }

@@ -16,8 +16,15 @@ describe("parseLessonArgs", () => {
     });
   });
 
+  it("accepts --yes for diff: the learner says beforehand that they want the answer", () => {
+    expect(parseLessonArgs(["diff", "05", "--yes"])).toMatchObject({
+      ok: true,
+      value: { action: "diff", lesson: "05", yes: true },
+    });
+  });
+
   it("rejects --yes for any other action", () => {
-    expect(parseLessonArgs(["diff", "05", "--yes"])).toMatchObject({ ok: false });
+    expect(parseLessonArgs(["hint", "05", "--yes"])).toMatchObject({ ok: false });
   });
 
   it("rejects a missing lesson with the usage", () => {

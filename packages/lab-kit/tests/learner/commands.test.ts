@@ -245,7 +245,7 @@ describe("pnpm lesson hint", { timeout: 120_000 }, () => {
 describe("pnpm lesson diff and reset on a changed tests/ folder", { timeout: 120_000 }, () => {
   it("diff says plainly that the tests were changed", async () => {
     const stdout = captureStream();
-    expect(await runLessonCommand(context(stdout), ["diff", "04"])).toBe(0);
+    expect(await runLessonCommand(context(stdout), ["diff", "04", "--yes"])).toBe(0);
     expect(stdout.text()).toContain("labs/04-demo-sum/tests/ 与提交的版本不同");
   });
 

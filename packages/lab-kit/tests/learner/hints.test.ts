@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chooseNextHint, currentHint, hintKey } from "../../src/learner/hints.ts";
 import type { ResolvedLab } from "../../src/learner/lab-lookup.ts";
+import { editsOutsideRegions } from "../../src/learner/outside-edits.ts";
 import { colorsFor } from "../../src/learner/terminal.ts";
 import { watchHintLines } from "../../src/learner/watch-reporter.ts";
 import type { LessonManifest } from "../../src/manifest.ts";
@@ -147,6 +148,90 @@ describe("watchHintLines", () => {
     const run = { tests: [outcome(PASSING_TEST, "passed")], loadErrors: [] };
     expect(watchHintLines(lab, run, new Set(), plain)).toEqual([
       "第 01 课的测试全部通过。运行 pnpm lessons 看下一课。",
+    ]);
+  });
+});
+
+describe("chooseNextHint for a test the pristine starter passed", () => {
+  const broken = [outcome(PASSING_TEST, "failed"), outcome(FIRST_TEST, "failed")];
+  const edits = [{ file: "src/index.ts", kind: "lines" as const, from: 2, to: 2 }];
+
+  it("blames the edits outside the regions when there are some", () => {
+    expect(chooseNextHint(manifest, broken, new Set(), edits)).toMatchObject({
+      kind: "outside_edit",
+      edits,
+    });
+  });
+
+  it("blames the learner's region code, not an outside edit, when nothing outside changed", () => {
+    const lesson = { ...manifest, hints: HINTS.filter((hint) => hint.test !== undefined) };
+    expect(chooseNextHint(lesson, broken, new Set(), [])).toMatchObject({
+      kind: "no_hint",
+      isExercise: false,
+      regression: { where: "inside" },
+    });
+  });
+
+  it("still gives the test's own hints when nothing outside changed", () => {
+    const lesson = { ...manifest, hints: [{ test: PASSING_TEST, text: "问候语要带上名字。" }] };
+    expect(chooseNextHint(lesson, broken, new Set(), [])).toMatchObject({
+      kind: "next",
+      hint: { text: "问候语要带上名字。" },
+      regression: { where: "inside" },
+    });
+  });
+
+  it("says what the test checks and which of the lesson's mistakes break it", () => {
+    const lesson: LessonManifest = {
+      ...manifest,
+      hints: HINTS.filter((hint) => hint.test !== undefined),
+      rubric: [{ criterion: "问候带名字", proof: [PASSING_TEST] }],
+      mutations: [
+        { ...manifest.mutations[0], breaks: [PASSING_TEST] } as LessonManifest["mutations"][number],
+      ],
+    };
+    expect(chooseNextHint(lesson, broken, new Set(), [])).toMatchObject({
+      intent: { checks: ["问候带名字"], mistakes: ["d"] },
+    });
+  });
+
+  it("gives an exercise test its hints whatever was edited outside the regions", () => {
+    expect(chooseNextHint(manifest, untouched, new Set(), edits)).toMatchObject({
+      kind: "next",
+      hint: HINTS[0],
+    });
+  });
+});
+
+describe("editsOutsideRegions", () => {
+  const pristine = "a\n// #region exercise\nTODO\n// #endregion exercise\nb\nc\n";
+
+  it("finds nothing when only the region changed, however much", () => {
+    const mine = "a\n// #region exercise\nx\ny\nz\n// #endregion exercise\nb\nc\n";
+    expect(editsOutsideRegions("f.ts", mine, pristine)).toEqual([]);
+  });
+
+  it("names the changed lines after a region by their numbers in the learner's file", () => {
+    const mine = "a\n// #region exercise\nx\ny\n// #endregion exercise\nb\nC\n";
+    expect(editsOutsideRegions("f.ts", mine, pristine)).toEqual([
+      { file: "f.ts", kind: "lines", from: 7, to: 7 },
+    ]);
+  });
+
+  it("ignores trailing spaces", () => {
+    expect(editsOutsideRegions("f.ts", pristine.replace("b\n", "b  \n"), pristine)).toEqual([]);
+  });
+
+  it("reports moved or removed region markers", () => {
+    const mine = pristine.replace("// #endregion exercise\n", "");
+    expect(editsOutsideRegions("f.ts", mine, pristine)).toEqual([
+      { file: "f.ts", kind: "markers" },
+    ]);
+  });
+
+  it("reports a deleted line", () => {
+    expect(editsOutsideRegions("f.ts", pristine.replace("a\n", ""), pristine)).toEqual([
+      { file: "f.ts", kind: "lines", from: 1, to: 1 },
     ]);
   });
 });

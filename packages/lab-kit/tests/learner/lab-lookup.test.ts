@@ -70,7 +70,7 @@ describe("exit codes for unusable labs", () => {
 
   it("lesson diff works without node_modules", async () => {
     const { value } = context();
-    expect(await runLessonCommand(value, ["diff", "01"])).toBe(0);
+    expect(await runLessonCommand(value, ["diff", "01", "--yes"])).toBe(0);
   });
 
   it("lessons lists every lab, names what is wrong and exits 2", async () => {

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LearnerContext } from "../../src/learner/learner-context.ts";
 import { runLessonCommand } from "../../src/learner/lesson-command.ts";
@@ -12,6 +13,11 @@ import {
 } from "./fixture-repo.ts";
 
 let repo: FixtureRepo;
+
+/** A terminal's stdin on which the learner types `answer`. */
+function typedStdin(answer: string): NonNullable<LearnerContext["stdin"]> {
+  return Object.assign(Readable.from([answer]), { isTTY: true });
+}
 
 beforeAll(async () => {
   repo = await createFixtureRepo([{ id: "01" }, { id: "02" }, { id: "03" }]);
@@ -66,34 +72,58 @@ describe("diffStarterAgainstSolution", () => {
 });
 
 describe("pnpm lesson diff", () => {
-  function context(isTTY: boolean, env: NodeJS.ProcessEnv) {
+  function context(isTTY: boolean, env: NodeJS.ProcessEnv, answer?: string) {
     const stdout = captureStream(isTTY);
+    const stderr = captureStream();
     const value: LearnerContext = {
       cwd: repo.root,
       env,
       stdout,
-      stderr: captureStream(),
+      stderr,
       runTargets: async () => [],
+      ...(answer === undefined ? {} : { stdin: typedStdin(answer) }),
     };
-    return { value, stdout };
+    return { value, stdout, stderr };
   }
+
+  it("shows no solution line without the learner's yes, and says how to give it", async () => {
+    const { value, stdout, stderr } = context(false, {});
+    expect(await runLessonCommand(value, ["diff", "01"])).toBe(2);
+    expect(stdout.text()).toContain("会显示第 01 课的参考答案");
+    expect(stdout.text()).not.toContain("values.reduce");
+    expect(stderr.text()).toContain("pnpm lesson diff 01 --yes");
+  });
+
+  it("asks in a terminal, and shows nothing when the answer is no", async () => {
+    const { value, stdout } = context(false, {}, "n\n");
+    expect(await runLessonCommand(value, ["diff", "01"])).toBe(0);
+    expect(stdout.text()).toContain("确定要看参考答案吗？");
+    expect(stdout.text()).toContain("没有显示答案");
+    expect(stdout.text()).not.toContain("values.reduce");
+  });
+
+  it("shows the answer once the learner says yes in a terminal", async () => {
+    const { value, stdout } = context(false, {}, "y\n");
+    expect(await runLessonCommand(value, ["diff", "01"])).toBe(0);
+    expect(stdout.text()).toContain("+  return values.reduce((total, value) => total + value, 0);");
+  });
 
   it("colours the diff in a terminal", async () => {
     const { value, stdout } = context(true, {});
-    expect(await runLessonCommand(value, ["diff", "01"])).toBe(0);
+    expect(await runLessonCommand(value, ["diff", "01", "--yes"])).toBe(0);
     expect(stdout.text()).toContain("\u001b[31m-  return Number.NaN;");
   });
 
   it("prints a plain diff under NO_COLOR", async () => {
     const { value, stdout } = context(true, { NO_COLOR: "1" });
-    await runLessonCommand(value, ["diff", "01"]);
+    await runLessonCommand(value, ["diff", "01", "--yes"]);
     expect(stdout.text()).toContain("\n-  return Number.NaN;");
     expect(stdout.text()).not.toContain("\u001b[");
   });
 
   it("warns when the starter differs outside the exercise regions", async () => {
     const { value, stdout } = context(false, {});
-    await runLessonCommand(value, ["diff", "02"]);
+    await runLessonCommand(value, ["diff", "02", "--yes"]);
     expect(stdout.text()).toContain(
       "src/index.ts 在练习区域（// #region exercise）之外也与参考答案不同",
     );

@@ -42,7 +42,7 @@ export interface ReadArtifactResult {
 }
 
 /**
- * Reads a page of an artifact (design §7, lesson 25), bounded like `read_file`: whole
+ * Reads a page of an artifact (docs/contracts.md §7, lesson 25), bounded like `read_file`: whole
  * lines within the observation budget, with `nextStartLine` to read on. An id that is not
  * an artifact id (`../x`, a path) is `invalid_input`; an unknown one is `not_found`.
  */

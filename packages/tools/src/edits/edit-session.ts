@@ -75,7 +75,7 @@ export function diffChanges(
 }
 
 /**
- * The workspace version (design §7): a hash over the path and bytes of every file,
+ * The workspace version (docs/contracts.md §7): a hash over the path and bytes of every file,
  * `.git/` and `node_modules/` left out, a symlink counted by its target text and never
  * followed. It changes exactly when some file's path or bytes change (times and
  * permissions do not count); the finish gate's evidence uses the same version.

@@ -11,7 +11,7 @@ const HashSchema = z
   .string()
   .regex(/^[0-9a-fA-F]{64}$/, "expectedHash 要写 read_file 返回的 hash（64 位十六进制）");
 
-/** `edit_file`'s input (design §6): replace the exact text `old`, which must occur once. */
+/** `edit_file`'s input (docs/contracts.md §6): replace the exact text `old`, which must occur once. */
 export const EditFileInputSchema = z.strictObject({
   path: z.string().min(1, "path 不能为空"),
   old: z.string().min(1, "old 不能为空：新建文件请用 write_file"),
@@ -20,7 +20,7 @@ export const EditFileInputSchema = z.strictObject({
 });
 export type EditFileInput = z.output<typeof EditFileInputSchema>;
 
-/** `write_file`'s input (design §6): the file's whole new content. */
+/** `write_file`'s input (docs/contracts.md §6): the file's whole new content. */
 export const WriteFileInputSchema = z.strictObject({
   path: z.string().min(1, "path 不能为空"),
   content: z.string(),

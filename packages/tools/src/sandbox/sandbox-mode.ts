@@ -2,7 +2,7 @@ import path from "node:path";
 import { probeBwrap } from "./bwrap.ts";
 import { findOnPath } from "./policy.ts";
 
-/** `--sandbox`: where `run_command` runs (design §6). */
+/** `--sandbox`: where `run_command` runs (docs/contracts.md §6). */
 export const SANDBOX_MODES = ["auto", "bwrap", "none"] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 

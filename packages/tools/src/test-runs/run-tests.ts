@@ -27,13 +27,13 @@ import {
 } from "./test-report.ts";
 import { parseUnittestSummary } from "./unittest-report.ts";
 
-/** `run_tests` takes no input (design §6); `timeoutMs` may shorten or lengthen one run. */
+/** `run_tests` takes no input (docs/contracts.md §6); `timeoutMs` may shorten or lengthen one run. */
 export const RunTestsInputSchema = z.strictObject({
   timeoutMs: z.int().min(1).optional(),
 });
 export type RunTestsInput = z.output<typeof RunTestsInputSchema>;
 
-/** What `run_tests` returns (design §6), with where the numbers came from. */
+/** What `run_tests` returns (docs/contracts.md §6), with where the numbers came from. */
 export interface RunTestsResult {
   readonly passed: number | null;
   readonly failed: number | null;

@@ -34,7 +34,8 @@ export type { RunOptions } from "./run-options.ts";
 import { boundedText, callCost, clip, type Run, type Stop, traceStop } from "./run-state.ts";
 import { DEFAULT_MAX_OBSERVATION_CHARS } from "./serialize.ts";
 import { parseTask, renderTask, type Task } from "./task.ts";
-import { type PendingCall, type RecordedToolCall, runToolCall, toolFailed } from "./tool-call.ts";
+import { runCalls } from "./tool-batch.ts";
+import type { PendingCall, RecordedToolCall } from "./tool-call.ts";
 import { createToolRegistry, isToolRegistry, type ToolRegistry, type ToolSet } from "./tools.ts";
 import { createTracer, type RunStatus, type StopCode, statusOf } from "./trace.ts";
 
@@ -333,10 +334,10 @@ async function model(run: Run, request: ModelRequest): Promise<Reply> {
 
 /**
  * Acts on a reply, as the model APIs require: first the whole reply goes into the
- * history (its text, then every tool call), then each call runs in order and gets its
- * result. If the run stops midway, the calls not run still get a result saying so, so
- * no call in the history is left unanswered. A finish is a proposal the extensions may
- * reject: the run then goes on with the reasons in the history.
+ * history (its text, then every tool call), then the calls run (`runCalls`: reads side by
+ * side, everything else alone, results in call order). If the run stops midway, the calls
+ * not run still get a result saying so, so no call in the history is left unanswered. A
+ * finish is a proposal the extensions may reject: the run then goes on with the reasons.
  */
 async function act(run: Run, reply: Extract<Reply, { kind: "act" }>): Promise<Stop | undefined> {
   const calls: PendingCall[] = [];
@@ -372,20 +373,7 @@ async function act(run: Run, reply: Extract<Reply, { kind: "act" }>): Promise<St
       }
     }
   }
-  for (let index = 0; index < calls.length; index += 1) {
-    // No tool runs once the trace cannot record it; it gets a `not_run` result below.
-    const traced = traceStop(run);
-    const stop = traced ?? (await runToolCall(run, calls[index] as PendingCall));
-    if (stop === undefined) continue;
-    const step = run.guard.steps;
-    for (const rest of calls.slice(traced === undefined ? index + 1 : index)) {
-      const { callId, tool } = rest.action;
-      const ref = { run, step, callId, tool };
-      toolFailed(ref, { code: "not_run", message: `未执行：${stop.reason}` }, false);
-    }
-    return stop;
-  }
-  return undefined;
+  return runCalls(run, calls);
 }
 
 /** The code of an accepted finish, which ends the run `completed` with the summary. */

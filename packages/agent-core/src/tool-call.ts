@@ -41,13 +41,16 @@ export function runToolCall(
     : proceed(call, prepared);
 }
 
-function proceed(call: CallRef, prepared: Prepared): Stop | undefined | Promise<Stop | undefined> {
+export function proceed(
+  call: CallRef,
+  prepared: Prepared,
+): Stop | undefined | Promise<Stop | undefined> {
   if (prepared.kind === "stop") return prepared.stop;
   if (prepared.kind === "error") return toolErrored(call, prepared.error);
   return execute(call, prepared.info, prepared.answer);
 }
 
-type Prepared =
+export type Prepared =
   | { readonly kind: "stop"; readonly stop: Stop }
   | { readonly kind: "error"; readonly error: ToolError }
   | {
@@ -58,7 +61,7 @@ type Prepared =
     };
 
 /** Everything before a tool runs; a call that ends here is answered but not counted. */
-function prepare(call: CallRef, name: string): Prepared | Promise<Prepared> {
+export function prepare(call: CallRef, name: string): Prepared | Promise<Prepared> {
   const { run, tool: toolName } = call;
   const tool = run.tools.get(name);
   if (tool === undefined) {
@@ -202,6 +205,32 @@ async function execute(
   info: ToolCallInfo,
   answer: { readonly value: unknown } | undefined,
 ): Promise<Stop | undefined> {
+  const stop = begin(call, info);
+  if (stop !== undefined) return stop;
+  const settled =
+    answer !== undefined
+      ? ({ kind: "value", value: answer.value } as const)
+      : await settle(call, info);
+  return finish(call, info, settled);
+}
+
+/** What running a tool came to: a value, an error it threw, a timeout, a cancel. */
+export type ToolOutcome = Awaited<ReturnType<typeof settle>>;
+
+/** Runs the tool under the run's deadline and the tool timeout. */
+export function settle(call: CallRef, info: ToolCallInfo) {
+  return timedCall(
+    call.run,
+    (signal) => info.definition.execute(info.input, signal),
+    call.run.limits.toolTimeoutMs,
+  );
+}
+
+/**
+ * The start of a call that will run: a cancel since it was prepared stops it (answered, not
+ * counted); else it is traced as started and counted. A stop when it must not start.
+ */
+export function begin(call: CallRef, info: ToolCallInfo): Stop | undefined {
   const { run, tool: toolName } = call;
   const cancelled = cancelledBefore(call);
   if (cancelled?.kind === "stop") return cancelled.stop;
@@ -222,15 +251,16 @@ async function execute(
     }
   }
   run.guard.recordToolCall();
-  const settled =
-    answer !== undefined
-      ? ({ kind: "value", value: answer.value } as const)
-      : await timedCall(
-          run,
-          (signal) => info.definition.execute(info.input, signal),
-          run.limits.toolTimeoutMs,
-        );
+  return undefined;
+}
 
+/** What the call came to, written back: a value or expected error, or the stop it causes. */
+export function finish(
+  call: CallRef,
+  info: ToolCallInfo,
+  settled: ToolOutcome | { readonly kind: "value"; readonly value: unknown },
+): Stop | undefined | Promise<Stop | undefined> {
+  const { run, tool: toolName } = call;
   if (settled.kind === "timeout") {
     if (settled.limit === "run") {
       const reason = `工具 ${toolName} 执行期间用完时间预算 ${run.limits.maxDurationMs} ms，已中止`;

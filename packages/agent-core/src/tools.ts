@@ -44,6 +44,12 @@ export interface Tool {
    */
   authorize?(input: ToolInput, signal: AbortSignal): Authorization | Promise<Authorization>;
   execute(input: ToolInput, signal: AbortSignal): unknown;
+  /**
+   * True for a tool whose calls change nothing (reads): the calls of one reply to such tools
+   * run at the same time, their results still written in the reply's call order. Left out, a
+   * call runs alone, after the calls before it have finished.
+   */
+  readonly concurrent?: boolean;
 }
 
 /** A tool whose `execute` receives the type its schema produces. */
@@ -52,6 +58,8 @@ export interface TypedToolDefinition<Schema extends z.ZodType> {
   readonly inputSchema: Schema;
   authorize?(input: z.output<Schema>, signal: AbortSignal): Authorization | Promise<Authorization>;
   execute(input: z.output<Schema>, signal: AbortSignal): unknown;
+  /** See `Tool.concurrent`. */
+  readonly concurrent?: boolean;
 }
 
 /** Declares a tool with a schema, typing `execute`'s input from it. */

@@ -130,6 +130,8 @@ export function createReadTools(
         "读取工作区内的文本文件：{ path, startLine?, endLine?, startColumn? } → { content, hash, totalLines, truncated, nextStartLine?, nextStartColumn? }。" +
         "content 是整行；truncated 为 true 时没读完，用 startLine: nextStartLine（有 nextStartColumn 时再加 startColumn）继续读",
       inputSchema: ReadFileInputSchema,
+      // A read changes nothing: the reads of one reply run side by side.
+      concurrent: true,
       execute: (input) => readWorkspaceFile(workspace, input, limits, budget),
     }),
     list_files: defineTool({
@@ -137,6 +139,8 @@ export function createReadTools(
         "列出工作区内的文件（不含 .git/、node_modules/）：{ path?, pattern?, offset? } → { files, truncated, total?, nextOffset? }；" +
         "truncated 为 true 时用 offset: nextOffset 继续列",
       inputSchema: ListFilesInputSchema,
+      // A read changes nothing: the reads of one reply run side by side.
+      concurrent: true,
       execute: (input) => listWorkspaceFiles(workspace, input, limits, budget),
     }),
     search: defineTool({
@@ -144,6 +148,8 @@ export function createReadTools(
         '在工作区文件中按纯文本查找：{ pattern, path?, glob?, offset? } → { matches: ["path:line:text"], truncated, nextOffset? }；' +
         "truncated 为 true 时用 offset: nextOffset 看后面的匹配",
       inputSchema: SearchInputSchema,
+      // A read changes nothing: the reads of one reply run side by side.
+      concurrent: true,
       execute: (input) => searchWorkspace(workspace, input, limits, budget),
     }),
   };

@@ -11,6 +11,8 @@ export function passAtK(n: number, c: number, k: number): number {
     throw new RangeError(`passAtK needs 0 ≤ c ≤ n and 1 ≤ k ≤ n, got n=${n} c=${c} k=${k}`);
   // Fewer failures than draws: every draw of k holds a pass.
   if (n - c < k) return 1;
+  // The same value as the product below, without its rounding (0.2, not 0.19999999999999996).
+  if (k === 1) return c / n;
   // C(n−c, k) / C(n, k) as a product, so no factorial overflows: ∏_{i=n−c+1}^{n} (1 − k/i).
   let allFail = 1;
   for (let i = n - c + 1; i <= n; i += 1) allFail *= 1 - k / i;

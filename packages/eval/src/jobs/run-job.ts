@@ -33,20 +33,25 @@ export function runJobTrials(
       ...(kept === undefined ? {} : { workspace: kept }),
     });
   };
-  const shared = {
-    signal: options.signal,
-    trialsPerTask: spec.trials,
-    ...(spec.timeoutMs === undefined ? {} : { defaultTimeoutMs: spec.timeoutMs }),
-    record,
-    ...(options.onTaskFinished === undefined ? {} : { onTaskFinished: options.onTaskFinished }),
-  };
+  const timeout = spec.timeoutMs === undefined ? {} : { defaultTimeoutMs: spec.timeoutMs };
   if (options.queue !== undefined)
-    return runTrialsOnQueue(trials, { ...shared, address: options.queue, jobKey: spec.jobId });
+    return runTrialsOnQueue(trials, {
+      address: options.queue,
+      signal: options.signal,
+      jobKey: spec.jobId,
+      trialsPerTask: spec.trials,
+      ...timeout,
+      record,
+      ...(options.onTaskFinished === undefined ? {} : { onTaskFinished: options.onTaskFinished }),
+    });
   return runTrials(trials, {
-    ...shared,
     runner: options.runner,
     concurrency: options.concurrency,
-    ...(shared.onTaskFinished === undefined ? {} : { onTrialFinished: shared.onTaskFinished }),
+    signal: options.signal,
+    trialsPerTask: spec.trials,
+    ...timeout,
+    record,
+    ...(options.onTaskFinished === undefined ? {} : { onTrialFinished: options.onTaskFinished }),
     keepDirOf: (trial) => {
       const kept = keptOf(trial);
       return kept === undefined ? undefined : path.join(job.dir, kept);

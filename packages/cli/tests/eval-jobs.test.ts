@@ -195,6 +195,27 @@ describe("coding-agent eval resume <job>", () => {
   });
 });
 
+describe("one owner per job", () => {
+  it("refuses to resume a job a live process owns, and takes over the lock of a dead one", async () => {
+    const suite = path.join(base, "suite");
+    await addWaitingTasks(suite, ["quick"], 1);
+    expect((await evalBin([suite])).code).toBe(0);
+    const [jobId] = await jobIds();
+    const lock = path.join(home, "evals", jobId as string, "owner.lock");
+    await writeFile(lock, `${process.pid}\n`);
+    const owned = await evalBin(["resume", jobId as string]);
+    expect(owned.code).toBe(2);
+    expect(owned.stderr).toContain(`正由进程 ${process.pid} 运行`);
+
+    const gone = spawn(process.execPath, ["-e", ""]);
+    await new Promise((resolve) => gone.once("exit", resolve));
+    await writeFile(lock, `${gone.pid}\n`);
+    const resumed = await evalBin(["resume", jobId as string]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain("已有 1 次试验的结果，还要运行 0 次");
+  });
+});
+
 describe("coding-agent eval regrade <job>", () => {
   it("grades the kept workspaces again with the suite's current test command, without any run", async () => {
     const suite = await copyBundledSuite();

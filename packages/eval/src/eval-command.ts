@@ -1,6 +1,7 @@
 import { type EvalCommand, evalUsage, parseEvalArgs } from "./eval-args.ts";
 import { progressLine } from "./harness.ts";
 import { createJob, type JobFolder, openJob, readJobTrials, trialKey } from "./jobs/job-folder.ts";
+import { lockJob } from "./jobs/job-lock.ts";
 import { regradeTrials } from "./jobs/regrade.ts";
 import { runJobTrials } from "./jobs/run-job.ts";
 import { canReach, runQueueWorker } from "./queue.ts";
@@ -94,6 +95,8 @@ async function runSuite(
     ...(command.timeoutMs === undefined ? {} : { timeoutMs: command.timeoutMs }),
     keepWorkspaces: command.keepWorkspaces === true,
   });
+  const lock = await lockJob(job.dir);
+  if (!lock.ok) throw new Error(`a new job ${job.dir} is locked by process ${lock.pid}`);
   const trials = job.spec.trials;
   const trialCount = trials === 1 ? "" : `，每个任务 ${trials} 次试验`;
   io.stderr(
@@ -102,13 +105,17 @@ async function runSuite(
       : `任务集 ${suite.name}：${suite.tasks.length} 个任务${trialCount}放进队列，等待 worker…\n`,
   );
   io.stderr(`评测作业 ${job.spec.jobId}（结果逐个写进 ${job.dir}）\n`);
-  return runAndReport(job, trialsOf(suite.tasks, trials), new Map(), {
-    command,
-    io,
-    signal,
-    deps,
-    ...(baseline.tasks === undefined ? {} : { baseline: baseline.tasks }),
-  });
+  try {
+    return await runAndReport(job, trialsOf(suite.tasks, trials), new Map(), {
+      command,
+      io,
+      signal,
+      deps,
+      ...(baseline.tasks === undefined ? {} : { baseline: baseline.tasks }),
+    });
+  } finally {
+    await lock.release();
+  }
 }
 
 async function resumeJob(
@@ -132,6 +139,31 @@ async function resumeJob(
     return EVAL_EXIT_CODES.regressionOrHarnessError;
   }
   const job = opened.job;
+  const lock = await lockJob(job.dir);
+  if (!lock.ok) {
+    io.stderr(ownedMessage(job, lock.pid));
+    return EVAL_EXIT_CODES.usage;
+  }
+  try {
+    return await resumeLocked(job, command, io, signal, deps, baseline.tasks);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** A job another live process runs: exit 2, naming it (a trial must not run in both). */
+function ownedMessage(job: JobFolder, pid: number): string {
+  return `作业 ${job.spec.jobId} 正由进程 ${pid} 运行；等它结束，或先停掉它\n`;
+}
+
+async function resumeLocked(
+  job: JobFolder,
+  command: Extract<EvalCommand, { kind: "resume" }>,
+  io: EvalIo,
+  signal: AbortSignal,
+  deps: EvalDependencies,
+  baseline: Parameters<typeof deliverReport>[0]["baseline"],
+): Promise<number> {
   const trials = await readJobTrials(job);
   for (const file of trials.unreadable)
     io.stderr(`试验结果文件读不了，重新运行这次试验：${file}\n`);
@@ -143,7 +175,7 @@ async function resumeJob(
     io,
     signal,
     deps,
-    ...(baseline.tasks === undefined ? {} : { baseline: baseline.tasks }),
+    ...(baseline === undefined ? {} : { baseline }),
   });
 }
 
@@ -216,6 +248,26 @@ async function regradeJob(
     io.stderr(`${baseline.message}\n`);
     return EVAL_EXIT_CODES.usage;
   }
+  const lock = await lockJob(job.dir);
+  if (!lock.ok) {
+    io.stderr(ownedMessage(job, lock.pid));
+    return EVAL_EXIT_CODES.usage;
+  }
+  try {
+    return await regradeLocked(job, command, io, signal, deps, baseline.tasks);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function regradeLocked(
+  job: JobFolder,
+  command: Extract<EvalCommand, { kind: "regrade" }>,
+  io: EvalIo,
+  signal: AbortSignal,
+  deps: EvalDependencies,
+  baseline: Parameters<typeof deliverReport>[0]["baseline"],
+): Promise<number> {
   const trials = await readJobTrials(job);
   if (trials.pending.length > 0) {
     io.stderr(
@@ -261,7 +313,7 @@ async function regradeJob(
     suite: job.spec.suite,
     results,
     trials: job.spec.trials,
-    ...(baseline.tasks === undefined ? {} : { baseline: baseline.tasks }),
+    ...(baseline === undefined ? {} : { baseline }),
     output: command,
     io,
   });

@@ -111,7 +111,7 @@ export function buildReport(options: {
     tasks: results,
     stops,
   };
-  // One trial per task: exactly the report of design §7, byte for byte.
+  // One trial per task: the report exactly as it was before trials existed, byte for byte.
   if (trials === 1)
     return {
       ...common,

@@ -1,8 +1,10 @@
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type AgentRunner, runEvalCommand } from "@coding-agent/eval";
 import { parseCliArgs } from "./args.ts";
 import type { CliIo } from "./cli.ts";
 import type { CliEnv } from "./model-provider.ts";
+import { codingAgentHome } from "./run-files.ts";
 
 /**
  * The bin that starts this very CLI: from the TypeScript sources (`src/`) the development
@@ -25,12 +27,19 @@ function validateRunArgs(args: readonly string[]): string | undefined {
   return parsed.message.split("\n\n")[0];
 }
 
-/** `coding-agent eval …`: the eval package, given this CLI (in `env`) as the agent it runs. */
+/**
+ * `coding-agent eval …`: the eval package, given this CLI (in `env`) as the agent it runs,
+ * and `$CODING_AGENT_HOME/evals` as the folder of its jobs (one folder a job, beside `runs/`).
+ */
 export function runEvalCli(
   argv: readonly string[],
   io: CliIo,
   signal: AbortSignal,
   env: CliEnv,
 ): Promise<number> {
-  return runEvalCommand(argv, io, signal, { runner: selfRunner(env), validateRunArgs });
+  return runEvalCommand(argv, io, signal, {
+    runner: selfRunner(env),
+    validateRunArgs,
+    jobsDir: path.join(codingAgentHome(env), "evals"),
+  });
 }

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -199,6 +199,69 @@ describe("coding-agent eval --queue redis://… with eval worker", { timeout: 30
     expect(ran.code).toBe(130);
     expect(await redisCli(port, ["--scan", "--pattern", "bull:coding-agent-eval:*.*"])).toBe("");
     expect(await redisCli(port, ["LLEN", "bull:coding-agent-eval:wait"])).toBe("0\n");
+  });
+
+  // After the Ctrl-C test, which expects the queue to hold nothing of earlier runs: a killed
+  // producer leaves the jobs of its recorded trials behind.
+  it("resumes a --trials job whose producer was SIGKILLed: every trial runs once on the workers", async () => {
+    const home = await mkdtemp(path.join(tmp, "home-"));
+    const env = { PATH: process.env.PATH, CODING_AGENT_HOME: home };
+    const producer = spawn(
+      process.execPath,
+      [BIN, "eval", suite, "--queue", redis.url, "--trials", "2"],
+      { stdio: ["ignore", "ignore", "pipe"], env },
+    );
+    started.push(producer);
+    let producerErr = "";
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      producer.once("exit", (_code, signal) => resolve(signal)),
+    );
+    const worker = startWorker(redis.url, tmp);
+    // Killed once two trials are recorded; the worker goes on with the queue meanwhile.
+    await new Promise<void>((resolve) => {
+      producer.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+        producerErr += chunk;
+        if (producerErr.split("\n").filter((line) => /^\[\d+\/10\] /.test(line)).length >= 2)
+          resolve();
+      });
+    });
+    producer.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    const [jobId] = await readdir(path.join(home, "evals"));
+    const trialsDir = path.join(home, "evals", jobId as string, "trials");
+    const recorded = async () => {
+      const files = new Map<string, string>();
+      for (const task of await readdir(trialsDir))
+        for (const name of await readdir(path.join(trialsDir, task)))
+          if (name.endsWith(".json"))
+            files.set(
+              `${task} #${name.slice(0, -5)}`,
+              await readFile(path.join(trialsDir, task, name), "utf8"),
+            );
+      return files;
+    };
+    const before = await recorded();
+
+    const resumed = await spawnBin(
+      ["eval", "resume", jobId as string, "--queue", redis.url, "--json"],
+      {
+        env,
+      },
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ total: 10, trials: 2 });
+    const after = await recorded();
+    expect(after.size).toBe(10);
+    for (const [key, text] of before) expect(after.get(key), key).toBe(text);
+    // Whatever the worker finished while no producer listened was collected, not run again.
+    const starts = worker
+      .stderr()
+      .split("\n")
+      .filter((line) => line.startsWith("开始 "))
+      .map((line) => line.slice(3));
+    expect(starts.sort()).toEqual([...after.keys()].sort());
+    worker.child.kill("SIGINT");
+    expect(await worker.exited).toBe(130);
   });
 
   it("says once that Redis cannot be reached, and exits 1", async () => {

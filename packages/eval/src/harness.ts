@@ -1,5 +1,6 @@
 import { type AgentRunner, crashedTask, runTask, type TaskResult } from "./run-task.ts";
 import type { EvalTask } from "./task-file.ts";
+import type { EvalTrial } from "./trial.ts";
 
 /** Tasks run side by side unless `--concurrency` says otherwise. */
 export const DEFAULT_CONCURRENCY = 2;
@@ -107,10 +108,71 @@ export async function runTasks(
   });
 }
 
-/** The progress line of a finished task (stderr): `[3/12] ✓ fix-slugify 4.2s`. */
+/** A trial's result as a report row: its trial number only when the task runs more than once. */
+export function withTrial(result: TaskResult, trial: number, trials: number): TaskResult {
+  if (trials === 1) return result;
+  const { id, trial: _previous, ...rest } = result;
+  return { id, trial, ...rest };
+}
+
+/** How a trial's run is recorded once graded; a throw makes the trial a crash. */
+export type RecordTrial = (trial: EvalTrial, result: TaskResult) => Promise<void>;
+
+/**
+ * Runs `trials` (task × trial number) at most `concurrency` at a time, each in its own
+ * workspace (a temporary one, or `keepDirOf`'s), and `record`s each result before it counts
+ * as finished: a progress line is only printed for a trial whose result is on disk. A
+ * trial cut short by a cancel is not recorded (it has no result; a resume runs it).
+ */
+export function runTrials(
+  trials: readonly EvalTrial[],
+  options: {
+    readonly runner: AgentRunner;
+    readonly concurrency: number;
+    readonly signal: AbortSignal;
+    /** k of `--trials k`: above 1 each row carries its trial number. */
+    readonly trialsPerTask: number;
+    readonly defaultTimeoutMs?: number;
+    readonly keepDirOf?: (trial: EvalTrial) => string | undefined;
+    readonly record?: RecordTrial;
+    readonly onTrialFinished?: OnTaskFinished;
+  },
+): Promise<PoolOutcome<TaskResult>> {
+  return runPool(trials, {
+    concurrency: options.concurrency,
+    signal: options.signal,
+    run: async (item) => {
+      const keepDir = options.keepDirOf?.(item);
+      const ran = await runTask(item.task, {
+        runner: options.runner,
+        signal: options.signal,
+        ...(options.defaultTimeoutMs === undefined
+          ? {}
+          : { defaultTimeoutMs: options.defaultTimeoutMs }),
+        ...(keepDir === undefined ? {} : { keepDir }),
+      });
+      const result = withTrial(ran, item.trial, options.trialsPerTask);
+      if (!options.signal.aborted) await options.record?.(item, result);
+      return result;
+    },
+    crashed: (error, item) =>
+      withTrial(
+        crashedTask(item.task.id, error instanceof Error ? error.message : String(error), 0),
+        item.trial,
+        options.trialsPerTask,
+      ),
+    ...(options.onTrialFinished === undefined ? {} : { onFinished: options.onTrialFinished }),
+  });
+}
+
+/**
+ * The progress line of a finished task (stderr): `[3/12] ✓ fix-slugify 4.2s`; a trial of
+ * `--trials k` (k > 1) is named with its number, `[3/12] ✓ fix-slugify #2 4.2s`.
+ */
 export function progressLine(result: TaskResult, finished: number, total: number): string {
   const mark = result.passed ? "✓" : "✗";
   const seconds = (result.durationMs / 1000).toFixed(1);
+  const label = result.trial === undefined ? result.id : `${result.id} #${result.trial}`;
   // Exactly the line of docs/contracts.md §7; why a task failed is the report's business.
-  return `[${finished}/${total}] ${mark} ${result.id} ${seconds}s`;
+  return `[${finished}/${total}] ${mark} ${label} ${seconds}s`;
 }

@@ -1,7 +1,13 @@
 /** `@coding-agent/eval`: run the coding agent on a suite of tasks, grade the workspaces, report, gate. */
 
 export { type BaselineTask, loadBaseline } from "./baseline.ts";
-export { EVAL_FLAGS, type EvalCommand, evalUsage, parseEvalArgs } from "./eval-args.ts";
+export {
+  EVAL_FLAGS,
+  type EvalCommand,
+  evalUsage,
+  parseEvalArgs,
+  type ReportOptions,
+} from "./eval-args.ts";
 export {
   EVAL_EXIT_CODES,
   type EvalDependencies,
@@ -35,11 +41,37 @@ export {
   type PoolOptions,
   type PoolOutcome,
   progressLine,
+  type RecordTrial,
   runPool,
   runTasks,
+  runTrials,
+  withTrial,
 } from "./harness.ts";
 export { escapeHtml, renderHtmlReport } from "./html-report.ts";
+export { writeFileAtomic } from "./jobs/atomic-write.ts";
+export {
+  createJob,
+  type JobFolder,
+  type JobTrials,
+  keptTrialDir,
+  newJobId,
+  openJob,
+  readJobTrials,
+  trialKey,
+  writeTrial,
+} from "./jobs/job-folder.ts";
+export {
+  JOB_FORMAT_VERSION,
+  type JobSpec,
+  JobSpecSchema,
+  type TrialFile,
+  TrialFileSchema,
+} from "./jobs/job-spec.ts";
+export { type RegradeOutcome, regradeTrials } from "./jobs/regrade.ts";
+export { runJobTrials } from "./jobs/run-job.ts";
 export { renderJunit, xml } from "./junit.ts";
+export { countTrials, passAtK, suitePassAtK, type TrialCount } from "./pass-at-k.ts";
+export { PASS_RATE_TOLERANCE, type PassRateDrop, passRateDrops } from "./pass-rate-gate.ts";
 export { diffSnapshots, type FileChange } from "./patch.ts";
 export { type ProcessOutcome, runProcessGroup } from "./process-group.ts";
 export {
@@ -52,9 +84,11 @@ export {
   type RedisAddress,
   runQueueWorker,
   runTasksOnQueue,
+  runTrialsOnQueue,
 } from "./queue.ts";
 export {
   buildReport,
+  describeDrop,
   type EvalReport,
   type FindRegressions,
   findRegressions,
@@ -62,14 +96,18 @@ export {
   hasHarnessError,
   type StopKind,
   stopKindOf,
+  type TaskPassRate,
 } from "./report.ts";
+export { deliverReport, readGateBaseline } from "./report-output.ts";
 export {
   type AgentRunner,
   crashedTask,
   DEFAULT_TASK_TIMEOUT_MS,
+  gradeWorkspace,
   HARNESS_ERROR_STATUS,
   runTask,
   type TaskResult,
+  workspaceIn,
 } from "./run-task.ts";
 export {
   type EvalSuite,
@@ -82,3 +120,4 @@ export {
   reservedFlagIn,
   TaskFileSchema,
 } from "./task-file.ts";
+export { type EvalTrial, trialLabel, trialsOf } from "./trial.ts";

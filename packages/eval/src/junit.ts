@@ -1,10 +1,13 @@
 import { GRADER_NAMES } from "./graders.ts";
 import type { EvalReport } from "./report.ts";
 import { HARNESS_ERROR_STATUS } from "./run-task.ts";
+import { trialLabel } from "./trial.ts";
 
 /**
  * The report as JUnit XML: one `<testcase>` per task, `<failure>` for a task that ran and
- * failed a grader, `<error>` for a harness error (timeout, crash). CI servers read it.
+ * failed a grader, `<error>` for a harness error (timeout, crash). CI servers read it. With
+ * `--trials k` (k > 1) a `<testcase>` per trial (`fix-sum #2`), and the suite's pass@1 and
+ * pass@k as `<properties>`.
  */
 export function renderJunit(report: EvalReport): string {
   const failures = report.tasks.filter(
@@ -14,7 +17,8 @@ export function renderJunit(report: EvalReport): string {
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
   const totalMs = report.tasks.reduce((sum, task) => sum + task.durationMs, 0);
   const cases = report.tasks.map((task) => {
-    const open = `    <testcase name="${xml(task.id)}" classname="${xml(report.suite)}" time="${seconds(task.durationMs)}"`;
+    const name = trialLabel(task.id, task.trial ?? 1, report.trials ?? 1);
+    const open = `    <testcase name="${xml(name)}" classname="${xml(report.suite)}" time="${seconds(task.durationMs)}"`;
     if (task.passed) return `${open}/>`;
     const failed = GRADER_NAMES.filter((name) => !task.graders[name].pass);
     const body = failed.map((name) => `${name}: ${task.graders[name].detail}`).join("\n");
@@ -26,11 +30,25 @@ export function renderJunit(report: EvalReport): string {
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="coding-agent eval" tests="${report.total}" failures="${failures}" errors="${errors}" time="${seconds(totalMs)}">`,
     `  <testsuite name="${xml(report.suite)}" tests="${report.total}" failures="${failures}" errors="${errors}" time="${seconds(totalMs)}">`,
+    ...passAtProperties(report),
     ...cases,
     "  </testsuite>",
     "</testsuites>",
     "",
   ].join("\n");
+}
+
+/** pass@1 and pass@k as JUnit properties; none for a single-trial run (its XML stays as it was). */
+function passAtProperties(report: EvalReport): string[] {
+  if (report.trials === undefined || report.passAt === undefined) return [];
+  return [
+    "    <properties>",
+    `      <property name="trials" value="${report.trials}"/>`,
+    ...Object.entries(report.passAt).map(
+      ([k, value]) => `      <property name="pass@${xml(k)}" value="${value}"/>`,
+    ),
+    "    </properties>",
+  ];
 }
 
 /**

@@ -2,9 +2,15 @@ import { randomUUID } from "node:crypto";
 import net from "node:net";
 import { type Job, Queue, QueueEvents, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import type { HarnessOutcome, OnTaskFinished } from "./harness.ts";
+import {
+  type HarnessOutcome,
+  type OnTaskFinished,
+  type RecordTrial,
+  withTrial,
+} from "./harness.ts";
 import { type AgentRunner, crashedTask, runTask, type TaskResult } from "./run-task.ts";
 import type { EvalTask } from "./task-file.ts";
+import { type EvalTrial, trialLabel, trialsOf } from "./trial.ts";
 
 /** The BullMQ queue every producer and worker of `coding-agent eval` shares. */
 export const QUEUE_NAME = "coding-agent-eval";
@@ -29,10 +35,13 @@ export interface RedisAddress {
   readonly port: number;
 }
 
-/** What a job carries: the task with its fixture's files, and the run's default timeout. */
+/** What a job carries: the task with its fixture's files, which trial, and the run's default timeout. */
 interface EvalJobData {
   readonly task: EvalTask;
   readonly defaultTimeoutMs?: number;
+  /** The trial's number and the trials per task (absent: one trial). */
+  readonly trial?: number;
+  readonly trials?: number;
 }
 
 /** `redis://host:port` as an address, or a Chinese message (exit 2). */
@@ -88,12 +97,10 @@ export function canReach(address: RedisAddress, timeoutMs = 3000): Promise<boole
 }
 
 /**
- * Puts every task on the queue (job id: this run's key + the task id, so a task is added
- * once) and waits for each job's end. A job ends once: BullMQ completes it only under the
- * lock its worker holds, and a worker that lost the lock (it was presumed dead and the task
- * went to another) cannot complete it any more. A failed job (stalled too often) is a crash.
+ * Puts every task on the queue once and waits for each result: {@link runTrialsOnQueue} with
+ * one trial per task under a key of its own.
  */
-export async function runTasksOnQueue(
+export function runTasksOnQueue(
   tasks: readonly EvalTask[],
   options: {
     readonly address: RedisAddress;
@@ -102,25 +109,58 @@ export async function runTasksOnQueue(
     readonly onTaskFinished?: OnTaskFinished;
   },
 ): Promise<HarnessOutcome> {
+  return runTrialsOnQueue(trialsOf(tasks, 1), {
+    ...options,
+    jobKey: randomUUID(),
+    trialsPerTask: 1,
+  });
+}
+
+/**
+ * Puts every trial on the queue (BullMQ job id: the eval job's key, the trial number and the
+ * task id, so a trial is on the queue at most once) and waits for each job's end. A job
+ * ends once: BullMQ completes it only under the lock its worker holds, and a worker that lost
+ * the lock (it was presumed dead and the trial went to another) cannot complete it any more.
+ * A failed job (stalled too often) is a crash.
+ *
+ * The ids are the eval job's, so a resume after a killed producer finds what the queue did
+ * meanwhile: adding an id that is still there adds nothing, and waiting on a job a worker
+ * already completed gives back its result at once, so no trial runs twice.
+ */
+export async function runTrialsOnQueue(
+  trials: readonly EvalTrial[],
+  options: {
+    readonly address: RedisAddress;
+    readonly signal: AbortSignal;
+    /** Names this eval job's trials on the queue (the job id; a fresh key for a one-off run). */
+    readonly jobKey: string;
+    readonly trialsPerTask: number;
+    readonly defaultTimeoutMs?: number;
+    /** Called with each result before it counts as finished (the job folder's trial file). */
+    readonly record?: RecordTrial;
+    readonly onTaskFinished?: OnTaskFinished;
+  },
+): Promise<HarnessOutcome> {
   const clients = [connect(options.address), connect(options.address)] as const;
   const queue = new Queue<EvalJobData, TaskResult>(QUEUE_NAME, { connection: clients[0] });
   const events = new QueueEvents(QUEUE_NAME, { connection: clients[1] });
   queue.on("error", () => {});
   events.on("error", () => {});
-  const runKey = randomUUID();
-  const results = new Map<string, TaskResult>();
+  const results = new Map<number, TaskResult>();
+  let finished = 0;
   try {
     await events.waitUntilReady();
     const jobs = await queue.addBulk(
-      tasks.map((task) => ({
+      trials.map(({ task, trial }) => ({
         name: task.id,
         data: {
           task,
+          ...(options.trialsPerTask === 1 ? {} : { trial, trials: options.trialsPerTask }),
           ...(options.defaultTimeoutMs === undefined
             ? {}
             : { defaultTimeoutMs: options.defaultTimeoutMs }),
         },
-        opts: { jobId: `${runKey}.${task.id}`, attempts: 1 },
+        opts: { jobId: `${options.jobKey}.${trial}.${task.id}`, attempts: 1 },
       })),
     );
     const cancelled = new Promise<"cancelled">((resolve) => {
@@ -129,25 +169,28 @@ export async function runTasksOnQueue(
     });
     const all = Promise.all(
       jobs.map(async (job, index) => {
-        const task = tasks[index] as EvalTask;
-        const result = await job.waitUntilFinished(events).then(
+        const item = trials[index] as EvalTrial;
+        const ended = await job.waitUntilFinished(events).then(
           (value: TaskResult) => value,
           (error: unknown) =>
-            crashedTask(task.id, error instanceof Error ? error.message : String(error), 0),
+            crashedTask(item.task.id, error instanceof Error ? error.message : String(error), 0),
         );
-        // One result per task id, whatever the events say.
-        if (results.has(task.id) || options.signal.aborted) return;
-        results.set(task.id, result);
-        options.onTaskFinished?.(result, results.size, tasks.length);
+        const result = withTrial(ended, item.trial, options.trialsPerTask);
+        // One result per trial, whatever the events say.
+        if (results.has(index) || options.signal.aborted) return;
+        results.set(index, result);
+        await options.record?.(item, result);
+        finished += 1;
+        options.onTaskFinished?.(result, finished, trials.length);
       }),
     );
     if ((await Promise.race([all, cancelled])) === "cancelled") {
-      // Tasks not yet taken are removed; a task a worker holds ends there unreported.
+      // Trials not yet taken are removed; a trial a worker holds ends there unreported.
       await Promise.all(jobs.map((job) => job.remove().catch(() => undefined)));
       return { kind: "cancelled" };
     }
     await Promise.all(jobs.map((job) => job.remove().catch(() => undefined)));
-    return { kind: "done", results: tasks.map((task) => results.get(task.id) as TaskResult) };
+    return { kind: "done", results: trials.map((_, index) => results.get(index) as TaskResult) };
   } finally {
     await Promise.allSettled([events.close(), queue.close()]);
     for (const client of clients) client.disconnect();
@@ -167,15 +210,17 @@ export async function runQueueWorker(options: {
   readonly signal: AbortSignal;
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
-  readonly onTaskStarted?: (taskId: string) => void;
-  readonly onTaskFinished?: (result: TaskResult) => void;
+  /** A trial started: its task id, or `id #n` for a trial of `--trials k` (k > 1). */
+  readonly onTaskStarted?: (label: string) => void;
+  readonly onTaskFinished?: (result: TaskResult, label: string) => void;
   readonly onReady?: () => void;
   /** A BullMQ error (Redis gone, a completion refused because the lock was lost). */
   readonly onError?: (message: string) => void;
 }): Promise<void> {
   const client = connect(options.address);
   const processor = async (job: Job<EvalJobData, TaskResult>): Promise<TaskResult> => {
-    options.onTaskStarted?.(job.data.task.id);
+    const label = trialLabel(job.data.task.id, job.data.trial ?? 1, job.data.trials ?? 1);
+    options.onTaskStarted?.(label);
     const result = await runTask(job.data.task, {
       runner: options.runner,
       signal: options.signal,
@@ -185,7 +230,7 @@ export async function runQueueWorker(options: {
     });
     // Cancelled here means this worker is going away: never report it, let the lock lapse.
     if (options.signal.aborted) return new Promise<never>(() => {});
-    options.onTaskFinished?.(result);
+    options.onTaskFinished?.(result, label);
     return result;
   };
   const worker = new Worker<EvalJobData, TaskResult>(QUEUE_NAME, processor, {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {
@@ -34,6 +34,8 @@ export const HARNESS_ERROR_STATUS = "error";
 /** One row of the report (docs/contracts.md §7): `status`/`code` are the run's, or `error` + `timeout`/`crash`. */
 export interface TaskResult {
   readonly id: string;
+  /** Which of the task's trials this is (1..k); only in reports of `--trials k` with k > 1. */
+  readonly trial?: number;
   readonly passed: boolean;
   readonly status: string;
   readonly code: string;
@@ -57,15 +59,26 @@ export async function runTask(
     readonly runner: AgentRunner;
     readonly signal: AbortSignal;
     readonly defaultTimeoutMs?: number;
+    /**
+     * Keep the trial's folder here (`--keep-workspaces`): emptied first, left in place
+     * afterwards with the final workspace in `<keepDir>/workspace`, for a later regrade.
+     */
+    readonly keepDir?: string;
     /** How the graders learn what changed; `changedPaths` (added, modified, removed) by default. */
     readonly diff?: (before: WorkspaceSnapshot, after: WorkspaceSnapshot) => readonly string[];
   },
 ): Promise<TaskResult> {
   const started = performance.now();
   const timeoutMs = task.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TASK_TIMEOUT_MS;
-  const dir = await mkdtemp(path.join(os.tmpdir(), "coding-agent-eval-"));
+  const keepDir = options.keepDir;
+  if (keepDir !== undefined) {
+    // A kept folder may hold a killed earlier attempt of this trial: it starts empty.
+    await rm(keepDir, { recursive: true, force: true });
+    await mkdir(keepDir, { recursive: true });
+  }
+  const dir = keepDir ?? (await mkdtemp(path.join(os.tmpdir(), "coding-agent-eval-")));
   try {
-    const workspace = path.join(dir, "workspace");
+    const workspace = workspaceIn(dir);
     await writeFixture(task.files, workspace);
     const scriptPath = path.join(dir, "script.json");
     if (task.script !== undefined) await writeFile(scriptPath, JSON.stringify(task.script));
@@ -95,17 +108,14 @@ export async function runTask(
     const run = runOutcome(ran, timeoutMs);
     const diff = options.diff ?? changedPaths;
     const changed = diff(snapshotFixture(task.files), await snapshotWorkspace(workspace));
-    const graders: Grades = {
-      tests_pass: await gradeTestsPass({
-        testCommand: task.testCommand,
-        workspace,
-        timeoutMs,
-        signal: options.signal,
-      }),
-      diff_in_scope: gradeDiffInScope(task, changed),
-      forbidden_untouched: gradeForbiddenUntouched(task, changed),
-      status: gradeStatus(task, run.status, run.code),
-    };
+    const graders = await gradeWorkspace({
+      task,
+      workspace,
+      changed,
+      run,
+      timeoutMs,
+      signal: options.signal,
+    });
     return {
       id: task.id,
       passed: Object.values(graders).every((verdict) => verdict.pass),
@@ -122,8 +132,39 @@ export async function runTask(
     const message = error instanceof Error ? error.message : String(error);
     return crashedTask(task.id, message, Math.round(performance.now() - started));
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    if (keepDir === undefined) await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Where a trial's folder holds its workspace (the run's `--workspace`). */
+export function workspaceIn(trialDir: string): string {
+  return path.join(trialDir, "workspace");
+}
+
+/**
+ * The four graders on a final workspace: what a trial runs after its agent, and what a
+ * regrade runs again on a kept workspace (no agent, no model).
+ */
+export async function gradeWorkspace(options: {
+  readonly task: EvalTask;
+  readonly workspace: string;
+  readonly changed: readonly string[];
+  readonly run: { readonly status: string; readonly code: string };
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+}): Promise<Grades> {
+  const { task, changed, run } = options;
+  return {
+    tests_pass: await gradeTestsPass({
+      testCommand: task.testCommand,
+      workspace: options.workspace,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+    }),
+    diff_in_scope: gradeDiffInScope(task, changed),
+    forbidden_untouched: gradeForbiddenUntouched(task, changed),
+    status: gradeStatus(task, run.status, run.code),
+  };
 }
 
 /** The result of a task the harness could not run or grade: every grader fails, saying why. */

@@ -34,6 +34,7 @@ import {
   loadScriptFile,
   routeScript,
 } from "./script-file.ts";
+import { createEditJournal } from "./state/edit-journal.ts";
 import { openStateLog, readStateLog, type StateLog } from "./state/log.ts";
 import { editPredictor } from "./state/predict-edits.ts";
 import { type RecordedPricing, recordedPricing } from "./state/recorded-price.ts";
@@ -42,6 +43,7 @@ import {
   createResumeExtension,
   planResume,
   type ResumePlan,
+  removeCrashLeftovers,
   replayingProvider,
 } from "./state/resume.ts";
 import { acquireRunLock, type RunLock } from "./state/run-lock.ts";
@@ -237,6 +239,13 @@ async function execute(session: Session): Promise<number> {
     return report(io, command, stateFailed(`运行目录无法写入：${files.message}`), undefined);
   }
   const { runDir, log } = files;
+  if (resume !== undefined) {
+    // Before the workspace is read: a killed write's temporary file is no change of the run's.
+    const removed = await removeCrashLeftovers(resume.plan, workspace);
+    if (removed.length > 0)
+      io.stderr(`coding-agent：删除了中断的写入留下的临时文件 ${removed.join("、")}\n`);
+  }
+  const journal = createEditJournal(runDir);
   const tracker = await createWorkspaceTracker(workspace, {
     ...(resume?.start === undefined ? {} : { start: resume.start }),
     ...(resume === undefined ? {} : { recorded: resume.plan.versions }),
@@ -316,7 +325,8 @@ async function execute(session: Session): Promise<number> {
     runId,
     log,
     tracker,
-    predictFiles: editPredictor(workspace, command.allowPaths),
+    predictEdit: editPredictor(workspace, command.allowPaths),
+    journal,
     ...(model.turns === undefined ? {} : { turns: model.turns }),
     ...(resume === undefined ? {} : { logged: resume.plan.logged }),
   });
@@ -407,7 +417,9 @@ async function execute(session: Session): Promise<number> {
         });
   // One order for a parent and a child run (see orderRunExtensions).
   const extensions = orderRunExtensions({
-    ...(resume === undefined ? {} : { resume: createResumeExtension(resume.plan, workspace) }),
+    ...(resume === undefined
+      ? {}
+      : { resume: createResumeExtension(resume.plan, workspace, { journal }) }),
     gate,
     hooks,
     recorder,
@@ -437,6 +449,8 @@ async function execute(session: Session): Promise<number> {
   if (result.code === "trace_failed") io.stderr(traceFailedMessage(traced.file, result.reason));
   const logged = await recorder.finished(result);
   await log.close().catch(() => {});
+  // A finished run is never resumed: no edit of it is left to settle.
+  if (logged) await journal.clear().catch(() => undefined);
   if (!logged) io.stderr(`警告：${recorder.failure ?? "状态日志写入失败"}\n`);
   const changed = tools.edits.diff().files;
   if (changed.length > 0) {

@@ -20,7 +20,7 @@ import type { RunCommand } from "./args.ts";
 import type { CliIo } from "./cli.ts";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
 import { hookExtensions, loadHookSettings } from "./hooks/index.ts";
-import { prepareMcp } from "./mcp/index.ts";
+import { mcpSecretValues, prepareMcp, resolveMcpServers } from "./mcp/index.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
 import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.ts";
 import { orderRunExtensions, prepareRunFeatures } from "./run-extensions.ts";
@@ -183,6 +183,18 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`${settings.message}\n`);
     return EXIT_CODES.usage;
   }
+  // MCP servers (lesson 37) are resolved before anything is redacted: what they are given
+  // under secret-looking names is masked in everything the run writes. A bad definition
+  // is reported below, where it always was.
+  const mcpServers = await resolveMcpServers({
+    settingsServers: settings.mcpServers,
+    configFile: command.mcpConfig,
+    env,
+  });
+  const redact = withSecrets(
+    model.redact,
+    mcpServers.ok ? mcpSecretValues(mcpServers.servers) : [],
+  );
   const wholeCommandOutput = command.maxContextTokens !== undefined;
   const tools = await prepareRunTools({
     workspace: command.workspace,
@@ -196,7 +208,7 @@ async function execute(session: Session): Promise<number> {
     // One value for the tools' paging and the loop's cap: a tool never returns more
     // than the loop passes on, so what it says it left out is what is missing.
     maxObservationChars: command.maxObservationChars,
-    redact: model.redact,
+    redact: redact,
     wholeCommandOutput,
   });
   if (!tools.ok) {
@@ -214,26 +226,23 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`${BUILT_IN_DEMO_GATE_NOTE}\n`);
   if (settings.warning !== undefined) io.stderr(`${settings.warning}\n`);
   const workspace = tools.workspaceRoot;
-  // MCP servers (lesson 37): started before the log opens, so run_started records their tools.
-  const mcp = await prepareMcp({
-    settingsServers: settings.mcpServers,
-    configFile: command.mcpConfig,
+  if (!mcpServers.ok) {
+    io.stderr(`${mcpServers.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  // Started before the log opens, so run_started records their tools.
+  const servers = await prepareMcp({
+    servers: mcpServers.servers,
     workspace,
     approval: command.approval,
     ...(io.approver === undefined ? {} : { approver: io.approver }),
     allowTools: command.allowTools ?? [],
-    redact: model.redact,
+    redact,
     warn: (line) => io.stderr(line),
     signal,
-    env,
   });
-  if (!mcp.ok) {
-    io.stderr(`${mcp.message}\n`);
-    return EXIT_CODES.usage;
-  }
-  const servers = mcp.session;
   const runId = resume?.runId ?? newRunId();
-  const files = await openRunFiles(session, runId, model.redact).catch((error: Error) => error);
+  const files = await openRunFiles(session, runId, redact).catch((error: Error) => error);
   if (files instanceof Error) {
     await servers?.close();
     return report(io, command, stateFailed(`运行目录无法写入：${files.message}`), undefined);
@@ -300,7 +309,7 @@ async function execute(session: Session): Promise<number> {
   const traces = await openRunTrace({
     runDir,
     runId,
-    redact: model.redact,
+    redact: redact,
     env,
     providerName: command.provider.name,
     model: command.provider.model,
@@ -341,7 +350,7 @@ async function execute(session: Session): Promise<number> {
   if (resume !== undefined) gate.restoreTests(resume.plan.tests);
   const features = await prepareRunFeatures({
     command,
-    redact: model.redact,
+    redact: redact,
     artifactsDir: path.join(runDir, "artifacts"),
     // Set by the recorder's afterToolCall, which runs before the loop detection's.
     version: () => tracker.current,
@@ -351,7 +360,7 @@ async function execute(session: Session): Promise<number> {
     entries: settings.hooks,
     runId,
     workspace,
-    redact: model.redact,
+    redact: redact,
     env: { ...env },
     warn: (line) => io.stderr(line),
     log,
@@ -379,7 +388,7 @@ async function execute(session: Session): Promise<number> {
           ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
           parentAllows: allowance,
           signal,
-          notify: (line) => io.stderr(model.redact(line)),
+          notify: (line) => io.stderr(redact(line)),
           // A resumed run counts what its children spent before, and numbers new ones after them.
           ...(resume === undefined
             ? {}
@@ -403,7 +412,7 @@ async function execute(session: Session): Promise<number> {
             runId,
             runDir,
             provider: model.child,
-            redact: model.redact,
+            redact: redact,
             price: price.price,
             ...(retry === undefined ? {} : { retry }),
             ...(tools.testCommand === undefined ? {} : { testCommand: tools.testCommand }),
@@ -431,7 +440,7 @@ async function execute(session: Session): Promise<number> {
   const runTools = { ...tools.tools, ...features.tools, ...servers?.tools, ...subagents?.tools };
   const registry = servers === undefined ? runTools : servers.registry(runTools);
   const result = await runAgent(command.goal, model.provider, registry, limits, signal, {
-    redact: model.redact,
+    redact: redact,
     maxObservationChars: command.maxObservationChars,
     maxFinishRejections: command.maxFinishRejections,
     extensions,
@@ -771,4 +780,11 @@ function formatResult(result: RunResult & { readonly subagents?: SubagentsSpent 
         ]),
     "",
   ].join("\n");
+}
+
+/** `redact` that also masks `values` (long enough to be secrets), wherever they appear. */
+function withSecrets(redact: Redactor, values: readonly string[]): Redactor {
+  if (values.length === 0) return redact;
+  const literals = createRedactor({ env: {}, secrets: values, patterns: [] });
+  return (text) => redact(literals(text));
 }

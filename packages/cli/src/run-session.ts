@@ -195,7 +195,6 @@ async function execute(session: Session): Promise<number> {
     model.redact,
     mcpServers.ok ? mcpSecretValues(mcpServers.servers) : [],
   );
-  const wholeCommandOutput = command.maxContextTokens !== undefined;
   const tools = await prepareRunTools({
     workspace: command.workspace,
     allowCommands: command.allowCommands,
@@ -209,7 +208,8 @@ async function execute(session: Session): Promise<number> {
     // than the loop passes on, so what it says it left out is what is missing.
     maxObservationChars: command.maxObservationChars,
     redact: redact,
-    wholeCommandOutput,
+    // The run's artifacts keep an output over the budget whole (prepareRunFeatures).
+    wholeCommandOutput: true,
   });
   if (!tools.ok) {
     io.stderr(`${tools.message}\n`);

@@ -69,6 +69,43 @@ describe("a command's output over the observation budget", { timeout: 60_000 }, 
   });
 });
 
+describe("a failing test run's output over the observation budget", { timeout: 60_000 }, () => {
+  it("is stored whole as an artifact in the run folder, and run_tests names it", async () => {
+    const base = await mkdtemp(join(tmpdir(), "coding-agent-artifacts-"));
+    const tests = Array.from(
+      { length: 60 },
+      (_, i) => `test("case ${i}", () => { throw new Error("${"reason ".repeat(60)}${i}"); });`,
+    );
+    await writeFile(
+      join(base, "many.test.js"),
+      `import test from "node:test";\n${tests.join("\n")}\n`,
+    );
+    const script = join(base, "script.json");
+    await writeFile(script, JSON.stringify([call("run_tests", {}), finish]));
+    const { result } = await captureCli([
+      "run",
+      "看测试",
+      "--workspace",
+      base,
+      "--script",
+      script,
+      "--test-command",
+      "node --test",
+      "--sandbox",
+      "none",
+      "--finish-gate",
+      "none",
+      "--json",
+    ]);
+    const [tests_] = result.messages.filter(
+      (message: Record<string, unknown>) => message.role === "tool",
+    );
+    expect(tests_.content).toContain('"artifact":"run_tests-1"');
+    const text = await readFile(join(result.runDir, "artifacts", "run_tests-1.txt"), "utf8");
+    for (let i = 0; i < 60; i++) expect(text).toContain(`case ${i}`);
+  });
+});
+
 describe("read_artifact", () => {
   it("is offered to the model only once the run has an artifact", async () => {
     const dir = await mkdtemp(join(tmpdir(), "coding-agent-artifacts-"));

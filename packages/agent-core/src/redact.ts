@@ -33,6 +33,20 @@ export const DEFAULT_SECRET_PATTERNS: readonly SecretPattern[] = [
     pattern:
       /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|$)/g,
   },
+  {
+    // A key's last lines read without its BEGIN line (`tail key.pem`, a later page of
+    // read_file): the base64 lines just above its END line, and that line.
+    name: "private-key",
+    pattern: /(^|\n)(?:[A-Za-z0-9+/=]{1,80}\r?\n){1,128}-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----/g,
+  },
+  {
+    // A page from a key's middle, with neither its BEGIN nor its END line: two or more
+    // lines of base64 at PEM's width (64 characters; OpenSSH's 70), then a shorter last
+    // one. A certificate or public key read from its BEGIN line stays (see `replacement`).
+    name: "private-key",
+    pattern:
+      /(^|\n)(?:(?:[A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})(?:\r?\n|$)){2,}(?:[A-Za-z0-9+/]{1,69}={0,2}(?=\r?\n|$))?/g,
+  },
   { name: "anthropic-key", pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
   { name: "openai-key", pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
   {
@@ -242,6 +256,11 @@ function replacement(name: string, match: string, groups: readonly unknown[]): s
   const value = match.slice(prefix.length);
   // A value that is already a marker stays as it is (redacting twice changes nothing).
   if (ALREADY_MASKED.test(value)) return match;
+  if (name === "private-key" && !value.includes("-----")) {
+    return isKeyBody(value, groups)
+      ? `${prefix}[REDACTED:${name}]${value.endsWith("\n") ? "\n" : ""}`
+      : match;
+  }
   // A header built from a variable (`Bearer $TOKEN`, `` `Bearer ${token}` ``) holds no secret.
   if (name === "authorization" && isCodeReference(value, true)) return match;
   if (name !== "secret-field") return `${prefix}[REDACTED:${name}]`;
@@ -255,6 +274,22 @@ function replacement(name: string, match: string, groups: readonly unknown[]): s
 }
 
 const ALREADY_MASKED = /^["']?\[REDACTED:[a-z-]+\]["']?$/;
+
+/**
+ * Whether PEM-width base64 lines with no BEGIN line in sight are (part of) a private key
+ * body: random base64 mixes upper and lower case (a column of hashes does not), and the
+ * line just above is no BEGIN line (a private key's would have been masked with its block,
+ * so one there starts a certificate or a public key). A page from the middle of a
+ * certificate cannot be told from a key's, and is masked.
+ */
+function isKeyBody(value: string, groups: readonly unknown[]): boolean {
+  if (!/[A-Z]/.test(value) || !/[a-z]/.test(value)) return false;
+  const offset = groups.at(-2);
+  const text = groups.at(-1);
+  if (typeof offset !== "number" || typeof text !== "string" || offset === 0) return true;
+  const previous = text.slice(text.lastIndexOf("\n", offset - 1) + 1, offset).trim();
+  return !/^-----BEGIN [A-Z0-9 ]+-----$/.test(previous);
+}
 
 /**
  * JSON data with every string and key redacted. A part in which nothing is masked (almost

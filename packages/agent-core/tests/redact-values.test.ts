@@ -5,6 +5,7 @@
  * value never masks parts of other words. Both sides measured: the secret corpus stays
  * fully masked, a corpus of real config and source files comes through byte-identical.
  */
+import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createRedactor, redactJson } from "../src/redact.ts";
 import { serializeObservation } from "../src/serialize.ts";
@@ -98,6 +99,55 @@ describe("short and common key values", () => {
     expect(withKey("key abcd1234ef here")).toBe("key [REDACTED:env] here");
     expect(withKey("xxabcd1234efyy")).toBe("xxabcd1234efyy");
     expect(withKey("glued0123456789abcdefXYZglued")).toBe("glued[REDACTED:env]glued");
+  });
+});
+
+describe("a private key read from any line", () => {
+  const pem = (format: "pkcs8" | "pkcs1") =>
+    generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: format, format: "pem" },
+      publicKeyEncoding: { type: "spki", format: "pem" },
+    });
+  const { privateKey, publicKey } = pem("pkcs8");
+  const lines = privateKey.trimEnd().split("\n");
+  const body = lines.slice(1, -1);
+  /** The body lines of the key that come through `text` unmasked. */
+  const leaked = (text: string) => body.filter((line) => redact(text).includes(line));
+
+  it("masks a page from its middle, with neither its BEGIN nor its END line", () => {
+    const page = lines.slice(5, 15).join("\n");
+    expect(leaked(page)).toEqual([]);
+    // As read_file hands it to the model: the page inside an observation.
+    expect(leaked(JSON.parse(observed(page).text).content)).toEqual([]);
+    expect(JSON.parse(observed(page).text).content).toContain("[REDACTED:private-key]");
+  });
+
+  it("masks its last lines with the END line, as tail prints them", () => {
+    expect(leaked(lines.slice(-4).join("\n"))).toEqual([]);
+    expect(leaked(`tail:\n${lines.slice(-12).join("\n")}\n`)).toEqual([]);
+  });
+
+  it("masks the body of a PKCS#1 RSA key page by page", () => {
+    const pkcs1 = pem("pkcs1").privateKey.trimEnd().split("\n");
+    for (let start = 1; start < pkcs1.length - 1; start += 8) {
+      const page = pkcs1.slice(start, start + 8).join("\n");
+      const shown = redact(page);
+      for (const line of pkcs1.slice(start, start + 8).filter((l) => !l.startsWith("-----"))) {
+        if (line.length >= 16) expect(shown, `page from line ${start}`).not.toContain(line);
+      }
+    }
+  });
+
+  it("leaves a public key and a certificate read from their BEGIN line, and a column of hashes, as written", () => {
+    const hashes = "0123456789abcdef".repeat(4);
+    for (const text of [
+      publicKey,
+      `keys:\n${publicKey}`,
+      `${hashes}\n${hashes.split("").reverse().join("")}\n${hashes}\n`,
+    ]) {
+      expect(redact(text)).toBe(text);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { readdir, readFile, realpath, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
+  type ArtifactStore,
   createFinishGate,
   createRedactor,
   type FinishEvidence,
@@ -20,7 +21,7 @@ import type { RunCommand } from "./args.ts";
 import type { CliIo } from "./cli.ts";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
 import { hookExtensions, loadHookSettings } from "./hooks/index.ts";
-import { prepareMcp } from "./mcp/index.ts";
+import { mcpSecretValues, prepareMcp, resolveMcpServers } from "./mcp/index.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
 import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.ts";
 import { orderRunExtensions, prepareRunFeatures } from "./run-extensions.ts";
@@ -34,6 +35,7 @@ import {
   loadScriptFile,
   routeScript,
 } from "./script-file.ts";
+import { createEditJournal } from "./state/edit-journal.ts";
 import { openStateLog, readStateLog, type StateLog } from "./state/log.ts";
 import { editPredictor } from "./state/predict-edits.ts";
 import { type RecordedPricing, recordedPricing } from "./state/recorded-price.ts";
@@ -42,6 +44,7 @@ import {
   createResumeExtension,
   planResume,
   type ResumePlan,
+  removeCrashLeftovers,
   replayingProvider,
 } from "./state/resume.ts";
 import { acquireRunLock, type RunLock } from "./state/run-lock.ts";
@@ -181,7 +184,19 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`${settings.message}\n`);
     return EXIT_CODES.usage;
   }
-  const wholeCommandOutput = command.maxContextTokens !== undefined;
+  // MCP servers (lesson 37) are resolved before anything is redacted: what they are given
+  // under secret-looking names is masked in everything the run writes. A bad definition
+  // is reported below, where it always was.
+  const mcpServers = await resolveMcpServers({
+    settingsServers: settings.mcpServers,
+    configFile: command.mcpConfig,
+    env,
+  });
+  const redact = withSecrets(
+    model.redact,
+    mcpServers.ok ? mcpSecretValues(mcpServers.servers) : [],
+  );
+  let artifacts: ArtifactStore | undefined;
   const tools = await prepareRunTools({
     workspace: command.workspace,
     allowCommands: command.allowCommands,
@@ -194,8 +209,14 @@ async function execute(session: Session): Promise<number> {
     // One value for the tools' paging and the loop's cap: a tool never returns more
     // than the loop passes on, so what it says it left out is what is missing.
     maxObservationChars: command.maxObservationChars,
-    redact: model.redact,
-    wholeCommandOutput,
+    redact: redact,
+    // The run's artifacts keep an output over the budget whole (prepareRunFeatures).
+    wholeCommandOutput: true,
+    // Bound once the run's artifacts exist, before the first call.
+    keepOutput: (text) =>
+      artifacts === undefined
+        ? Promise.resolve(undefined)
+        : artifacts.put(text, { callId: "run_tests", tool: "run_tests" }),
   });
   if (!tools.ok) {
     io.stderr(`${tools.message}\n`);
@@ -212,31 +233,35 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`${BUILT_IN_DEMO_GATE_NOTE}\n`);
   if (settings.warning !== undefined) io.stderr(`${settings.warning}\n`);
   const workspace = tools.workspaceRoot;
-  // MCP servers (lesson 37): started before the log opens, so run_started records their tools.
-  const mcp = await prepareMcp({
-    settingsServers: settings.mcpServers,
-    configFile: command.mcpConfig,
+  if (!mcpServers.ok) {
+    io.stderr(`${mcpServers.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  // Started before the log opens, so run_started records their tools.
+  const servers = await prepareMcp({
+    servers: mcpServers.servers,
     workspace,
     approval: command.approval,
     ...(io.approver === undefined ? {} : { approver: io.approver }),
     allowTools: command.allowTools ?? [],
-    redact: model.redact,
+    redact,
     warn: (line) => io.stderr(line),
     signal,
-    env,
   });
-  if (!mcp.ok) {
-    io.stderr(`${mcp.message}\n`);
-    return EXIT_CODES.usage;
-  }
-  const servers = mcp.session;
   const runId = resume?.runId ?? newRunId();
-  const files = await openRunFiles(session, runId, model.redact).catch((error: Error) => error);
+  const files = await openRunFiles(session, runId, redact).catch((error: Error) => error);
   if (files instanceof Error) {
     await servers?.close();
     return report(io, command, stateFailed(`运行目录无法写入：${files.message}`), undefined);
   }
   const { runDir, log } = files;
+  if (resume !== undefined) {
+    // Before the workspace is read: a killed write's temporary file is no change of the run's.
+    const removed = await removeCrashLeftovers(resume.plan, workspace);
+    if (removed.length > 0)
+      io.stderr(`coding-agent：删除了中断的写入留下的临时文件 ${removed.join("、")}\n`);
+  }
+  const journal = createEditJournal(runDir);
   const tracker = await createWorkspaceTracker(workspace, {
     ...(resume?.start === undefined ? {} : { start: resume.start }),
     ...(resume === undefined ? {} : { recorded: resume.plan.versions }),
@@ -291,7 +316,7 @@ async function execute(session: Session): Promise<number> {
   const traces = await openRunTrace({
     runDir,
     runId,
-    redact: model.redact,
+    redact: redact,
     env,
     providerName: command.provider.name,
     model: command.provider.model,
@@ -316,7 +341,8 @@ async function execute(session: Session): Promise<number> {
     runId,
     log,
     tracker,
-    predictFiles: editPredictor(workspace, command.allowPaths),
+    predictEdit: editPredictor(workspace, command.allowPaths),
+    journal,
     ...(model.turns === undefined ? {} : { turns: model.turns }),
     ...(resume === undefined ? {} : { logged: resume.plan.logged }),
   });
@@ -331,17 +357,18 @@ async function execute(session: Session): Promise<number> {
   if (resume !== undefined) gate.restoreTests(resume.plan.tests);
   const features = await prepareRunFeatures({
     command,
-    redact: model.redact,
+    redact: redact,
     artifactsDir: path.join(runDir, "artifacts"),
     // Set by the recorder's afterToolCall, which runs before the loop detection's.
     version: () => tracker.current,
     ...(model.system === undefined ? {} : { system: model.system }),
   });
+  artifacts = features.artifacts;
   const hooks = hookExtensions({
     entries: settings.hooks,
     runId,
     workspace,
-    redact: model.redact,
+    redact: redact,
     env: { ...env },
     warn: (line) => io.stderr(line),
     log,
@@ -369,7 +396,7 @@ async function execute(session: Session): Promise<number> {
           ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
           parentAllows: allowance,
           signal,
-          notify: (line) => io.stderr(model.redact(line)),
+          notify: (line) => io.stderr(redact(line)),
           // A resumed run counts what its children spent before, and numbers new ones after them.
           ...(resume === undefined
             ? {}
@@ -393,7 +420,7 @@ async function execute(session: Session): Promise<number> {
             runId,
             runDir,
             provider: model.child,
-            redact: model.redact,
+            redact: redact,
             price: price.price,
             ...(retry === undefined ? {} : { retry }),
             ...(tools.testCommand === undefined ? {} : { testCommand: tools.testCommand }),
@@ -407,7 +434,9 @@ async function execute(session: Session): Promise<number> {
         });
   // One order for a parent and a child run (see orderRunExtensions).
   const extensions = orderRunExtensions({
-    ...(resume === undefined ? {} : { resume: createResumeExtension(resume.plan, workspace) }),
+    ...(resume === undefined
+      ? {}
+      : { resume: createResumeExtension(resume.plan, workspace, { journal }) }),
     gate,
     hooks,
     recorder,
@@ -419,7 +448,7 @@ async function execute(session: Session): Promise<number> {
   const runTools = { ...tools.tools, ...features.tools, ...servers?.tools, ...subagents?.tools };
   const registry = servers === undefined ? runTools : servers.registry(runTools);
   const result = await runAgent(command.goal, model.provider, registry, limits, signal, {
-    redact: model.redact,
+    redact: redact,
     maxObservationChars: command.maxObservationChars,
     maxFinishRejections: command.maxFinishRejections,
     extensions,
@@ -437,6 +466,8 @@ async function execute(session: Session): Promise<number> {
   if (result.code === "trace_failed") io.stderr(traceFailedMessage(traced.file, result.reason));
   const logged = await recorder.finished(result);
   await log.close().catch(() => {});
+  // A finished run is never resumed: no edit of it is left to settle.
+  if (logged) await journal.clear().catch(() => undefined);
   if (!logged) io.stderr(`警告：${recorder.failure ?? "状态日志写入失败"}\n`);
   const changed = tools.edits.diff().files;
   if (changed.length > 0) {
@@ -757,4 +788,11 @@ function formatResult(result: RunResult & { readonly subagents?: SubagentsSpent 
         ]),
     "",
   ].join("\n");
+}
+
+/** `redact` that also masks `values` (long enough to be secrets), wherever they appear. */
+function withSecrets(redact: Redactor, values: readonly string[]): Redactor {
+  if (values.length === 0) return redact;
+  const literals = createRedactor({ env: {}, secrets: values, patterns: [] });
+  return (text) => redact(literals(text));
 }

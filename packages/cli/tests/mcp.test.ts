@@ -383,6 +383,39 @@ describe("redaction", () => {
   });
 });
 
+describe("secrets given to a server", () => {
+  it("masks a value its env holds under a secret-looking name in stdout, state.jsonl, trace.jsonl and the reports", async () => {
+    // Written in the config file itself: no variable of the CLI's environment holds it,
+    // and `SERVICE_AUTH` is no field name the patterns know.
+    const given = "mcp-given-8c7b6a5d4e3f2a1b";
+    const config = await mcpConfig({ everything: everything({ SERVICE_AUTH: given }) });
+    const { code, stdout, result } = await run(
+      [
+        call("mcp__everything__get-env", {}),
+        call("echo", { text: `the server got ${given}` }),
+        { action: { type: "finish", summary: `done with ${given}` } },
+      ],
+      ["--mcp-config", config, "--approval", "auto"],
+    );
+    expect(code).toBe(0);
+    expect(toolResults(result)[0]?.ok).toBe(true);
+    expect(stdout).toContain("SERVICE_AUTH");
+    const html = join(base, "report.html");
+    const env = { CODING_AGENT_HOME: home, PATH: process.env.PATH };
+    const report = await captureCli(["trace", result.runId, "--html", html], env);
+    expect(report.code).toBe(0);
+    const written = {
+      stdout,
+      state: await runFile(result.runDir, "state.jsonl"),
+      trace: await runFile(result.runDir, "trace.jsonl"),
+      report: report.stdout,
+      html: await readFile(html, "utf8"),
+    };
+    for (const [where, text] of Object.entries(written)) expect(text, where).not.toContain(given);
+    expect(written.state).toContain("[REDACTED:env]");
+  });
+});
+
 describe("bounds", () => {
   it("an MCP result is cut to --max-observation-chars like every tool's", async () => {
     const config = await mcpConfig({ everything: everything() });

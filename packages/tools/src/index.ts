@@ -49,7 +49,12 @@ export {
   MCP_CONFIG_FILE,
 } from "./edits/agent-config.ts";
 export { allowPathProblem, createPathAllowance, type PathAllowance } from "./edits/allow-path.ts";
-export { type FileOps, NODE_FILE_OPS, writeFileAtomic } from "./edits/atomic-write.ts";
+export {
+  type FileOps,
+  NODE_FILE_OPS,
+  removeLeftoverTemps,
+  writeFileAtomic,
+} from "./edits/atomic-write.ts";
 export {
   createEditSession,
   diffChanges,

@@ -15,6 +15,7 @@ export {
   type McpServersParse,
   parseMcpServers,
 } from "./config.ts";
+export { mcpSecretValues } from "./secrets.ts";
 export type { McpSession } from "./servers.ts";
 export { startMcpServers } from "./servers.ts";
 export { type McpRecord, McpRecordSchema, type McpToolRecord, mcpToolShape } from "./tools.ts";
@@ -26,24 +27,17 @@ const CLIENT_VERSION = "0.1.0";
  * The MCP servers of a run (lesson 37): those of the settings files (the user's, and a
  * trusted workspace's: `loadHookSettings` applies the trust rule), then `--mcp-config`'s
  * (the user named that file: it is trusted), a later definition of a name replacing an
- * earlier one; `${VAR}` expanded from the CLI's environment; started now. A bad
- * `--mcp-config`, or a variable that is not set, is a usage error (exit 2) before anything
- * starts.
+ * earlier one; `${VAR}` expanded from the CLI's environment. A bad `--mcp-config`, or a
+ * variable that is not set, is a usage error (exit 2) before anything starts. Resolved
+ * before the run's redactor is made: the secrets they are given are masked too.
  */
-export async function prepareMcp(options: {
+export async function resolveMcpServers(options: {
   readonly settingsServers: readonly McpServerConfig[];
   readonly configFile: string | undefined;
-  readonly workspace: string;
-  readonly approval: ApprovalMode;
-  readonly approver?: Approver;
-  readonly allowTools: readonly string[];
-  readonly redact: Redactor;
-  readonly warn: (line: string) => void;
-  readonly signal?: AbortSignal;
   /** Where `${VAR}` in a server's definition is read from (the CLI's environment). */
   readonly env: Readonly<Record<string, string | undefined>>;
 }): Promise<
-  | { readonly ok: true; readonly session: McpSession | undefined }
+  | { readonly ok: true; readonly servers: readonly McpServerConfig[] }
   | { readonly ok: false; readonly message: string }
 > {
   let fromFile: readonly McpServerConfig[] = [];
@@ -53,11 +47,24 @@ export async function prepareMcp(options: {
     fromFile = loaded.servers;
   }
   const merged = mergeServers(options.settingsServers, fromFile);
-  if (merged.length === 0) return { ok: true, session: undefined };
-  const expanded = expandServers(merged, options.env);
-  if (!expanded.ok) return expanded;
-  const session = await startMcpServers({
-    servers: expanded.servers,
+  if (merged.length === 0) return { ok: true, servers: [] };
+  return expandServers(merged, options.env);
+}
+
+/** Starts the resolved servers of a run (none: no session). */
+export async function prepareMcp(options: {
+  readonly servers: readonly McpServerConfig[];
+  readonly workspace: string;
+  readonly approval: ApprovalMode;
+  readonly approver?: Approver;
+  readonly allowTools: readonly string[];
+  readonly redact: Redactor;
+  readonly warn: (line: string) => void;
+  readonly signal?: AbortSignal;
+}): Promise<McpSession | undefined> {
+  if (options.servers.length === 0) return undefined;
+  return startMcpServers({
+    servers: options.servers,
     workspace: options.workspace,
     approval: options.approval,
     ...(options.approver === undefined ? {} : { approver: options.approver }),
@@ -67,5 +74,4 @@ export async function prepareMcp(options: {
     version: CLIENT_VERSION,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
-  return { ok: true, session };
 }

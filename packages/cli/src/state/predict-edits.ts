@@ -6,7 +6,14 @@ import {
   hashBytes,
   planChanges,
 } from "@coding-agent/tools";
+import type { EditContents } from "./edit-journal.ts";
 import type { PredictedFile } from "./recorder.ts";
+
+/** An edit's files as the log records them (hashes), and their bytes for the journal. */
+export interface PredictedEdit {
+  readonly files: readonly PredictedFile[];
+  readonly contents: readonly EditContents[];
+}
 
 /**
  * What an edit tool's call will make of each file it changes, worked out before it runs
@@ -16,16 +23,19 @@ import type { PredictedFile } from "./recorder.ts";
  */
 export function editPredictor(root: string, allowPaths: readonly string[]) {
   const context = { workspace: createWorkspace(root), allowance: createPathAllowance(allowPaths) };
-  return async (call: ToolCallInfo): Promise<PredictedFile[] | undefined> => {
+  return async (call: ToolCallInfo): Promise<PredictedEdit | undefined> => {
     const edits = editsOf(call);
     if (edits === undefined) return undefined;
     const planned = await planChanges(context, edits);
     if (!planned.ok) return undefined;
-    return planned.changes.map((change) => ({
-      path: change.relative,
-      before: change.before === null ? null : hashBytes(change.before),
-      after: hashBytes(change.after),
-    }));
+    return {
+      files: planned.changes.map((change) => ({
+        path: change.relative,
+        before: change.before === null ? null : hashBytes(change.before),
+        after: hashBytes(change.after),
+      })),
+      contents: planned.changes.map((change) => ({ before: change.before, after: change.after })),
+    };
   };
 }
 

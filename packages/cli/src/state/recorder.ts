@@ -6,7 +6,9 @@ import type {
   ToolCallInfo,
   ToolCallResult,
 } from "@coding-agent/agent-core";
+import type { EditJournal } from "./edit-journal.ts";
 import type { StateLog } from "./log.ts";
+import type { PredictedEdit } from "./predict-edits.ts";
 import type { WorkspaceTracker } from "./workspace-tracker.ts";
 
 /** What a resumed run already has in its log, so it is not written twice. */
@@ -51,13 +53,20 @@ export function createRunRecorder(options: {
   readonly tracker: WorkspaceTracker;
   readonly logged?: AlreadyLogged;
   /** The input an edit tool is about to apply → the files it will change (for a resume). */
-  readonly predictFiles?: (call: ToolCallInfo) => Promise<readonly PredictedFile[] | undefined>;
+  readonly predictEdit?: (call: ToolCallInfo) => Promise<PredictedEdit | undefined>;
+  /**
+   * Where an edit of several files keeps their bytes until its result is logged, so a
+   * resume can finish or undo it whole (lesson 18's transaction across a crash).
+   */
+  readonly journal?: EditJournal;
   /** Script turns the fake model has used, logged with each reply (its resume goes on from there). */
   readonly turns?: () => number;
 }): RunRecorder {
   const { log, tracker, runId } = options;
   const logged = options.logged ?? NOTHING_LOGGED;
   let rejectionsSeen = 0;
+  /** Journaled calls not yet settled: call id → the key their bytes are kept under. */
+  const journaled = new Map<string, string>();
   let failure: string | undefined;
   /** Set by the `model_retry` naming a fallback model: this run's later replies are its. */
   let onFallback = false;
@@ -94,7 +103,17 @@ export function createRunRecorder(options: {
     },
     async beforeToolCall(call) {
       if (!logged.intents.has(call.callId)) {
-        const files = await options.predictFiles?.(call);
+        const predicted = await options.predictEdit?.(call);
+        const key = idempotencyKey(runId, call);
+        // One rename is atomic, several are not: their bytes are on disk before the intent.
+        if (predicted !== undefined && predicted.files.length > 1 && options.journal) {
+          await options.journal.save(key, predicted.contents).then(
+            () => journaled.set(call.callId, key),
+            (error: Error) => {
+              failure ??= `编辑日志写入失败：${error.message}`;
+            },
+          );
+        }
         await write(
           {
             type: "tool_intent",
@@ -102,8 +121,8 @@ export function createRunRecorder(options: {
             callId: call.callId,
             tool: call.tool,
             input: call.input,
-            key: idempotencyKey(runId, call),
-            ...(files === undefined ? {} : { files }),
+            key,
+            ...(predicted === undefined ? {} : { files: predicted.files }),
           },
           true,
         );
@@ -120,6 +139,12 @@ export function createRunRecorder(options: {
           ...(result.ok ? { value: result.value ?? null } : { error: result.error }),
           version,
         });
+        // Settled and logged: the bytes kept for a resume are no longer needed.
+        const key = journaled.get(call.callId);
+        if (key !== undefined && failure === undefined) {
+          journaled.delete(call.callId);
+          await options.journal?.discard(key).catch(() => undefined);
+        }
       }
       return undefined;
     },

@@ -11,8 +11,10 @@ import {
   type TestEvidence,
   toolError,
 } from "@coding-agent/agent-core";
-import { hashBytes } from "@coding-agent/tools";
+import { hashBytes, removeLeftoverTemps } from "@coding-agent/tools";
 import { addChildSpend, NOTHING_SPENT, type SubagentsSpent } from "../subagents/spawn-agent.ts";
+import type { EditJournal } from "./edit-journal.ts";
+import { settleHalfEdit } from "./half-edit.ts";
 import type { StateEvent } from "./log.ts";
 import type { RecordedPricing } from "./recorded-price.ts";
 import type { AlreadyLogged, PredictedFile } from "./recorder.ts";
@@ -223,12 +225,14 @@ export function decideInDoubt(
  * back without running the tool; a call in doubt is decided by `decide` (`decideInDoubt`
  * by default). A recorded rejection of a finish is given again, and a call a PreToolUse
  * hook vetoed is vetoed again with the recorded message, so the resumed run takes the path
- * the run took without running those hooks twice.
+ * the run took without running those hooks twice. With the run's `journal`, an edit of
+ * several files that the crash left half written (the decision says `stale`) is settled
+ * whole, forward or back (`settleHalfEdit`), and the model is told which.
  */
 export function createResumeExtension(
   plan: ResumePlan,
   workspace: string,
-  options: { readonly decide?: typeof decideInDoubt } = {},
+  options: { readonly decide?: typeof decideInDoubt; readonly journal?: EditJournal } = {},
 ): RunExtension {
   const decide = options.decide ?? decideInDoubt;
   const rejectedAt = new Map(plan.rejections.map((event) => [event.step, event]));
@@ -251,7 +255,18 @@ export function createResumeExtension(
       if (intent === undefined) return undefined;
       const { files } = intent;
       const now = await Promise.all((files ?? []).map((file) => currentHash(workspace, file.path)));
-      return answerInDoubt(intent.tool, files ?? [], decide(intent.tool, files, now));
+      const decision = decide(intent.tool, files, now);
+      if (decision === "stale" && files !== undefined && files.length > 1 && options.journal) {
+        const settled = await settleHalfEdit({
+          workspace,
+          files,
+          now,
+          journal: options.journal,
+          key: intent.key,
+        });
+        return { kind: "answer", value: settled };
+      }
+      return answerInDoubt(intent.tool, files ?? [], decision);
     },
     onFinish(proposal) {
       if (proposal.step > plan.logged.replies) return undefined;
@@ -297,6 +312,22 @@ function answerInDoubt(tool: string, files: readonly PredictedFile[], decision: 
       throw new TypeError(`unhandled decision ${String(unreachable)}`);
     }
   }
+}
+
+/**
+ * Removes what a killed run's writes left in the workspace: the temporary file of a
+ * write that never reached its rename, beside each file an edit in doubt changes. Runs
+ * before anything reads the workspace, so no temporary file counts as a change.
+ * Returns the paths removed.
+ */
+export async function removeCrashLeftovers(plan: ResumePlan, workspace: string) {
+  const removed: string[] = [];
+  for (const intent of plan.inDoubt.values()) {
+    for (const file of intent.files ?? []) {
+      removed.push(...(await removeLeftoverTemps(path.join(workspace, file.path))));
+    }
+  }
+  return removed.map((file) => path.relative(workspace, file));
 }
 
 async function currentHash(workspace: string, file: string): Promise<string | null> {

@@ -91,7 +91,8 @@ async function runInCopy(
     allowPaths,
     maxObservationChars: command.maxObservationChars,
     redact,
-    wholeCommandOutput: command.maxContextTokens !== undefined,
+    // The child's artifacts keep an output over the budget whole (prepareRunFeatures).
+    wholeCommandOutput: true,
   });
   if (!tools.ok) throw new Error(tools.message);
   const dir = path.join(options.runDir, "subagents", String(index));

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { open, rename, unlink } from "node:fs/promises";
+import { open, readdir, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 
 /**
@@ -13,6 +13,9 @@ export interface FileOps {
   /** Removes a file the transaction created. */
   remove(absolute: string): Promise<void>;
 }
+
+/** How `writeFileAtomic`'s temporary files end (`.<name>.<12 hex>.tmp`). */
+const TEMP_SUFFIX = ".tmp";
 
 /**
  * Writes to a fresh temporary file beside the target (same folder, so the same
@@ -27,7 +30,7 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const temp = path.join(
     path.dirname(absolute),
-    `.${path.basename(absolute)}.${randomBytes(6).toString("hex")}.tmp`,
+    `.${path.basename(absolute)}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`,
   );
   // O_EXCL | O_NOFOLLOW: never write through something planted under the temp name.
   const handle = await open(
@@ -48,6 +51,30 @@ export async function writeFileAtomic(
     await unlink(temp).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Removes the temporary files `writeFileAtomic` left beside `absolute` when the process
+ * was killed between creating one and renaming it (a crash skips the cleanup above).
+ * Only names of exactly its shape (`.<name>.<12 hex>.tmp`) are touched; returns the
+ * paths removed.
+ */
+export async function removeLeftoverTemps(absolute: string): Promise<string[]> {
+  const dir = path.dirname(absolute);
+  const prefix = `.${path.basename(absolute)}.`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(TEMP_SUFFIX)) continue;
+    const middle = name.slice(prefix.length, -TEMP_SUFFIX.length);
+    if (!/^[0-9a-f]{12}$/.test(middle)) continue;
+    const temp = path.join(dir, name);
+    await unlink(temp).then(
+      () => removed.push(temp),
+      () => undefined,
+    );
+  }
+  return removed;
 }
 
 /** The real filesystem. */

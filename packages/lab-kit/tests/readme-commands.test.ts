@@ -93,6 +93,31 @@ describe("runReadmeCommands", () => {
     expect(existsSync(home ?? "")).toBe(false);
   });
 
+  it("runs the blocks as one terminal: a block starts where the last ended, with its exports", async () => {
+    const { root, labDir, pristine } = await repo();
+    const readmeText = [
+      ...fence("bash", ['export GREETING="你好"', 'cd "$(mktemp -d)"', "pwd"]),
+      "<!-- output: cli -->",
+      ...fence("text", []),
+      ...fence("bash", ['echo "$GREETING"', "pwd", "touch here.txt", "ls"]),
+      "<!-- output: cli -->",
+      ...fence("text", []),
+    ].join("\n");
+    const runs = await runReadmeCommands({
+      repoRoot: root,
+      labDir,
+      pristineSrcDir: pristine,
+      readme: readmeText,
+    });
+    expect(runs.get(7)).toEqual({ ok: true, lines: ["/tmp/tmp.XXXXXXXXXX"] });
+    expect(runs.get(16)).toEqual({
+      ok: true,
+      lines: ["你好", "/tmp/tmp.XXXXXXXXXX", "here.txt"],
+    });
+    // The folder mktemp made was not the repository's.
+    expect(await readdir(root)).toEqual(["checkpoints", "labs", "packages"]);
+  });
+
   it("reports a cli block with no bash block before it", async () => {
     const { root, labDir, pristine } = await repo();
     const runs = await runReadmeCommands({

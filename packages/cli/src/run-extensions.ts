@@ -1,9 +1,6 @@
-import { readdir } from "node:fs/promises";
 import {
-  type ArtifactStore,
   createContextBudget,
   createLoopDetection,
-  createModelRequest,
   DEFAULT_LOOP_WINDOW,
   type ModelRequest,
   type Redactor,
@@ -22,16 +19,15 @@ import type { RunCommand } from "./args.ts";
 export interface RunFeatures {
   readonly extensions: readonly RunExtension[];
   readonly tools: Readonly<Record<string, Tool>>;
-  /** The run's artifacts (`artifacts/` of its folder): what the model was not shown whole. */
-  readonly artifacts: ArtifactStore;
+  /** Whether `run_command` should hand its output back whole (the artifacts keep it). */
+  readonly wholeCommandOutput: boolean;
 }
 
 /**
- * Loop detection always (`--loop-window`, `--max-repeated-actions`); output over the
- * observation budget kept whole as an artifact in the run folder's `artifacts/` (redacted)
- * with `read_artifact` to page through it, offered to the model once an artifact exists;
- * with `--max-context-tokens`, the context budget too. The loop detection comes first: it
- * compares what the tools returned, before a large result is replaced by its preview.
+ * Loop detection always (`--loop-window`, `--max-repeated-actions`); with
+ * `--max-context-tokens`, the context budget, its artifacts in the run folder's `artifacts/` and the
+ * `read_artifact` tool. The loop detection comes first: it compares what the tools
+ * returned, before the context budget replaces a large result by its preview.
  */
 export async function prepareRunFeatures(options: {
   readonly command: RunCommand;
@@ -48,23 +44,10 @@ export async function prepareRunFeatures(options: {
     maxRepeatedActions: command.limits.maxRepeatedActions,
     ...(options.version === undefined ? {} : { version: options.version }),
   });
-  const { artifacts, offer } = await offeredArtifacts(options.artifactsDir);
-  const budget = observationBudget(command.maxObservationChars, redact);
-  const tools = { read_artifact: createReadArtifactTool(artifacts, budget) };
   if (command.maxContextTokens === undefined) {
-    // Without a context budget only the observation part: an output over the budget is
-    // stored whole and the model sees its head, its tail and the artifact id.
-    const keepWhole = createContextBudget({
-      artifacts,
-      redact,
-      maxObservationChars: command.maxObservationChars,
-    });
-    return {
-      extensions: [loopDetection, offer, keepWhole],
-      tools,
-      artifacts,
-    };
+    return { extensions: [loopDetection], tools: {}, wholeCommandOutput: false };
   }
+  const artifacts = createFileArtifactStore(options.artifactsDir);
   // OpenAI-style requests get the real tokenizer; Anthropic's and the fake model's the
   // conservative estimate (UTF-8 bytes / 3) of the Anthropic wire JSON.
   // The system prompt goes out with every request: it counts. The estimate is synchronous,
@@ -97,38 +80,12 @@ export async function prepareRunFeatures(options: {
     redact,
     maxObservationChars: command.maxObservationChars,
   });
+  const budget = observationBudget(command.maxObservationChars, redact);
   return {
-    extensions: [loopDetection, offer, ...systemPrompt, contextBudget],
-    tools,
-    artifacts,
+    extensions: [loopDetection, ...systemPrompt, contextBudget],
+    tools: { read_artifact: createReadArtifactTool(artifacts, budget) },
+    wholeCommandOutput: true,
   };
-}
-
-/**
- * The run's artifact store, and an extension that leaves `read_artifact` out of the
- * model's tools until there is an artifact to read (a resumed run's earlier ones count):
- * a run with nothing stored is not offered a tool it cannot use.
- */
-async function offeredArtifacts(dir: string) {
-  const store = createFileArtifactStore(dir);
-  let any = (await readdir(dir).catch(() => [] as string[])).length > 0;
-  const artifacts: ArtifactStore = {
-    async put(text, meta) {
-      const id = await store.put(text, meta);
-      any = true;
-      return id;
-    },
-    read: (id) => store.read(id),
-  };
-  const offer: RunExtension = {
-    name: "artifact-offer",
-    beforeModelCall(request) {
-      if (any) return undefined;
-      const tools = Object.freeze(request.tools.filter((tool) => tool.name !== "read_artifact"));
-      return { kind: "rewrite", request: createModelRequest({ ...request, tools }) };
-    },
-  };
-  return { artifacts, offer };
 }
 
 /** The pieces of a run's extensions, each placed by `orderRunExtensions`. */

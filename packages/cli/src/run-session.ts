@@ -1,7 +1,6 @@
 import { readdir, readFile, realpath, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
-  type ArtifactStore,
   createFinishGate,
   createRedactor,
   type FinishEvidence,
@@ -196,7 +195,7 @@ async function execute(session: Session): Promise<number> {
     model.redact,
     mcpServers.ok ? mcpSecretValues(mcpServers.servers) : [],
   );
-  let artifacts: ArtifactStore | undefined;
+  const wholeCommandOutput = command.maxContextTokens !== undefined;
   const tools = await prepareRunTools({
     workspace: command.workspace,
     allowCommands: command.allowCommands,
@@ -210,13 +209,7 @@ async function execute(session: Session): Promise<number> {
     // than the loop passes on, so what it says it left out is what is missing.
     maxObservationChars: command.maxObservationChars,
     redact: redact,
-    // The run's artifacts keep an output over the budget whole (prepareRunFeatures).
-    wholeCommandOutput: true,
-    // Bound once the run's artifacts exist, before the first call.
-    keepOutput: (text) =>
-      artifacts === undefined
-        ? Promise.resolve(undefined)
-        : artifacts.put(text, { callId: "run_tests", tool: "run_tests" }),
+    wholeCommandOutput,
   });
   if (!tools.ok) {
     io.stderr(`${tools.message}\n`);
@@ -363,7 +356,6 @@ async function execute(session: Session): Promise<number> {
     version: () => tracker.current,
     ...(model.system === undefined ? {} : { system: model.system }),
   });
-  artifacts = features.artifacts;
   const hooks = hookExtensions({
     entries: settings.hooks,
     runId,

@@ -33,8 +33,6 @@ export interface RunToolsOptions {
   readonly redact?: Redactor;
   /** `run_command` hands its output back whole: the run keeps large results as artifacts. */
   readonly wholeCommandOutput?: boolean;
-  /** Where `run_tests` keeps a whole output cut to the budget (the run's artifacts). */
-  readonly keepOutput?: (text: string) => Promise<string | undefined>;
 }
 
 /** The run's tools, a Chinese warning to print, or a usage error (exit 2). */
@@ -84,7 +82,6 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
       : { maxObservationChars: options.maxObservationChars }),
     ...(options.redact === undefined ? {} : { redact: options.redact }),
     ...(options.wholeCommandOutput ? { wholeCommandOutput: true } : {}),
-    ...(options.keepOutput === undefined ? {} : { keepOutput: options.keepOutput }),
   });
   return {
     ok: true,

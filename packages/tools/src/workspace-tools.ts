@@ -58,8 +58,6 @@ export interface WorkspaceToolsOptions {
   readonly wholeCommandOutput?: boolean;
   /** What `run_tests` runs (`--test-command`, or the package's test script); none: it says how to give one. */
   readonly testCommand?: string;
-  /** Where `run_tests` keeps a whole output cut to the budget (see `RunTestsOptions.keepOutput`). */
-  readonly keepOutput?: (text: string) => Promise<string | undefined>;
 }
 
 /**
@@ -83,7 +81,6 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     sandbox: options.sandbox,
     budget,
     ...(options.testCommand === undefined ? {} : { testCommand: options.testCommand }),
-    ...(options.keepOutput === undefined ? {} : { keepOutput: options.keepOutput }),
   });
   // One gate per tool, each remembering its own "allow for the run" answers.
   const approvals: ApprovalOptions = {

@@ -91,8 +91,7 @@ async function runInCopy(
     allowPaths,
     maxObservationChars: command.maxObservationChars,
     redact,
-    // The child's artifacts keep an output over the budget whole (prepareRunFeatures).
-    wholeCommandOutput: true,
+    wholeCommandOutput: command.maxContextTokens !== undefined,
   });
   if (!tools.ok) throw new Error(tools.message);
   const dir = path.join(options.runDir, "subagents", String(index));

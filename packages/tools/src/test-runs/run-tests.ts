@@ -3,7 +3,7 @@ import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { type ToolErrorResult, toolError } from "@coding-agent/agent-core";
 import { z } from "zod";
-import { fitsBudget, type ObservationBudget, observationBudget } from "../observation-budget.ts";
+import { type ObservationBudget, observationBudget } from "../observation-budget.ts";
 import { buildBwrapArgv } from "../sandbox/bwrap.ts";
 import { runProcess } from "../sandbox/exec.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
@@ -49,8 +49,6 @@ export interface RunTestsResult {
   readonly output?: string;
   /** Failures counted but not listed, to fit the observation budget (the first ones are listed). */
   readonly omittedFailures?: number;
-  /** The artifact holding the whole output, when the result had to be cut to the budget. */
-  readonly artifact?: string;
 }
 
 /** How `run_tests` runs in one run. */
@@ -68,16 +66,7 @@ export interface RunTestsOptions {
   readonly readNodeTap?: (output: string) => TestCounts | undefined;
   /** The run's observation budget: failures, messages and the output's end are fitted to it. */
   readonly budget?: ObservationBudget;
-  /**
-   * Keeps a text whole (the run's artifacts) and resolves to its id for `read_artifact`;
-   * undefined when there is nowhere to keep it. Given, a result cut to the budget names
-   * the artifact that holds the whole output.
-   */
-  readonly keepOutput?: (text: string) => Promise<string | undefined>;
 }
-
-/** Characters kept free for the artifact id and the note that says how to read it. */
-const ARTIFACT_NOTE_ROOM = 250;
 
 /**
  * The workspace's `package.json` `test` script, read once when the run starts: an
@@ -172,40 +161,30 @@ export function createRunTests(
       );
     const read = readTestReport(planned, result, options.readNodeTap);
     const budget = options.budget ?? observationBudget();
-    // Over the budget, the whole output is kept (redacted) and the result names it.
-    const fit = async (whole: RunTestsResult): Promise<RunTestsResult> => {
-      if (fitsBudget(whole, budget) || options.keepOutput === undefined)
-        return fitTestsResult(whole, budget);
-      const output = stripVTControlCharacters(`${result.stdout}\n${result.stderr}`);
-      const id = await options.keepOutput(budget.redact?.(output) ?? output);
-      if (id === undefined) return fitTestsResult(whole, budget);
-      const room = { ...budget, maxChars: budget.maxChars - ARTIFACT_NOTE_ROOM };
-      const fitted = fitTestsResult(whole, room);
-      const reading = `完整的测试输出已存为 artifact ${id}：用 read_artifact {"id":"${id}","startLine":1,"endLine":100} 分页读取`;
-      return {
-        ...fitted,
-        artifact: id,
-        note: fitted.note === undefined ? reading : `${fitted.note}；${reading}`,
-      };
-    };
     if (read !== undefined)
-      return fit({
-        ...read.counts,
+      return fitTestsResult(
+        {
+          ...read.counts,
+          exitCode: result.exitCode,
+          report: read.report,
+          command: planned.command,
+        },
+        budget,
+      );
+    return fitTestsResult(
+      {
+        passed: null,
+        failed: null,
+        skipped: null,
+        failures: [],
         exitCode: result.exitCode,
-        report: read.report,
+        report: "exit_code",
         command: planned.command,
-      });
-    return fit({
-      passed: null,
-      failed: null,
-      skipped: null,
-      failures: [],
-      exitCode: result.exitCode,
-      report: "exit_code",
-      command: planned.command,
-      note: unreadableNote(planned, result.exitCode),
-      output: tail(stripVTControlCharacters(`${result.stdout}\n${result.stderr}`).trim(), 4_000),
-    });
+        note: unreadableNote(planned, result.exitCode),
+        output: tail(stripVTControlCharacters(`${result.stdout}\n${result.stderr}`).trim(), 4_000),
+      },
+      budget,
+    );
   };
 }
 

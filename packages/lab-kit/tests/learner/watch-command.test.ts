@@ -38,7 +38,8 @@ it("pnpm lesson watch 05 runs the starter's tests and prints the hint for the fi
   expect(output).toContain(
     "第一个失败的测试：runAgent > writes a tool result into the next request's observations and completes",
   );
-  expect(output).toMatch(/提示 \d\/4：/);
+  // However many hints the lesson has for it: one is shown, numbered.
+  expect(output).toMatch(/提示 \d+\/\d+：/);
 }, 120_000);
 
 /** The processes of a process group, with their command lines (Linux `ps`). */

@@ -4,7 +4,7 @@
  * `cargo test`. The machine needs python3 with pytest, go and cargo (`.ci/run` installs
  * Debian's `python3-pytest` and `golang-go`; cargo comes with rustup or Debian's `cargo`).
  */
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -41,6 +41,22 @@ async function runTests(testCommand: string): Promise<RunTestsResult> {
 }
 
 const names = (result: RunTestsResult) => result.failures.map((failure) => failure.name);
+
+describe("run_tests after an edit that keeps a Python file's size and mtime", HANG_GUARD, () => {
+  it("tests the edited source, not the bytecode of the version before", async () => {
+    await write({
+      "calc.py": "def add(a, b):\n    return a - b\n",
+      "test_calc.py": "from calc import add\n\ndef test_adds():\n    assert add(2, 2) == 4\n",
+    });
+    const file = join(dir, "calc.py");
+    const { mtime } = await stat(file);
+    expect(await runTests("python3 -m pytest")).toMatchObject({ passed: 0, failed: 1 });
+    // The fix an agent makes a moment later: same size, and (as within one second) same mtime.
+    await writeFile(file, "def add(a, b):\n    return a + b\n");
+    await utimes(file, mtime, mtime);
+    expect(await runTests("python3 -m pytest")).toMatchObject({ passed: 1, failed: 0 });
+  });
+});
 
 describe("run_tests on pytest", HANG_GUARD, () => {
   const project = {

@@ -148,6 +148,10 @@ export function createRunTests(
           path.delimiter,
         ),
         NO_COLOR: "1",
+        // Python reuses bytecode while the source's mtime (whole seconds) and size match: an
+        // edit within the same second that keeps the size (`a - b` → `a + b`) would be tested
+        // as it was. A test run that writes no bytecode reads the sources every time.
+        PYTHONDONTWRITEBYTECODE: "1",
       },
       timeoutMs,
       maxOutputBytes: options.maxOutputBytes ?? 4_000_000,

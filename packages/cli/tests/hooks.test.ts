@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { isRunning } from "./support/process-state.ts";
-import { captureCli } from "./support/run-cli.ts";
+import { call, captureCli } from "./support/run-cli.ts";
 import { createSumRepo } from "./support/sum-repo.ts";
 
 interface ToolMessage {
@@ -47,7 +47,6 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-const call = (tool: string, input: unknown) => ({ action: { type: "tool_call", tool, input } });
 const finish = (summary = "好了") => ({ action: { type: "finish", summary } });
 const echo = (text: string) => call("echo", { text });
 

@@ -151,7 +151,7 @@ describe("--provider deepseek (thinking mode on by default)", HANG_GUARD, () => 
     const { imitation, signal, runId, resumed } = await killAtStepTwoThenResume(
       // No secret: what a resume reads back from the (masked) log is then the model's words.
       { wire: "openai", replies: deepseekReplies("（无）"), rules: DEEPSEEK_RULES },
-      (served) => deepseekArgs(served),
+      deepseekArgs,
     );
     expect(signal).toBe("SIGKILL");
     expect(imitation.rejections).toEqual([]);
@@ -222,6 +222,25 @@ async function killAtStepTwoThenResume(
   return { imitation, signal, runId, resumed };
 }
 
+/** `run` against a thinking Claude imitation, thinking on at the lowest budget. */
+const claudeArgs = (imitation: Imitation) => [
+  "run",
+  "读一下 notes.txt",
+  "--provider",
+  "anthropic",
+  "--model",
+  "claude-thinking",
+  "--base-url",
+  imitation.baseUrl,
+  "--reasoning-effort",
+  "low",
+  "--workspace",
+  workspace,
+  "--finish-gate",
+  "none",
+  "--json",
+];
+
 describe("--provider anthropic with thinking", HANG_GUARD, () => {
   const thinking = (text: string) => ({
     type: "thinking",
@@ -250,26 +269,7 @@ describe("--provider anthropic with thinking", HANG_GUARD, () => {
       replies: replies(),
       rules: ANTHROPIC_THINKING_RULES,
     });
-    const { code, result } = await captureCli(
-      [
-        "run",
-        "读一下 notes.txt",
-        "--provider",
-        "anthropic",
-        "--model",
-        "claude-thinking",
-        "--base-url",
-        imitation.baseUrl,
-        "--reasoning-effort",
-        "low",
-        "--workspace",
-        workspace,
-        "--finish-gate",
-        "none",
-        "--json",
-      ],
-      env(),
-    );
+    const { code, result } = await captureCli(claudeArgs(imitation), env());
     expect(imitation.rejections).toEqual([]);
     expect(code).toBe(0);
     expect(result).toMatchObject({ status: "completed", summary: "两行。" });
@@ -281,23 +281,7 @@ describe("--provider anthropic with thinking", HANG_GUARD, () => {
   it("killed between two steps, resumes with the signed block back first and unchanged; the replay is equal", async () => {
     const { imitation, signal, runId, resumed } = await killAtStepTwoThenResume(
       { wire: "anthropic", replies: replies(), rules: ANTHROPIC_THINKING_RULES },
-      (served) => [
-        "run",
-        "读一下 notes.txt",
-        "--provider",
-        "anthropic",
-        "--model",
-        "claude-thinking",
-        "--base-url",
-        served.baseUrl,
-        "--reasoning-effort",
-        "low",
-        "--workspace",
-        workspace,
-        "--finish-gate",
-        "none",
-        "--json",
-      ],
+      claudeArgs,
     );
     expect(signal).toBe("SIGKILL");
     expect(imitation.rejections).toEqual([]);

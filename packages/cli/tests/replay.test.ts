@@ -5,7 +5,7 @@ import { startFakeModelServer } from "@coding-agent/providers/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { compareWithLog } from "../src/replay/divergence.ts";
 import type { StateEvent } from "../src/state/log.ts";
-import { captureCli } from "./support/run-cli.ts";
+import { call, captureCli } from "./support/run-cli.ts";
 import { BUGGY, createSumRepo, FIXED, sha256 } from "./support/sum-repo.ts";
 
 // Real files and test processes: the timeout only turns a hang into a failure.
@@ -23,7 +23,6 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 }, 60_000);
 
-const call = (tool: string, input: unknown) => ({ action: { type: "tool_call", tool, input } });
 const finish = (summary = "修好了") => ({ action: { type: "finish", summary } });
 const fix = call("edit_file", { path: "src/sum.js", old: "return a - b;", new: "return a + b;" });
 const env = () => ({ CODING_AGENT_HOME: home, PATH: process.env.PATH });

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseStateLog } from "../src/state/log.ts";
 import { acquireRunLock, RUN_LOCK_FILE } from "../src/state/run-lock.ts";
-import { captureCli } from "./support/run-cli.ts";
+import { call, captureCli } from "./support/run-cli.ts";
 import { BIN } from "./support/spawn-bin.ts";
 import { createSumRepo } from "./support/sum-repo.ts";
 
@@ -32,7 +32,6 @@ afterEach(async () => {
 }, 60_000);
 
 const env = () => ({ CODING_AGENT_HOME: home, PATH: process.env.PATH });
-const call = (tool: string, input: unknown) => ({ action: { type: "tool_call", tool, input } });
 const finish = { action: { type: "finish", summary: "好了" } };
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

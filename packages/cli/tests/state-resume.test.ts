@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseStateLog } from "../src/state/log.ts";
 import { decideInDoubt } from "../src/state/resume.ts";
-import { captureCli } from "./support/run-cli.ts";
+import { call, captureCli } from "./support/run-cli.ts";
 import { BIN } from "./support/spawn-bin.ts";
 import { BUGGY, createSumRepo, FIXED } from "./support/sum-repo.ts";
 
@@ -25,7 +25,6 @@ afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 }, 60_000);
 
-const call = (tool: string, input: unknown) => ({ action: { type: "tool_call", tool, input } });
 const finish = { action: { type: "finish", summary: "修好了" } };
 const fix = call("edit_file", { path: "src/sum.js", old: "return a - b;", new: "return a + b;" });
 const env = () => ({ CODING_AGENT_HOME: home, GITHUB_TOKEN: SECRET, PATH: process.env.PATH });

@@ -76,16 +76,11 @@ async function runSuite(
     io.stderr(`${loaded.message}\n`);
     return EVAL_EXIT_CODES.usage;
   }
-  const baseline = await readGateBaseline(command);
-  if (!baseline.ok) {
-    io.stderr(`${baseline.message}\n`);
-    return EVAL_EXIT_CODES.usage;
-  }
+  const baseline = await baselineOrExit(command, io);
+  if (typeof baseline === "number") return baseline;
   const { suite } = loaded;
-  if (command.queue !== undefined && !(await canReach(command.queue))) {
-    io.stderr(`连不上 Redis：${command.queue.host}:${command.queue.port}\n`);
-    return EVAL_EXIT_CODES.regressionOrHarnessError;
-  }
+  const unreachable = await queueUnreachable(command.queue, io);
+  if (unreachable !== undefined) return unreachable;
   const job = await createJob({
     jobsDir: deps.jobsDir,
     suite: suite.name,
@@ -129,23 +124,48 @@ async function resumeJob(
     io.stderr(`${opened.message}\n`);
     return EVAL_EXIT_CODES.usage;
   }
-  const baseline = await readGateBaseline(command);
-  if (!baseline.ok) {
-    io.stderr(`${baseline.message}\n`);
-    return EVAL_EXIT_CODES.usage;
-  }
-  if (command.queue !== undefined && !(await canReach(command.queue))) {
-    io.stderr(`连不上 Redis：${command.queue.host}:${command.queue.port}\n`);
-    return EVAL_EXIT_CODES.regressionOrHarnessError;
-  }
+  const baseline = await baselineOrExit(command, io);
+  if (typeof baseline === "number") return baseline;
+  const unreachable = await queueUnreachable(command.queue, io);
+  if (unreachable !== undefined) return unreachable;
   const job = opened.job;
+  return whileLocked(job, io, () => resumeLocked(job, command, io, signal, deps, baseline.tasks));
+}
+
+/** The baseline the gate compares with; when it cannot be read, the reason and exit 2. */
+async function baselineOrExit(
+  command: Parameters<typeof readGateBaseline>[0],
+  io: EvalIo,
+): Promise<Extract<Awaited<ReturnType<typeof readGateBaseline>>, { ok: true }> | number> {
+  const baseline = await readGateBaseline(command);
+  if (baseline.ok) return baseline;
+  io.stderr(`${baseline.message}\n`);
+  return EVAL_EXIT_CODES.usage;
+}
+
+/** Exit 1 naming the address when a queue is asked for and Redis cannot be reached. */
+async function queueUnreachable(
+  queue: Parameters<typeof canReach>[0] | undefined,
+  io: EvalIo,
+): Promise<number | undefined> {
+  if (queue === undefined || (await canReach(queue))) return undefined;
+  io.stderr(`连不上 Redis：${queue.host}:${queue.port}\n`);
+  return EVAL_EXIT_CODES.regressionOrHarnessError;
+}
+
+/** Runs `work` holding the job's lock; a job another live process holds is exit 2, named. */
+async function whileLocked(
+  job: JobFolder,
+  io: EvalIo,
+  work: () => Promise<number>,
+): Promise<number> {
   const lock = await lockJob(job.dir);
   if (!lock.ok) {
     io.stderr(ownedMessage(job, lock.pid));
     return EVAL_EXIT_CODES.usage;
   }
   try {
-    return await resumeLocked(job, command, io, signal, deps, baseline.tasks);
+    return await work();
   } finally {
     await lock.release();
   }
@@ -243,21 +263,9 @@ async function regradeJob(
     );
     return EVAL_EXIT_CODES.usage;
   }
-  const baseline = await readGateBaseline(command);
-  if (!baseline.ok) {
-    io.stderr(`${baseline.message}\n`);
-    return EVAL_EXIT_CODES.usage;
-  }
-  const lock = await lockJob(job.dir);
-  if (!lock.ok) {
-    io.stderr(ownedMessage(job, lock.pid));
-    return EVAL_EXIT_CODES.usage;
-  }
-  try {
-    return await regradeLocked(job, command, io, signal, deps, baseline.tasks);
-  } finally {
-    await lock.release();
-  }
+  const baseline = await baselineOrExit(command, io);
+  if (typeof baseline === "number") return baseline;
+  return whileLocked(job, io, () => regradeLocked(job, command, io, signal, deps, baseline.tasks));
 }
 
 async function regradeLocked(
@@ -325,10 +333,8 @@ async function runWorker(
   signal: AbortSignal,
   deps: EvalDependencies,
 ): Promise<number> {
-  if (!(await canReach(command.queue))) {
-    io.stderr(`连不上 Redis：${command.queue.host}:${command.queue.port}\n`);
-    return EVAL_EXIT_CODES.regressionOrHarnessError;
-  }
+  const unreachable = await queueUnreachable(command.queue, io);
+  if (unreachable !== undefined) return unreachable;
   await runQueueWorker({
     address: command.queue,
     runner: deps.runner,

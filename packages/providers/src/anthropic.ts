@@ -19,11 +19,11 @@ import {
   redactorFor,
   systemPromptFor,
 } from "./options.ts";
-import type { ReasoningEffort } from "./presets.ts";
+import { type ReasoningEffort, VENDOR_PRESETS } from "./presets.ts";
 import { postStream } from "./sse.ts";
 
 /** Anthropic's own endpoint; Anthropic-style base URLs leave out `/v1`. */
-export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
+export const ANTHROPIC_DEFAULT_BASE_URL = VENDOR_PRESETS.anthropic.baseUrl;
 
 /** `max_tokens` sent when the options give none (the API requires one). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;

@@ -1,5 +1,5 @@
-import type { Approver } from "@coding-agent/tools";
 import { parseCliArgs, usage } from "./args.ts";
+import type { CliIo } from "./cli-io.ts";
 import { runEvalCli } from "./eval-command.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import type { CliEnv } from "./model-provider.ts";
@@ -8,21 +8,6 @@ import { runTraceCommand } from "./report/trace-command.ts";
 import { codingAgentHome, listRuns } from "./run-files.ts";
 import { resumeRun, startRun } from "./run-session.ts";
 import { formatRunsTable } from "./runs-table.ts";
-import type { TraceWriter } from "./trace/jsonl-sink.ts";
-
-/** Where the CLI writes; a test passes buffers, `main.ts` passes the process streams. */
-export interface CliIo {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  /** Asks the user for a permission (`--approval ask`); absent without a terminal, which refuses. */
-  readonly approver?: Approver;
-  /** Whether stderr is a terminal: a real model's reply text is shown there as it streams. */
-  readonly stderrIsTerminal?: boolean;
-  /** Whether stdout shows colours (a terminal, and `NO_COLOR` unset); absent: no colour. */
-  readonly color?: boolean;
-  /** How a run's `trace.jsonl` lines are written; tests inject one that fails. */
-  readonly traceWriter?: (file: string) => TraceWriter;
-}
 
 /** What `runCliCaptured` saw: the exit code and everything printed, in order per stream. */
 export interface CapturedCliRun {

@@ -2,7 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type AgentRunner, runEvalCommand } from "@coding-agent/eval";
 import { parseCliArgs } from "./args.ts";
-import type { CliIo } from "./cli.ts";
+import type { CliIo } from "./cli-io.ts";
 import type { CliEnv } from "./model-provider.ts";
 import { codingAgentHome } from "./run-files.ts";
 

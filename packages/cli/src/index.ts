@@ -12,7 +12,8 @@ export {
   usage,
 } from "./args.ts";
 export { BUILTIN_TOOLS } from "./builtin-tools.ts";
-export { type CapturedCliRun, type CliIo, runCli, runCliCaptured } from "./cli.ts";
+export { type CapturedCliRun, runCli, runCliCaptured } from "./cli.ts";
+export type { CliIo } from "./cli-io.ts";
 export { EXIT_CODES, EXIT_USAGE, type ExitCode, exitCodeFor } from "./exit-codes.ts";
 export { createCommandHooks, type HookDecision } from "./hooks/command-hooks.ts";
 export { hookExtensions } from "./hooks/index.ts";
@@ -96,11 +97,11 @@ export {
   type StateEventType,
   type StateLog,
 } from "./state/log.ts";
+export type { PredictedFile } from "./state/predict-edits.ts";
 export {
   type AlreadyLogged,
   createRunRecorder,
   idempotencyKey,
-  type PredictedFile,
   type RunRecorder,
 } from "./state/recorder.ts";
 export {

@@ -10,16 +10,16 @@ import {
 } from "@coding-agent/agent-core";
 import { createPathAllowance } from "@coding-agent/tools";
 import type { RunCommand } from "./args.ts";
-import type { CliIo } from "./cli.ts";
+import type { CliIo } from "./cli-io.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import { recordedMcpTools } from "./mcp/tools.ts";
 import type { CliEnv } from "./model-provider.ts";
+import { printRunResult } from "./print-result.ts";
 import { replayedChildBudget } from "./replay/child-budget.ts";
 import type { compareWithLog } from "./replay/divergence.ts";
 import { createReplayer, type Replayer } from "./replay/replayer.ts";
 import { prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
-import { report } from "./run-session.ts";
 import { prepareRunTools } from "./run-tools.ts";
 import { readStateLog, type StateEvent } from "./state/log.ts";
 import { recordedPricing } from "./state/recorded-price.ts";
@@ -175,7 +175,7 @@ async function replay(options: {
   // and cost are the run's whole ones, as the run reported them.
   const whole =
     (command.subagents ?? 0) === 0 ? result : withChildSpend(result, loggedChildSpend(events));
-  return report(io, command, whole, undefined, started.runId, runDir);
+  return printRunResult(io, { json: command.json, result: whole, runId: started.runId, runDir });
 }
 
 /** A run id names `$CODING_AGENT_HOME/runs/<id>/state.jsonl`; anything else is a path. */

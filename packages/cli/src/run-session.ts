@@ -3,9 +3,6 @@ import path from "node:path";
 import {
   createFinishGate,
   createRedactor,
-  type FinishEvidence,
-  formatUsd,
-  type Message,
   type ModelPrice,
   type ModelRequest,
   type Provider,
@@ -17,12 +14,13 @@ import {
 import { createScriptedProvider, type ScriptedTurn } from "@coding-agent/agent-core/testing";
 import { createPathAllowance, type WorkspaceState } from "@coding-agent/tools";
 import type { RunCommand } from "./args.ts";
-import type { CliIo } from "./cli.ts";
-import { EXIT_CODES, exitCodeFor } from "./exit-codes.ts";
+import type { CliIo } from "./cli-io.ts";
+import { EXIT_CODES } from "./exit-codes.ts";
 import { hookExtensions, loadHookSettings } from "./hooks/index.ts";
 import { mcpSecretValues, prepareMcp, resolveMcpServers } from "./mcp/index.ts";
 import { type CliEnv, createModelBackend } from "./model-provider.ts";
 import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.ts";
+import { printRunResult } from "./print-result.ts";
 import { orderRunExtensions, prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, createRunDir, newRunId, runDirOf } from "./run-files.ts";
 import { prepareRunTools } from "./run-tools.ts";
@@ -50,7 +48,7 @@ import { acquireRunLock, type RunLock } from "./state/run-lock.ts";
 import { createWorkspaceTracker } from "./state/workspace-tracker.ts";
 import { createTextEcho, endingEcho } from "./stream-echo.ts";
 import { createChildRunner } from "./subagents/child-run.ts";
-import { createSubagents, type SubagentsSpent, withChildSpend } from "./subagents/spawn-agent.ts";
+import { createSubagents, withChildSpend } from "./subagents/spawn-agent.ts";
 import { createSystemPrompt } from "./system-prompt.ts";
 import { openRunTrace, TRACE_FILE } from "./trace/run-trace.ts";
 
@@ -245,7 +243,10 @@ async function execute(session: Session): Promise<number> {
   const files = await openRunFiles(session, runId, redact).catch((error: Error) => error);
   if (files instanceof Error) {
     await servers?.close();
-    return report(io, command, stateFailed(`运行目录无法写入：${files.message}`), undefined);
+    return printRunResult(io, {
+      json: command.json,
+      result: stateFailed(`运行目录无法写入：${files.message}`),
+    });
   }
   const { runDir, log } = files;
   if (resume !== undefined) {
@@ -292,14 +293,12 @@ async function execute(session: Session): Promise<number> {
     if (written instanceof Error) {
       await servers?.close();
       await log.close().catch(() => {});
-      return report(
-        io,
-        command,
-        stateFailed(`状态日志无法写入：${written.message}`),
-        undefined,
+      return printRunResult(io, {
+        json: command.json,
+        result: stateFailed(`状态日志无法写入：${written.message}`),
         runId,
         runDir,
-      );
+      });
     }
   } else {
     await log.append({ type: "resumed", at: new Date().toISOString(), fromSeq: log.nextSeq - 1 });
@@ -326,7 +325,7 @@ async function execute(session: Session): Promise<number> {
     await log.close().catch(() => {});
     const failed = traceFailed(traces.message);
     io.stderr(traceFailedMessage(path.join(runDir, TRACE_FILE), failed.reason));
-    return report(io, command, failed, undefined, runId, runDir);
+    return printRunResult(io, { json: command.json, result: failed, runId, runDir });
   }
   const traced = traces.trace;
 
@@ -472,7 +471,8 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`coding-agent：运行 ID ${runId}（coding-agent trace ${runId} 查看报告）\n`);
   // The run's usage and cost are its own model calls' and every child's (docs/contracts.md §7 "Cost").
   const whole = subagents === undefined ? result : withChildSpend(result, subagents.spent());
-  return report(io, command, whole, await gate.evidence(), runId, runDir);
+  const evidence = await gate.evidence();
+  return printRunResult(io, { json: command.json, result: whole, evidence, runId, runDir });
 }
 
 /**
@@ -611,34 +611,6 @@ function traceFailedMessage(file: string, reason: string): string {
   return `错误：轨迹文件 ${file} 写入失败，运行已停止（failed，trace_failed）：${reason}\n`;
 }
 
-/** Prints a result as `run` does (JSON with `--json`) and returns the exit code of its status. */
-export function report(
-  io: CliIo,
-  command: RunCommand,
-  result: RunResult & { readonly subagents?: SubagentsSpent },
-  evidence: FinishEvidence | undefined,
-  runId?: string,
-  runDir?: string,
-): number {
-  const json = {
-    ...result,
-    // The reasoning stays in the run's own record (state.jsonl, trace.jsonl), redacted there;
-    // what a vendor wants back is held unredacted in memory and never goes to stdout.
-    messages: result.messages.map(withoutReasoning),
-    ...(runId === undefined ? {} : { runId, runDir }),
-    evidence: evidence ?? null,
-  };
-  io.stdout(command.json ? `${JSON.stringify(json)}\n` : formatResult(result));
-  return exitCodeFor(result.status);
-}
-
-/** A message as `--json` prints it: without the reasoning it carried. */
-function withoutReasoning(message: Message): Message {
-  if (!("reasoning" in message)) return message;
-  const { reasoning: _kept, ...rest } = message;
-  return rest;
-}
-
 /** Backoff of the CLI's model retries: 0.5 s doubling up to 8 s, with jitter. */
 function retryPolicy(retries: number): RetryPolicy {
   return { maxAttempts: retries + 1, baseDelayMs: 500, maxDelayMs: 8_000 };
@@ -754,32 +726,6 @@ async function chooseModel(
   }
   if (plan === undefined) return choice;
   return { ...choice, provider: replayingProvider(plan, choice.provider, pricing) };
-}
-
-const STATUS_LABEL: Record<RunResult["status"], string> = {
-  completed: "完成",
-  failed: "失败",
-  budget_exceeded: "超出预算",
-  blocked: "被阻止",
-  cancelled: "已取消",
-};
-
-function formatResult(result: RunResult & { readonly subagents?: SubagentsSpent }): string {
-  const cost = (usd: number | null) =>
-    usd === null ? "未知（没有这个模型的价格）" : formatUsd(usd);
-  const children = result.subagents;
-  return [
-    `状态：${result.status}（${STATUS_LABEL[result.status]}，${result.code}）`,
-    result.status === "completed" ? `摘要：${result.summary}` : `原因：${result.reason}`,
-    `步数：${result.steps} · 工具调用：${result.toolCalls} · token：${result.usage.inputTokens} 输入 / ${result.usage.outputTokens} 输出 · 成本：${cost(result.costUsd)}`,
-    // The children's part of the token and cost totals above (their steps are their own).
-    ...(children === undefined || children.runs === 0
-      ? []
-      : [
-          `其中子 Agent（${children.runs} 个）：步数 ${children.steps} · 工具调用 ${children.toolCalls} · token：${children.usage.inputTokens} 输入 / ${children.usage.outputTokens} 输出 · 成本：${cost(children.costUsd)}`,
-        ]),
-    "",
-  ].join("\n");
 }
 
 /** `redact` that also masks `values` (long enough to be secrets), wherever they appear. */

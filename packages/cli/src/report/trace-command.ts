@@ -1,7 +1,7 @@
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CliIo } from "../cli.ts";
+import type { CliIo } from "../cli-io.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
 import type { CliEnv } from "../model-provider.ts";
 import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "../run-files.ts";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { type ToolErrorResult, toolError } from "@coding-agent/agent-core";
 import { writeFileAtomic } from "@coding-agent/tools";
 import type { EditJournal } from "./edit-journal.ts";
-import type { PredictedFile } from "./recorder.ts";
+import type { PredictedFile } from "./predict-edits.ts";
 
 /** Where one file of an edit in doubt stands now. */
 type FileState = "before" | "after" | "other";

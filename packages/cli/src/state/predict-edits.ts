@@ -7,7 +7,13 @@ import {
   planChanges,
 } from "@coding-agent/tools";
 import type { EditContents } from "./edit-journal.ts";
-import type { PredictedFile } from "./recorder.ts";
+
+/** A file an edit will change: its hash before (null: it does not exist) and after. */
+export interface PredictedFile {
+  readonly path: string;
+  readonly before: string | null;
+  readonly after: string;
+}
 
 /** An edit's files as the log records them (hashes), and their bytes for the journal. */
 export interface PredictedEdit {

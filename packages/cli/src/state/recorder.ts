@@ -179,13 +179,6 @@ export function createRunRecorder(options: {
   };
 }
 
-/** A file an edit will change: its hash before (null: it does not exist) and after. */
-export interface PredictedFile {
-  readonly path: string;
-  readonly before: string | null;
-  readonly after: string;
-}
-
 /** A hash of run, call, tool and input: the same call of the same run has the same key. */
 export function idempotencyKey(
   runId: string,

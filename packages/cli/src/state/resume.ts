@@ -16,8 +16,9 @@ import { addChildSpend, NOTHING_SPENT, type SubagentsSpent } from "../subagents/
 import type { EditJournal } from "./edit-journal.ts";
 import { settleHalfEdit } from "./half-edit.ts";
 import type { StateEvent } from "./log.ts";
+import type { PredictedFile } from "./predict-edits.ts";
 import type { RecordedPricing } from "./recorded-price.ts";
-import type { AlreadyLogged, PredictedFile } from "./recorder.ts";
+import type { AlreadyLogged } from "./recorder.ts";
 
 type EventOf<T extends StateEvent["type"]> = Extract<StateEvent, { type: T }>;
 

@@ -3,22 +3,28 @@ import {
   DEFAULT_LOOP_WINDOW,
   DEFAULT_MAX_FINISH_REJECTIONS,
   DEFAULT_MAX_OBSERVATION_CHARS,
-  type ModelPrice,
 } from "@coding-agent/agent-core";
-import { REASONING_EFFORTS, type ReasoningEffort, VENDOR_NAMES } from "@coding-agent/providers";
+import { REASONING_EFFORTS } from "@coding-agent/providers";
 import {
   APPROVAL_MODES,
-  type ApprovalMode,
   allowPathProblem,
   MIN_OBSERVATION_BUDGET,
   READABLE_RUNNERS,
   SANDBOX_MODES,
-  type SandboxMode,
 } from "@coding-agent/tools";
 import { z } from "zod";
 import { parseArgsOrExplain } from "./parse-args.ts";
 import { parseTraceArgs, TRACE_FLAGS, type TraceCommand } from "./report/trace-args.ts";
 import { RUN_ID_PATTERN } from "./run-files.ts";
+import {
+  FINISH_GATES,
+  PROVIDERS,
+  type ProviderName,
+  RUN_SPEC_VERSION,
+  type RunSpec,
+} from "./run-spec.ts";
+
+export { PROVIDERS, type ProviderName } from "./run-spec.ts";
 
 /** Flags of `coding-agent run`, with their Chinese help text. */
 export const RUN_FLAGS = {
@@ -141,18 +147,8 @@ export const RUN_FLAGS = {
   help: { type: "boolean", help: "显示帮助" },
 } as const;
 
-/** Model backends `--provider` accepts: the offline Fake Model, or a vendor by name. */
-export const PROVIDERS = ["fake", ...VENDOR_NAMES] as const;
-
-/** A model backend. */
-export type ProviderName = (typeof PROVIDERS)[number];
-
 /** The commands the CLI knows. */
 export const COMMANDS = ["run", "resume", "replay", "runs", "trace", "eval", "help"] as const;
-
-/** `--finish-gate` values (docs/contracts.md §7). */
-export const FINISH_GATES = ["auto", "tests", "none"] as const;
-export type FinishGateMode = (typeof FINISH_GATES)[number];
 
 /** More retries than this only make a broken backend slower to report. */
 const MAX_RETRIES = 10;
@@ -266,77 +262,12 @@ export type CliCommand =
   | { readonly kind: "replay"; readonly target: string; readonly json: boolean }
   | RunCommand;
 
-/** `coding-agent run`: everything a run needs, also what a resume reads back from its log. */
-export type RunCommand = {
+/** `coding-agent run`: the run spec its flags make, and how its result is printed. */
+export interface RunCommand {
   readonly kind: "run";
-  readonly goal: string;
-  readonly limits: {
-    maxSteps: number;
-    maxToolCalls?: number;
-    maxTokens?: number;
-    maxDurationMs?: number;
-    modelTimeoutMs?: number;
-    toolTimeoutMs?: number;
-    /**
-     * `--max-repeated-actions`: consecutive identical replies whose observations did not
-     * change; the loop detection counts them (`runAgent` gets the limits without it).
-     */
-    maxRepeatedActions: number;
-    maxToolErrors?: number;
-  };
-  /** `--loop-window`: tool calls the loop detection looks back over (absent in older logs: 12). */
-  readonly loopWindow?: number;
-  /** `--max-context-tokens`: the budget of one model request, if any. */
-  readonly maxContextTokens?: number;
-  /** Retries of a model call that failed `retryable`; 0: none. */
-  readonly retries: number;
-  /** `--max-observation-chars`: the run's cap on one tool result and the tools' page size. */
-  readonly maxObservationChars: number;
-  readonly scriptPath?: string;
-  /** `--pricing` (absolute): prices over the built-in table. */
-  readonly pricingPath?: string;
-  /** `--max-cost-usd`: the USD the run's model calls may cost. */
-  readonly maxCostUsd?: number;
-  /**
-   * The model's price as the run started (null: unknown), written into the state log's
-   * `run_started` options, so a resume and a replay count with the prices the run had.
-   */
-  readonly price?: ModelPrice | null;
-  /** `--fallback-model`'s price as the run started (null: unknown), recorded like `price`. */
-  readonly fallbackPrice?: ModelPrice | null;
-  /** The backend; `model` and `baseUrl` only for a real one (checked when parsing). */
-  readonly provider: {
-    readonly name: ProviderName;
-    readonly model?: string;
-    readonly baseUrl?: string;
-    /** `--fallback-model`: asked once the model's attempts failed retryably (same backend). */
-    readonly fallbackModel?: string;
-    /** `--reasoning-effort`: how hard a reasoning model thinks; unset keeps the vendor's default. */
-    readonly reasoningEffort?: ReasoningEffort;
-  };
-  /** `--quiet`: no streamed text or reasoning on a terminal. */
-  readonly quiet?: boolean;
   readonly json: boolean;
-  readonly workspace: string;
-  readonly allowCommands: readonly string[];
-  readonly approval: ApprovalMode;
-  readonly sandbox: SandboxMode;
-  /** `--test-command`; without it `run_tests` runs the package's `test` script. */
-  readonly testCommand?: string;
-  readonly allowPaths: readonly string[];
-  readonly finishGate: FinishGateMode;
-  readonly maxFinishRejections: number;
-  /** `--system-prompt-file` (absolute): replaces the built-in system prompt of a real model. */
-  readonly systemPromptFile?: string;
-  /** `--trust-workspace`: the workspace's own settings (hooks) may run (absent in older logs: false). */
-  readonly trustWorkspace?: boolean;
-  /** `--mcp-config` (absolute): MCP servers beside the settings files' (absent in older logs). */
-  readonly mcpConfig?: string;
-  /** `--allow-tool`: MCP tools that need no approval (absent in older logs: none). */
-  readonly allowTools?: readonly string[];
-  /** `--subagents`: children that may run at once; absent (older logs) or 0: no `spawn_agent`. */
-  readonly subagents?: number;
-};
+  readonly spec: RunSpec;
+}
 
 /** The outcome of `parseCliArgs`: a command, or a Chinese usage message (exit 2). */
 export type CliArgsResult =
@@ -425,50 +356,55 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
     ok: true,
     command: {
       kind: "run",
-      goal,
-      limits: {
-        maxSteps: f["max-steps"],
-        maxRepeatedActions: f["max-repeated-actions"],
-        ...(f["max-tool-calls"] === undefined ? {} : { maxToolCalls: f["max-tool-calls"] }),
-        ...(f["max-tokens"] === undefined ? {} : { maxTokens: f["max-tokens"] }),
-        ...(f["max-duration-ms"] === undefined ? {} : { maxDurationMs: f["max-duration-ms"] }),
-        ...(f["model-timeout-ms"] === undefined ? {} : { modelTimeoutMs: f["model-timeout-ms"] }),
-        ...(f["tool-timeout-ms"] === undefined ? {} : { toolTimeoutMs: f["tool-timeout-ms"] }),
-        ...(f["max-tool-errors"] === undefined ? {} : { maxToolErrors: f["max-tool-errors"] }),
-      },
-      loopWindow: f["loop-window"],
-      ...(f["max-context-tokens"] === undefined
-        ? {}
-        : { maxContextTokens: f["max-context-tokens"] }),
-      retries: f["max-retries"],
-      maxObservationChars: f["max-observation-chars"],
-      ...(f.script === undefined ? {} : { scriptPath: f.script }),
-      ...(f.pricing === undefined ? {} : { pricingPath: path.resolve(f.pricing) }),
-      ...(f["max-cost-usd"] === undefined ? {} : { maxCostUsd: f["max-cost-usd"] }),
-      provider: {
-        name: f.provider,
-        ...(f.model === undefined ? {} : { model: f.model }),
-        ...(f["base-url"] === undefined ? {} : { baseUrl: f["base-url"] }),
-        ...(f["fallback-model"] === undefined ? {} : { fallbackModel: f["fallback-model"] }),
-        ...(f["reasoning-effort"] === undefined ? {} : { reasoningEffort: f["reasoning-effort"] }),
-      },
-      ...(f.quiet ? { quiet: true } : {}),
       json: f.json,
-      workspace: f.workspace,
-      allowCommands: f["allow-command"],
-      approval: f.approval,
-      sandbox: f.sandbox,
-      ...(f["test-command"] === undefined ? {} : { testCommand: f["test-command"] }),
-      allowPaths: f["allow-path"],
-      finishGate: f["finish-gate"],
-      maxFinishRejections: f["max-finish-rejections"],
-      ...(f["system-prompt-file"] === undefined
-        ? {}
-        : { systemPromptFile: path.resolve(f["system-prompt-file"]) }),
-      ...(f["trust-workspace"] ? { trustWorkspace: true } : {}),
-      ...(f["mcp-config"] === undefined ? {} : { mcpConfig: path.resolve(f["mcp-config"]) }),
-      ...(f["allow-tool"].length === 0 ? {} : { allowTools: f["allow-tool"] }),
-      ...(f.subagents === 0 ? {} : { subagents: f.subagents }),
+      spec: {
+        version: RUN_SPEC_VERSION,
+        goal,
+        limits: {
+          maxSteps: f["max-steps"],
+          maxRepeatedActions: f["max-repeated-actions"],
+          ...(f["max-tool-calls"] === undefined ? {} : { maxToolCalls: f["max-tool-calls"] }),
+          ...(f["max-tokens"] === undefined ? {} : { maxTokens: f["max-tokens"] }),
+          ...(f["max-duration-ms"] === undefined ? {} : { maxDurationMs: f["max-duration-ms"] }),
+          ...(f["model-timeout-ms"] === undefined ? {} : { modelTimeoutMs: f["model-timeout-ms"] }),
+          ...(f["tool-timeout-ms"] === undefined ? {} : { toolTimeoutMs: f["tool-timeout-ms"] }),
+          ...(f["max-tool-errors"] === undefined ? {} : { maxToolErrors: f["max-tool-errors"] }),
+        },
+        loopWindow: f["loop-window"],
+        ...(f["max-context-tokens"] === undefined
+          ? {}
+          : { maxContextTokens: f["max-context-tokens"] }),
+        retries: f["max-retries"],
+        maxObservationChars: f["max-observation-chars"],
+        ...(f.script === undefined ? {} : { scriptPath: f.script }),
+        ...(f.pricing === undefined ? {} : { pricingPath: path.resolve(f.pricing) }),
+        ...(f["max-cost-usd"] === undefined ? {} : { maxCostUsd: f["max-cost-usd"] }),
+        provider: {
+          name: f.provider,
+          ...(f.model === undefined ? {} : { model: f.model }),
+          ...(f["base-url"] === undefined ? {} : { baseUrl: f["base-url"] }),
+          ...(f["fallback-model"] === undefined ? {} : { fallbackModel: f["fallback-model"] }),
+          ...(f["reasoning-effort"] === undefined
+            ? {}
+            : { reasoningEffort: f["reasoning-effort"] }),
+        },
+        ...(f.quiet ? { quiet: true } : {}),
+        workspace: f.workspace,
+        allowCommands: f["allow-command"],
+        approval: f.approval,
+        sandbox: f.sandbox,
+        ...(f["test-command"] === undefined ? {} : { testCommand: f["test-command"] }),
+        allowPaths: f["allow-path"],
+        finishGate: f["finish-gate"],
+        maxFinishRejections: f["max-finish-rejections"],
+        ...(f["system-prompt-file"] === undefined
+          ? {}
+          : { systemPromptFile: path.resolve(f["system-prompt-file"]) }),
+        ...(f["trust-workspace"] ? { trustWorkspace: true } : {}),
+        ...(f["mcp-config"] === undefined ? {} : { mcpConfig: path.resolve(f["mcp-config"]) }),
+        ...(f["allow-tool"].length === 0 ? {} : { allowTools: f["allow-tool"] }),
+        ...(f.subagents === 0 ? {} : { subagents: f.subagents }),
+      },
     },
   };
 }

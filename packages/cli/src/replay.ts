@@ -9,7 +9,6 @@ import {
   type ToolSet,
 } from "@coding-agent/agent-core";
 import { createPathAllowance } from "@coding-agent/tools";
-import type { RunCommand } from "./args.ts";
 import type { CliIo } from "./cli-io.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import { recordedMcpTools } from "./mcp/tools.ts";
@@ -20,6 +19,7 @@ import type { compareWithLog } from "./replay/divergence.ts";
 import { createReplayer, type Replayer } from "./replay/replayer.ts";
 import { prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
+import { parseRecordedSpec, type RunSpec } from "./run-spec.ts";
 import { prepareRunTools } from "./run-tools.ts";
 import { readStateLog, type StateEvent } from "./state/log.ts";
 import { recordedPricing } from "./state/recorded-price.ts";
@@ -70,15 +70,17 @@ export async function replayRun(
     io.stderr(`无法重放：${file} 在 run_finished 之后还有记录（seq ${last?.seq}），日志被改过\n`);
     return EXIT_CODES.usage;
   }
-  const command = {
-    ...(started.options as unknown as RunCommand),
-    json,
-  };
+  const recorded = parseRecordedSpec(started.options);
+  if (!recorded.ok) {
+    io.stderr(`无法重放：${file} 的 ${recorded.message}\n`);
+    return EXIT_CODES.usage;
+  }
+  const { spec } = recorded;
   const scratch = await mkdtemp(path.join(tmpdir(), "coding-agent-replay-"));
   try {
-    return await replay({ io, env, file, command, events, scratch, signal, ...options });
+    return await replay({ io, env, file, spec, json, events, scratch, signal, ...options });
   } catch (error) {
-    // Options that do not make a run (a log edited by hand): the log is bad input, not a crash.
+    // A spec the schema accepts but that makes no run (a log edited by hand): bad input, not a crash.
     io.stderr(`无法重放：${file} 的 run_started.options 无效（${(error as Error).message}）\n`);
     return EXIT_CODES.usage;
   } finally {
@@ -90,16 +92,17 @@ async function replay(options: {
   readonly io: CliIo;
   readonly env: CliEnv;
   readonly file: string;
-  readonly command: RunCommand;
+  readonly spec: RunSpec;
+  readonly json: boolean;
   readonly events: readonly StateEvent[];
   readonly scratch: string;
   readonly signal: AbortSignal;
   readonly compare?: typeof compareWithLog;
 }): Promise<number> {
-  const { io, env, file, command, events, scratch, signal, compare } = options;
+  const { io, env, file, spec, json, events, scratch, signal, compare } = options;
   const started = events[0] as Extract<StateEvent, { type: "run_started" }>;
   // Each recorded reply at the price of the model that gave it (the fallback's, recorded).
-  const pricing = recordedPricing(command.fallbackPrice);
+  const pricing = recordedPricing(spec.fallbackPrice);
   const replayer = createReplayer(events, {
     pricing,
     ...(compare === undefined ? {} : { compare }),
@@ -109,38 +112,38 @@ async function replay(options: {
     // The tools never run; bound to an empty folder, a bug that ran one could not touch
     // the recorded workspace either.
     workspace: scratch,
-    allowCommands: command.allowCommands ?? [],
-    approval: command.approval,
+    allowCommands: spec.allowCommands ?? [],
+    approval: spec.approval,
     sandbox: "none",
-    ...(command.testCommand === undefined ? {} : { testCommand: command.testCommand }),
-    allowPaths: command.allowPaths ?? [],
-    maxObservationChars: command.maxObservationChars,
+    ...(spec.testCommand === undefined ? {} : { testCommand: spec.testCommand }),
+    allowPaths: spec.allowPaths ?? [],
+    maxObservationChars: spec.maxObservationChars,
     redact,
-    wholeCommandOutput: command.maxContextTokens !== undefined,
+    wholeCommandOutput: spec.maxContextTokens !== undefined,
   });
   if (!tools.ok) {
     io.stderr(`无法重放：${tools.message}\n`);
     return EXIT_CODES.usage;
   }
   const features = await prepareRunFeatures({
-    command,
+    spec,
     redact,
     artifactsDir: path.join(scratch, ".artifacts"),
     version: replayer.version,
   });
   const executed: string[] = [];
   // MCP tools (lesson 37) from the log's record of what the servers listed: no server starts.
-  const mcp = recordedMcpTools(started.options, (name) => standIn(name, executed, replayer));
+  const mcp = recordedMcpTools(spec.mcp, (name) => standIn(name, executed, replayer));
   const runTools = mcp.registry({
     ...neverRun(
       {
         ...tools.tools,
         ...features.tools,
         // spawn_agent (lesson 39) as the run offered it: its calls are answered from the log.
-        ...((command.subagents ?? 0) === 0
+        ...((spec.subagents ?? 0) === 0
           ? {}
           : {
-              [SPAWN_AGENT]: spawnAgentTool(createPathAllowance(command.allowPaths ?? []), () => {
+              [SPAWN_AGENT]: spawnAgentTool(createPathAllowance(spec.allowPaths ?? []), () => {
                 throw new Error("spawn_agent 在重放里不运行");
               }),
             }),
@@ -150,32 +153,32 @@ async function replay(options: {
     ),
     ...mcp.tools,
   });
-  const { maxRepeatedActions: _counted, ...limits } = command.limits;
+  const { maxRepeatedActions: _counted, ...limits } = spec.limits;
   io.stderr(`coding-agent：重放运行 ${started.runId}（${events.length} 条记录，离线）\n`);
-  const outcome = await runAgent(command.goal, replayer.provider, runTools, limits, signal, {
+  const outcome = await runAgent(spec.goal, replayer.provider, runTools, limits, signal, {
     redact,
-    maxObservationChars: command.maxObservationChars,
-    maxFinishRejections: command.maxFinishRejections,
+    maxObservationChars: spec.maxObservationChars,
+    maxFinishRejections: spec.maxFinishRejections,
     // The subagents' budget check where the run had it: after the features, before the model.
     extensions: [
       replayer.answers,
       ...features.extensions,
-      ...((command.subagents ?? 0) === 0
+      ...((spec.subagents ?? 0) === 0
         ? []
-        : [replayedChildBudget(events, limits, command.maxCostUsd)]),
+        : [replayedChildBudget(events, limits, spec.maxCostUsd)]),
       replayer.modelCheck,
     ],
-    price: command.price ?? null,
+    price: spec.price ?? null,
     costOf: pricing.costOf,
-    ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
+    ...(spec.maxCostUsd === undefined ? {} : { maxCostUsd: spec.maxCostUsd }),
   });
   const result = executed.length === 0 ? replayer.settle(outcome) : ranATool(outcome, executed);
   const runDir = path.dirname(file);
   // No child runs: what the run's children spent is read from the log, so the replay's usage
   // and cost are the run's whole ones, as the run reported them.
   const whole =
-    (command.subagents ?? 0) === 0 ? result : withChildSpend(result, loggedChildSpend(events));
-  return printRunResult(io, { json: command.json, result: whole, runId: started.runId, runDir });
+    (spec.subagents ?? 0) === 0 ? result : withChildSpend(result, loggedChildSpend(events));
+  return printRunResult(io, { json: json, result: whole, runId: started.runId, runDir });
 }
 
 /** A run id names `$CODING_AGENT_HOME/runs/<id>/state.jsonl`; anything else is a path. */

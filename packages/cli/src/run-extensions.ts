@@ -13,7 +13,7 @@ import {
   createReadArtifactTool,
   observationBudget,
 } from "@coding-agent/tools";
-import type { RunCommand } from "./args.ts";
+import type { RunSpec } from "./run-spec.ts";
 
 /** The week-5 features of one run: its extensions, in order, and the tools they add. */
 export interface RunFeatures {
@@ -30,7 +30,7 @@ export interface RunFeatures {
  * returned, before the context budget replaces a large result by its preview.
  */
 export async function prepareRunFeatures(options: {
-  readonly command: RunCommand;
+  readonly spec: RunSpec;
   readonly redact: Redactor;
   readonly artifactsDir: string;
   /** The workspace version after the latest tool call (the workspace tracker's). */
@@ -38,13 +38,13 @@ export async function prepareRunFeatures(options: {
   /** A real model's system prompt for a request (counted in the context budget). */
   readonly system?: (request: ModelRequest) => Promise<string>;
 }): Promise<RunFeatures> {
-  const { command, redact } = options;
+  const { spec, redact } = options;
   const loopDetection = createLoopDetection({
-    window: command.loopWindow ?? DEFAULT_LOOP_WINDOW,
-    maxRepeatedActions: command.limits.maxRepeatedActions,
+    window: spec.loopWindow ?? DEFAULT_LOOP_WINDOW,
+    maxRepeatedActions: spec.limits.maxRepeatedActions,
     ...(options.version === undefined ? {} : { version: options.version }),
   });
-  if (command.maxContextTokens === undefined) {
+  if (spec.maxContextTokens === undefined) {
     return { extensions: [loopDetection], tools: {}, wholeCommandOutput: false };
   }
   const artifacts = createFileArtifactStore(options.artifactsDir);
@@ -68,19 +68,19 @@ export async function prepareRunFeatures(options: {
   const estimate = await createTokenEstimator({
     // The Fake Model has no wire; its requests are estimated as the conservative kind.
     style:
-      command.provider.name !== "fake" && VENDOR_PRESETS[command.provider.name].wire === "openai"
+      spec.provider.name !== "fake" && VENDOR_PRESETS[spec.provider.name].wire === "openai"
         ? "openai"
         : "anthropic",
     system: () => system,
   });
   const contextBudget = createContextBudget({
-    maxContextTokens: command.maxContextTokens,
+    maxContextTokens: spec.maxContextTokens,
     estimate,
     artifacts,
     redact,
-    maxObservationChars: command.maxObservationChars,
+    maxObservationChars: spec.maxObservationChars,
   });
-  const budget = observationBudget(command.maxObservationChars, redact);
+  const budget = observationBudget(spec.maxObservationChars, redact);
   return {
     extensions: [loopDetection, ...systemPrompt, contextBudget],
     tools: { read_artifact: createReadArtifactTool(artifacts, budget) },

@@ -23,6 +23,7 @@ import { pricedModel, resolvePrice, unknownPriceMessage } from "./pricing-file.t
 import { printRunResult } from "./print-result.ts";
 import { orderRunExtensions, prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, createRunDir, newRunId, runDirOf } from "./run-files.ts";
+import { parseRecordedSpec, type RunSpec } from "./run-spec.ts";
 import { prepareRunTools } from "./run-tools.ts";
 import {
   BUILT_IN_DEMO_GATE_NOTE,
@@ -66,7 +67,8 @@ export async function startRun(
   // it while it runs is refused.
   const owner: RunOwner = {};
   try {
-    return await execute({ command, io, signal, env, resume: undefined, owner });
+    const { spec, json } = command;
+    return await execute({ spec, json, io, signal, env, resume: undefined, owner });
   } finally {
     await owner.lock?.release();
   }
@@ -124,12 +126,17 @@ async function resumeOwned(
     );
     return EXIT_CODES.usage;
   }
+  const recorded = parseRecordedSpec(planned.plan.started.options);
+  if (!recorded.ok) {
+    io.stderr(`无法继续运行 ${runId}：state.jsonl 的 ${recorded.message}\n`);
+    return EXIT_CODES.usage;
+  }
   // A torn last line is cut off before anything is appended after it.
   await truncate(path.join(runDir, "state.jsonl"), read.bytes);
-  const command = { ...(planned.plan.started.options as unknown as RunCommand), json };
   const start = await readStartFiles(runDir, planned.plan.started.startVersion);
   return execute({
-    command,
+    spec: recorded.spec,
+    json,
     io,
     signal,
     env,
@@ -138,7 +145,9 @@ async function resumeOwned(
 }
 
 interface Session {
-  readonly command: RunCommand;
+  readonly spec: RunSpec;
+  /** `--json`: of this command (a resume's own, not the recorded run's). */
+  readonly json: boolean;
   readonly io: CliIo;
   readonly signal: AbortSignal;
   readonly env: CliEnv;
@@ -155,27 +164,27 @@ interface Session {
 }
 
 async function execute(session: Session): Promise<number> {
-  const { command, io, signal, env, resume } = session;
+  const { spec, json, io, signal, env, resume } = session;
   // A resume's recorded replies: one the fallback model gave costs the fallback's price.
-  const pricing = resume === undefined ? undefined : recordedPricing(command.fallbackPrice);
-  const model = await chooseModel(command, env, resume?.plan, io, pricing);
+  const pricing = resume === undefined ? undefined : recordedPricing(spec.fallbackPrice);
+  const model = await chooseModel(spec, env, resume?.plan, io, pricing);
   if (!model.ok) {
     io.stderr(`${model.message}\n`);
     return EXIT_CODES.usage;
   }
-  const price = await priceOfRun(command);
+  const price = await priceOfRun(spec);
   if (!price.ok) {
     io.stderr(`${price.message}\n`);
     return EXIT_CODES.usage;
   }
   // Hooks of the user, and of the workspace only when it is trusted (docs/contracts.md §7, lesson 36).
   // Loaded before the tools: the scripts they run are files the tools must not write.
-  const realWorkspace = await realpath(command.workspace).catch(() => undefined);
+  const realWorkspace = await realpath(spec.workspace).catch(() => undefined);
   const settings = await loadHookSettings({
-    workspace: realWorkspace ?? path.resolve(command.workspace),
+    workspace: realWorkspace ?? path.resolve(spec.workspace),
     home: codingAgentHome(env),
     // A missing workspace is reported by the tools below; nothing is recorded as trusted.
-    trustWorkspace: command.trustWorkspace === true && realWorkspace !== undefined,
+    trustWorkspace: spec.trustWorkspace === true && realWorkspace !== undefined,
   });
   if (!settings.ok) {
     io.stderr(`${settings.message}\n`);
@@ -186,26 +195,26 @@ async function execute(session: Session): Promise<number> {
   // is reported below, where it always was.
   const mcpServers = await resolveMcpServers({
     settingsServers: settings.mcpServers,
-    configFile: command.mcpConfig,
+    configFile: spec.mcpConfig,
     env,
   });
   const redact = withSecrets(
     model.redact,
     mcpServers.ok ? mcpSecretValues(mcpServers.servers) : [],
   );
-  const wholeCommandOutput = command.maxContextTokens !== undefined;
+  const wholeCommandOutput = spec.maxContextTokens !== undefined;
   const tools = await prepareRunTools({
-    workspace: command.workspace,
-    allowCommands: command.allowCommands,
-    approval: command.approval,
-    sandbox: command.sandbox,
+    workspace: spec.workspace,
+    allowCommands: spec.allowCommands,
+    approval: spec.approval,
+    sandbox: spec.sandbox,
     ...(io.approver === undefined ? {} : { approver: io.approver }),
-    ...(command.testCommand === undefined ? {} : { testCommand: command.testCommand }),
-    allowPaths: command.allowPaths,
-    protectedFiles: [...settings.scripts, ...(await mcpConfigInside(command))],
+    ...(spec.testCommand === undefined ? {} : { testCommand: spec.testCommand }),
+    allowPaths: spec.allowPaths,
+    protectedFiles: [...settings.scripts, ...(await mcpConfigInside(spec))],
     // One value for the tools' paging and the loop's cap: a tool never returns more
     // than the loop passes on, so what it says it left out is what is missing.
-    maxObservationChars: command.maxObservationChars,
+    maxObservationChars: spec.maxObservationChars,
     redact: redact,
     wholeCommandOutput,
   });
@@ -213,14 +222,14 @@ async function execute(session: Session): Promise<number> {
     io.stderr(`${tools.message}\n`);
     return EXIT_CODES.usage;
   }
-  if (command.finishGate === "tests" && tools.testCommand === undefined) {
+  if (spec.finishGate === "tests" && tools.testCommand === undefined) {
     io.stderr(
-      "--finish-gate tests 需要测试命令：用 --test-command 指定，或在工作区 package.json 里写 test 脚本\n",
+      "--finish-gate tests 需要测试命令：用 --test-spec 指定，或在工作区 package.json 里写 test 脚本\n",
     );
     return EXIT_CODES.usage;
   }
   if (tools.warning !== undefined) io.stderr(`${tools.warning}\n`);
-  if (tools.testCommand !== undefined && demoSkipsFinishGate(command))
+  if (tools.testCommand !== undefined && demoSkipsFinishGate(spec))
     io.stderr(`${BUILT_IN_DEMO_GATE_NOTE}\n`);
   if (settings.warning !== undefined) io.stderr(`${settings.warning}\n`);
   const workspace = tools.workspaceRoot;
@@ -232,9 +241,9 @@ async function execute(session: Session): Promise<number> {
   const servers = await prepareMcp({
     servers: mcpServers.servers,
     workspace,
-    approval: command.approval,
+    approval: spec.approval,
     ...(io.approver === undefined ? {} : { approver: io.approver }),
-    allowTools: command.allowTools ?? [],
+    allowTools: spec.allowTools ?? [],
     redact,
     warn: (line) => io.stderr(line),
     signal,
@@ -244,7 +253,7 @@ async function execute(session: Session): Promise<number> {
   if (files instanceof Error) {
     await servers?.close();
     return printRunResult(io, {
-      json: command.json,
+      json: json,
       result: stateFailed(`运行目录无法写入：${files.message}`),
     });
   }
@@ -262,9 +271,9 @@ async function execute(session: Session): Promise<number> {
   });
   if (resume === undefined) {
     const options = {
-      ...command,
+      ...spec,
       workspace,
-      ...scriptPathOf(command),
+      ...scriptPathOf(spec),
       price: price.price,
       ...(price.fallbackPrice === undefined ? {} : { fallbackPrice: price.fallbackPrice }),
       ...(servers === undefined ? {} : { mcp: servers.record }),
@@ -282,7 +291,7 @@ async function execute(session: Session): Promise<number> {
           type: "run_started",
           runId,
           startedAt: new Date().toISOString(),
-          goal: command.goal,
+          goal: spec.goal,
           workspace,
           options,
           startVersion: tracker.start.version,
@@ -294,7 +303,7 @@ async function execute(session: Session): Promise<number> {
       await servers?.close();
       await log.close().catch(() => {});
       return printRunResult(io, {
-        json: command.json,
+        json: json,
         result: stateFailed(`状态日志无法写入：${written.message}`),
         runId,
         runDir,
@@ -310,8 +319,8 @@ async function execute(session: Session): Promise<number> {
     runId,
     redact: redact,
     env,
-    providerName: command.provider.name,
-    model: command.provider.model,
+    providerName: spec.provider.name,
+    model: spec.provider.model,
     warn: (message) => io.stderr(`警告：${message}\n`),
     ...(io.traceWriter === undefined ? {} : { writer: io.traceWriter }),
     ...(resume === undefined
@@ -325,7 +334,7 @@ async function execute(session: Session): Promise<number> {
     await log.close().catch(() => {});
     const failed = traceFailed(traces.message);
     io.stderr(traceFailedMessage(path.join(runDir, TRACE_FILE), failed.reason));
-    return printRunResult(io, { json: command.json, result: failed, runId, runDir });
+    return printRunResult(io, { json: json, result: failed, runId, runDir });
   }
   const traced = traces.trace;
 
@@ -333,22 +342,22 @@ async function execute(session: Session): Promise<number> {
     runId,
     log,
     tracker,
-    predictEdit: editPredictor(workspace, command.allowPaths),
+    predictEdit: editPredictor(workspace, spec.allowPaths),
     journal,
     ...(model.turns === undefined ? {} : { turns: model.turns }),
     ...(resume === undefined ? {} : { logged: resume.plan.logged }),
   });
-  const allowance = createPathAllowance(command.allowPaths);
+  const allowance = createPathAllowance(spec.allowPaths);
   const gate = createFinishGate({
     startVersion: tracker.start.version,
     inspect: () => tracker.inspect(),
     versionAfter: async (callId) => tracker.versionAfter(callId) ?? tracker.current,
     isAllowed: (file) => allowance(file),
-    enforce: gateMode(command, tools.testCommand) === "tests",
+    enforce: gateMode(spec, tools.testCommand) === "tests",
   });
   if (resume !== undefined) gate.restoreTests(resume.plan.tests);
   const features = await prepareRunFeatures({
-    command,
+    spec,
     redact: redact,
     artifactsDir: path.join(runDir, "artifacts"),
     // Set by the recorder's afterToolCall, which runs before the loop detection's.
@@ -366,25 +375,25 @@ async function execute(session: Session): Promise<number> {
   });
   // A fallback model needs the retry machinery even without retries: it decides when to ask it.
   const retry =
-    command.retries === 0 && model.fallback === undefined
+    spec.retries === 0 && model.fallback === undefined
       ? undefined
       : {
-          policy: retryPolicy(command.retries),
+          policy: retryPolicy(spec.retries),
           ...(model.fallback === undefined
             ? {}
             : { fallback: { ...model.fallback, price: price.fallbackPrice ?? null } }),
         };
   // The loop detection counts repeats by observation (`--max-repeated-actions`), not the guard.
-  const { maxRepeatedActions: _counted, ...limits } = command.limits;
+  const { maxRepeatedActions: _counted, ...limits } = spec.limits;
   // Subagents (lesson 39): last among the extensions, so a spawn_agent call it sees is
   // one that nothing before it answered or vetoed.
   const subagents =
-    (command.subagents ?? 0) === 0
+    (spec.subagents ?? 0) === 0
       ? undefined
       : createSubagents({
-          limit: command.subagents ?? 1,
+          limit: spec.subagents ?? 1,
           limits,
-          ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
+          ...(spec.maxCostUsd === undefined ? {} : { maxCostUsd: spec.maxCostUsd }),
           parentAllows: allowance,
           signal,
           notify: (line) => io.stderr(redact(line)),
@@ -406,7 +415,7 @@ async function execute(session: Session): Promise<number> {
             });
           },
           runChild: createChildRunner({
-            command,
+            parent: spec,
             workspace,
             runId,
             runDir,
@@ -415,7 +424,7 @@ async function execute(session: Session): Promise<number> {
             price: price.price,
             ...(retry === undefined ? {} : { retry }),
             ...(tools.testCommand === undefined ? {} : { testCommand: tools.testCommand }),
-            enforceTests: gateMode(command, tools.testCommand) === "tests",
+            enforceTests: gateMode(spec, tools.testCommand) === "tests",
             ...(io.approver === undefined ? {} : { approver: io.approver }),
             hooks: settings.hooks,
             parentAllows: allowance,
@@ -438,14 +447,14 @@ async function execute(session: Session): Promise<number> {
   io.stderr(`coding-agent：开始运行（${model.label}，Ctrl-C 取消）\n`);
   const runTools = { ...tools.tools, ...features.tools, ...servers?.tools, ...subagents?.tools };
   const registry = servers === undefined ? runTools : servers.registry(runTools);
-  const result = await runAgent(command.goal, model.provider, registry, limits, signal, {
+  const result = await runAgent(spec.goal, model.provider, registry, limits, signal, {
     redact: redact,
-    maxObservationChars: command.maxObservationChars,
-    maxFinishRejections: command.maxFinishRejections,
+    maxObservationChars: spec.maxObservationChars,
+    maxFinishRejections: spec.maxFinishRejections,
     extensions,
     price: price.price,
     ...(pricing === undefined ? {} : { costOf: pricing.costOf }),
-    ...(command.maxCostUsd === undefined ? {} : { maxCostUsd: command.maxCostUsd }),
+    ...(spec.maxCostUsd === undefined ? {} : { maxCostUsd: spec.maxCostUsd }),
     requiredTrace: traced.requiredTrace,
     ...(traced.trace === undefined ? {} : { trace: traced.trace }),
     ...(retry === undefined ? {} : { retry }),
@@ -472,18 +481,18 @@ async function execute(session: Session): Promise<number> {
   // The run's usage and cost are its own model calls' and every child's (docs/contracts.md §7 "Cost").
   const whole = subagents === undefined ? result : withChildSpend(result, subagents.spent());
   const evidence = await gate.evidence();
-  return printRunResult(io, { json: command.json, result: whole, evidence, runId, runDir });
+  return printRunResult(io, { json: json, result: whole, evidence, runId, runDir });
 }
 
 /**
  * The `--mcp-config` file, relative to the workspace, when it is inside it: it names
  * servers the next run starts, so the agent's tools must not write it.
  */
-async function mcpConfigInside(command: RunCommand): Promise<string[]> {
-  if (command.mcpConfig === undefined) return [];
+async function mcpConfigInside(spec: RunSpec): Promise<string[]> {
+  if (spec.mcpConfig === undefined) return [];
   const [root, file] = await Promise.all([
-    realpath(command.workspace).catch(() => undefined),
-    realpath(command.mcpConfig).catch(() => undefined),
+    realpath(spec.workspace).catch(() => undefined),
+    realpath(spec.mcpConfig).catch(() => undefined),
   ]);
   if (root === undefined || file === undefined) return [];
   const relative = path.relative(root, file);
@@ -507,7 +516,7 @@ async function lastChildIndex(runDir: string): Promise<number> {
  * built-in table. A cost budget for a model without a price is a usage error, found before
  * any model call.
  */
-async function priceOfRun(command: RunCommand): Promise<
+async function priceOfRun(spec: RunSpec): Promise<
   | {
       readonly ok: true;
       readonly price: ModelPrice | null;
@@ -520,16 +529,16 @@ async function priceOfRun(command: RunCommand): Promise<
     const resolved =
       recorded !== undefined
         ? { ok: true as const, price: recorded }
-        : await resolvePrice({ model, pricingPath: command.pricingPath });
-    if (resolved.ok && command.maxCostUsd !== undefined && resolved.price === null) {
+        : await resolvePrice({ model, pricingPath: spec.pricingPath });
+    if (resolved.ok && spec.maxCostUsd !== undefined && resolved.price === null) {
       return { ok: false as const, message: unknownPriceMessage(model) };
     }
     return resolved;
   };
-  const main = await priceOf(pricedModel(command.provider), command.price);
-  const { fallbackModel } = command.provider;
+  const main = await priceOf(pricedModel(spec.provider), spec.price);
+  const { fallbackModel } = spec.provider;
   if (!main.ok || fallbackModel === undefined) return main;
-  const fallback = await priceOf(fallbackModel, command.fallbackPrice);
+  const fallback = await priceOf(fallbackModel, spec.fallbackPrice);
   return fallback.ok ? { ok: true, price: main.price, fallbackPrice: fallback.price } : fallback;
 }
 
@@ -569,18 +578,18 @@ async function readStartFiles(
 
 /**
  * `auto` is `tests` when the run has a test command (docs/contracts.md §7), except for the built-in
- * demo in a workspace whose only test command is its package.json script (see
+ * demo in a workspace whose only test spec is its package.json script (see
  * `demoSkipsFinishGate`).
  */
-function gateMode(command: RunCommand, testCommand: string | undefined): "tests" | "none" {
-  if (command.finishGate === "auto")
-    return testCommand === undefined || demoSkipsFinishGate(command) ? "none" : "tests";
-  return command.finishGate;
+function gateMode(spec: RunSpec, testCommand: string | undefined): "tests" | "none" {
+  if (spec.finishGate === "auto")
+    return testCommand === undefined || demoSkipsFinishGate(spec) ? "none" : "tests";
+  return spec.finishGate;
 }
 
 /** The script path as an absolute path: a resume may start from another folder. */
-function scriptPathOf(command: RunCommand) {
-  return command.scriptPath === undefined ? {} : { scriptPath: path.resolve(command.scriptPath) };
+function scriptPathOf(spec: RunSpec) {
+  return spec.scriptPath === undefined ? {} : { scriptPath: path.resolve(spec.scriptPath) };
 }
 
 /** A run that could not keep its records: it did nothing. */
@@ -640,18 +649,18 @@ type ModelChoice =
  * first turn of its script the log has not used.
  */
 async function chooseModel(
-  command: RunCommand,
+  spec: RunSpec,
   env: CliEnv,
   plan: ResumePlan | undefined,
   io: CliIo,
   pricing?: RecordedPricing,
 ): Promise<ModelChoice> {
-  const { name } = command.provider;
+  const { name } = spec.provider;
   let choice: ModelChoice;
   if (name === "fake") {
-    let turns: ScriptedTurn[] = defaultScript(command.goal);
-    if (command.scriptPath !== undefined) {
-      const loaded = await loadScriptFile(command.scriptPath);
+    let turns: ScriptedTurn[] = defaultScript(spec.goal);
+    if (spec.scriptPath !== undefined) {
+      const loaded = await loadScriptFile(spec.scriptPath);
       if (!loaded.ok) return loaded;
       turns = [...loaded.turns];
     }
@@ -675,18 +684,18 @@ async function chooseModel(
     };
   } else {
     let base: string | undefined;
-    if (command.systemPromptFile !== undefined) {
-      base = await readFile(command.systemPromptFile, "utf8").catch(() => undefined);
+    if (spec.systemPromptFile !== undefined) {
+      base = await readFile(spec.systemPromptFile, "utf8").catch(() => undefined);
       if (base === undefined) {
         return {
           ok: false,
-          message: `--system-prompt-file 读不到文件：${command.systemPromptFile}`,
+          message: `--system-prompt-file 读不到文件：${spec.systemPromptFile}`,
         };
       }
     }
     let redact: Redactor = (text) => text;
     const system = createSystemPrompt({
-      workspace: path.resolve(command.workspace),
+      workspace: path.resolve(spec.workspace),
       // The run's redactor, made once the key is known: the prompt is masked like everything else.
       redact: (text) => redact(text),
       ...(base === undefined ? {} : { base }),
@@ -694,7 +703,7 @@ async function chooseModel(
     // On a terminal the reply (reasoning dimmed, then text) is shown as it streams in, masked
     // like everything else; `--quiet` hides it.
     const echo =
-      io.stderrIsTerminal === true && command.quiet !== true
+      io.stderrIsTerminal === true && spec.quiet !== true
         ? createTextEcho(
             (text) => io.stderr(text),
             (text) => redact(text),
@@ -702,14 +711,14 @@ async function chooseModel(
         : undefined;
     const shown = (provider: Provider) =>
       echo === undefined ? provider : endingEcho(provider, echo);
-    const backend = createModelBackend({ ...command.provider, name }, env, system, echo);
+    const backend = createModelBackend({ ...spec.provider, name }, env, system, echo);
     if (!backend.ok) return backend;
     // The key is masked wherever it could show: results, reasons, observations, logs.
     redact = createRedactor({ env, secrets: [backend.apiKey] });
-    const fallbackModel = command.provider.fallbackModel;
+    const fallbackModel = spec.provider.fallbackModel;
     let fallback: { readonly provider: Provider; readonly model: string } | undefined;
     if (fallbackModel !== undefined) {
-      const other = { ...command.provider, name, model: fallbackModel };
+      const other = { ...spec.provider, name, model: fallbackModel };
       const second = createModelBackend(other, env, system, echo);
       if (!second.ok) return second;
       fallback = { provider: shown(second.provider), model: fallbackModel };
@@ -717,7 +726,7 @@ async function chooseModel(
     choice = {
       ok: true,
       provider: shown(backend.provider),
-      label: `${name} · ${command.provider.model ?? ""}${fallbackModel === undefined ? "" : `（备用 ${fallbackModel}）`} · ${backend.endpoint}`,
+      label: `${name} · ${spec.provider.model ?? ""}${fallbackModel === undefined ? "" : `（备用 ${fallbackModel}）`} · ${backend.endpoint}`,
       redact,
       system,
       ...(fallback === undefined ? {} : { fallback }),

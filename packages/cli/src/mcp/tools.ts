@@ -147,13 +147,10 @@ export function withDownServers(
  * older log) has none.
  */
 export function recordedMcpTools(
-  options: unknown,
+  record: McpRecord | undefined,
   standIn: (name: string) => Tool["execute"],
 ): { readonly tools: ToolSet; registry(all: ToolSet): ToolRegistry | ToolSet } {
-  const mcp = (options as { mcp?: unknown } | undefined)?.mcp;
-  const parsed = McpRecordSchema.safeParse(mcp);
-  if (mcp === undefined || !parsed.success) return { tools: {}, registry: (all) => all };
-  const record = parsed.data as McpRecord;
+  if (record === undefined) return { tools: {}, registry: (all) => all };
   const tools = Object.fromEntries(
     record.tools.map((tool): [string, Tool] => [
       tool.name,

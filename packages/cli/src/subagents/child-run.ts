@@ -11,10 +11,10 @@ import {
 } from "@coding-agent/agent-core";
 import type { Approver } from "@coding-agent/tools";
 import { createPathAllowance, type PathAllowance } from "@coding-agent/tools";
-import type { RunCommand } from "../args.ts";
 import { hookExtensions } from "../hooks/index.ts";
 import type { HookEntry } from "../hooks/settings.ts";
 import { orderRunExtensions, prepareRunFeatures } from "../run-extensions.ts";
+import type { RunSpec } from "../run-spec.ts";
 import { prepareRunTools } from "../run-tools.ts";
 import { createWorkspaceTracker } from "../state/workspace-tracker.ts";
 import { openRunTrace } from "../trace/run-trace.ts";
@@ -23,7 +23,7 @@ import { createIsolatedCopy } from "./workspace-copy.ts";
 
 /** What a child takes over from its parent run. */
 export interface ChildRunOptions {
-  readonly command: RunCommand;
+  readonly parent: RunSpec;
   /** The parent's workspace (real path). */
   readonly workspace: string;
   readonly runId: string;
@@ -77,21 +77,21 @@ async function runInCopy(
     allows: (file: string) => boolean,
   ) => ReturnType<Awaited<ReturnType<typeof createIsolatedCopy>>["changes"]>,
 ): Promise<ChildOutcome> {
-  const { command, redact } = options;
-  const allowPaths = spec.allowPaths.length > 0 ? spec.allowPaths : command.allowPaths;
+  const { parent, redact } = options;
+  const allowPaths = spec.allowPaths.length > 0 ? spec.allowPaths : parent.allowPaths;
   const childAllows = createPathAllowance(allowPaths);
   const allows = (file: string) => options.parentAllows(file) && childAllows(file);
   const tools = await prepareRunTools({
     workspace,
-    allowCommands: command.allowCommands,
-    approval: command.approval,
-    sandbox: command.sandbox,
+    allowCommands: parent.allowCommands,
+    approval: parent.approval,
+    sandbox: parent.sandbox,
     ...(options.approver === undefined ? {} : { approver: options.approver }),
     ...(options.testCommand === undefined ? {} : { testCommand: options.testCommand }),
     allowPaths,
-    maxObservationChars: command.maxObservationChars,
+    maxObservationChars: parent.maxObservationChars,
     redact,
-    wholeCommandOutput: command.maxContextTokens !== undefined,
+    wholeCommandOutput: parent.maxContextTokens !== undefined,
   });
   if (!tools.ok) throw new Error(tools.message);
   const dir = path.join(options.runDir, "subagents", String(index));
@@ -123,9 +123,9 @@ async function runInCopy(
     log: { record: async () => {} },
   });
   const features = await prepareRunFeatures({
-    command: {
-      ...command,
-      limits: { ...budget.limits, maxRepeatedActions: command.limits.maxRepeatedActions },
+    spec: {
+      ...parent,
+      limits: { ...budget.limits, maxRepeatedActions: parent.limits.maxRepeatedActions },
     },
     redact,
     artifactsDir: path.join(dir, "artifacts"),
@@ -137,8 +137,8 @@ async function runInCopy(
     redact,
     // The child's trace is a file of its own; it is not exported to OTLP.
     env: {},
-    providerName: command.provider.name,
-    model: command.provider.model,
+    providerName: parent.provider.name,
+    model: parent.provider.model,
     warn: (message) => options.warn(`警告：${message}\n`),
   });
   if (!traces.ok) throw new Error(traces.message);
@@ -152,8 +152,8 @@ async function runInCopy(
       signal,
       {
         redact,
-        maxObservationChars: command.maxObservationChars,
-        maxFinishRejections: command.maxFinishRejections,
+        maxObservationChars: parent.maxObservationChars,
+        maxFinishRejections: parent.maxFinishRejections,
         // The parent's order (one function owns it): the gate before a PostToolUse hook, …
         extensions: orderRunExtensions({
           gate,

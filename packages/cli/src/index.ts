@@ -8,7 +8,6 @@ export {
   PROVIDERS,
   type ProviderName,
   parseCliArgs,
-  RUN_FLAGS,
   usage,
 } from "./args.ts";
 export { BUILTIN_TOOLS } from "./builtin-tools.ts";
@@ -79,6 +78,7 @@ export {
   type RunSummary,
   runDirOf,
 } from "./run-files.ts";
+export { RUN_FLAGS } from "./run-flags.ts";
 export { prepareRunTools, type RunToolsOptions, type RunToolsResult } from "./run-tools.ts";
 export {
   defaultScript,

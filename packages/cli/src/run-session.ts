@@ -224,7 +224,7 @@ async function execute(session: Session): Promise<number> {
   }
   if (spec.finishGate === "tests" && tools.testCommand === undefined) {
     io.stderr(
-      "--finish-gate tests 需要测试命令：用 --test-spec 指定，或在工作区 package.json 里写 test 脚本\n",
+      "--finish-gate tests 需要测试命令：用 --test-command 指定，或在工作区 package.json 里写 test 脚本\n",
     );
     return EXIT_CODES.usage;
   }
@@ -578,7 +578,7 @@ async function readStartFiles(
 
 /**
  * `auto` is `tests` when the run has a test command (docs/contracts.md §7), except for the built-in
- * demo in a workspace whose only test spec is its package.json script (see
+ * demo in a workspace whose only test command is its package.json script (see
  * `demoSkipsFinishGate`).
  */
 function gateMode(spec: RunSpec, testCommand: string | undefined): "tests" | "none" {

@@ -67,3 +67,19 @@ function formatResult(result: RunResult & { readonly subagents?: SubagentsSpent 
     "",
   ].join("\n");
 }
+
+/** The files the run changed, and on a terminal its id. */
+export function printRunEnd(
+  io: CliIo,
+  changed: readonly { path: string; added: number; removed: number }[],
+  runId: string,
+): void {
+  if (changed.length > 0) {
+    const lines = changed.map((file) => `  ${file.path} +${file.added} -${file.removed}`);
+    io.stderr(`coding-agent：本次运行修改了 ${changed.length} 个文件\n${lines.join("\n")}\n`);
+  }
+  // On a terminal the person who started the run gets its id (piped output stays as it was:
+  // `--json` carries `runId`, and a script's captured output does not change from run to run).
+  if (io.stderrIsTerminal === true)
+    io.stderr(`coding-agent：运行 ID ${runId}（coding-agent trace ${runId} 查看报告）\n`);
+}

@@ -9,6 +9,7 @@ import {
   type ToolSet,
 } from "@coding-agent/agent-core";
 import { createPathAllowance } from "@coding-agent/tools";
+import { assembleRun, loopLimits, runToolsOptions } from "./assembly/run-assembly.ts";
 import type { CliIo } from "./cli-io.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import { recordedMcpTools } from "./mcp/tools.ts";
@@ -17,7 +18,6 @@ import { printRunResult } from "./print-result.ts";
 import { replayedChildBudget } from "./replay/child-budget.ts";
 import type { compareWithLog } from "./replay/divergence.ts";
 import { createReplayer, type Replayer } from "./replay/replayer.ts";
-import { prepareRunFeatures } from "./run-extensions.ts";
 import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
 import { parseRecordedSpec, type RunSpec } from "./run-spec.ts";
 import { prepareRunTools } from "./run-tools.ts";
@@ -108,76 +108,66 @@ async function replay(options: {
     ...(compare === undefined ? {} : { compare }),
   });
   const redact = createRedactor({ env });
-  const tools = await prepareRunTools({
-    // The tools never run; bound to an empty folder, a bug that ran one could not touch
-    // the recorded workspace either.
-    workspace: scratch,
-    allowCommands: spec.allowCommands ?? [],
-    approval: spec.approval,
-    sandbox: "none",
-    ...(spec.testCommand === undefined ? {} : { testCommand: spec.testCommand }),
-    allowPaths: spec.allowPaths ?? [],
-    maxObservationChars: spec.maxObservationChars,
-    redact,
-    wholeCommandOutput: spec.maxContextTokens !== undefined,
-  });
+  // The tools never run; bound to an empty folder, a bug that ran one could not touch
+  // the recorded workspace either.
+  const tools = await prepareRunTools(
+    runToolsOptions(spec, "replay", { workspace: scratch, redact }),
+  );
   if (!tools.ok) {
     io.stderr(`无法重放：${tools.message}\n`);
     return EXIT_CODES.usage;
   }
-  const features = await prepareRunFeatures({
+  const executed: string[] = [];
+  const answer = (name: string) => standIn(name, executed, replayer);
+  // MCP tools (lesson 37) from the log's record of what the servers listed: no server starts.
+  const mcp = recordedMcpTools(spec.mcp, answer);
+  const subagents = (spec.subagents ?? 0) > 0;
+  const run = await assembleRun({
     spec,
+    mode: "replay",
     redact,
+    provider: replayer.provider,
+    tools: tools.tools,
+    moreTools: {
+      // spawn_agent (lesson 39) as the run offered it: its calls are answered from the log.
+      ...(subagents
+        ? {
+            [SPAWN_AGENT]: spawnAgentTool(createPathAllowance(spec.allowPaths), () => {
+              throw new Error("spawn_agent 在重放里不运行");
+            }),
+          }
+        : {}),
+      ...mcp.tools,
+    },
+    registry: (all) => mcp.registry(all),
+    standIns: (all) => neverRun(all, answer),
     artifactsDir: path.join(scratch, ".artifacts"),
     version: replayer.version,
-  });
-  const executed: string[] = [];
-  // MCP tools (lesson 37) from the log's record of what the servers listed: no server starts.
-  const mcp = recordedMcpTools(spec.mcp, (name) => standIn(name, executed, replayer));
-  const runTools = mcp.registry({
-    ...neverRun(
-      {
-        ...tools.tools,
-        ...features.tools,
-        // spawn_agent (lesson 39) as the run offered it: its calls are answered from the log.
-        ...((spec.subagents ?? 0) === 0
-          ? {}
-          : {
-              [SPAWN_AGENT]: spawnAgentTool(createPathAllowance(spec.allowPaths ?? []), () => {
-                throw new Error("spawn_agent 在重放里不运行");
-              }),
-            }),
-      },
-      executed,
-      replayer,
-    ),
-    ...mcp.tools,
-  });
-  const { maxRepeatedActions: _counted, ...limits } = spec.limits;
-  io.stderr(`coding-agent：重放运行 ${started.runId}（${events.length} 条记录，离线）\n`);
-  const outcome = await runAgent(spec.goal, replayer.provider, runTools, limits, signal, {
-    redact,
-    maxObservationChars: spec.maxObservationChars,
-    maxFinishRejections: spec.maxFinishRejections,
-    // The subagents' budget check where the run had it: after the features, before the model.
-    extensions: [
-      replayer.answers,
-      ...features.extensions,
-      ...((spec.subagents ?? 0) === 0
-        ? []
-        : [replayedChildBudget(events, limits, spec.maxCostUsd)]),
-      replayer.modelCheck,
-    ],
+    extensions: {
+      resume: replayer.answers,
+      // The subagents' budget check where the run had it: after the features, before the model.
+      ...(subagents
+        ? { subagents: replayedChildBudget(events, loopLimits(spec), spec.maxCostUsd) }
+        : {}),
+      last: replayer.modelCheck,
+    },
     price: spec.price ?? null,
     costOf: pricing.costOf,
-    ...(spec.maxCostUsd === undefined ? {} : { maxCostUsd: spec.maxCostUsd }),
   });
+  io.stderr(`coding-agent：重放运行 ${started.runId}（${events.length} 条记录，离线）\n`);
+  const outcome = await runAgent(
+    spec.goal,
+    run.provider,
+    run.tools,
+    run.limits,
+    signal,
+    run.options,
+  );
   const result = executed.length === 0 ? replayer.settle(outcome) : ranATool(outcome, executed);
   const runDir = path.dirname(file);
   // No child runs: what the run's children spent is read from the log, so the replay's usage
   // and cost are the run's whole ones, as the run reported them.
-  const whole =
-    (spec.subagents ?? 0) === 0 ? result : withChildSpend(result, loggedChildSpend(events));
+  const whole = !subagents ? result : withChildSpend(result, loggedChildSpend(events));
   return printRunResult(io, { json: json, result: whole, runId: started.runId, runDir });
 }
 
@@ -194,11 +184,11 @@ function stateFileOf(target: string, env: CliEnv): string {
  * did), but an `execute` that records the call and fails, and no permission check: in a
  * replay every call is answered from the log before either could be asked.
  */
-function neverRun(tools: ToolSet, executed: string[], replayer: Replayer): ToolSet {
+function neverRun(tools: ToolSet, answer: (name: string) => Tool["execute"]): ToolSet {
   return Object.fromEntries(
     Object.entries(tools).map(([name, tool]): [string, Tool] => {
       const { authorize: _authorize, ...rest } = tool;
-      return [name, { ...rest, execute: standIn(name, executed, replayer) }];
+      return [name, { ...rest, execute: answer(name) }];
     }),
   );
 }

@@ -19,8 +19,6 @@ import type { RunSpec } from "./run-spec.ts";
 export interface RunFeatures {
   readonly extensions: readonly RunExtension[];
   readonly tools: Readonly<Record<string, Tool>>;
-  /** Whether `run_command` should hand its output back whole (the artifacts keep it). */
-  readonly wholeCommandOutput: boolean;
 }
 
 /**
@@ -45,7 +43,7 @@ export async function prepareRunFeatures(options: {
     ...(options.version === undefined ? {} : { version: options.version }),
   });
   if (spec.maxContextTokens === undefined) {
-    return { extensions: [loopDetection], tools: {}, wholeCommandOutput: false };
+    return { extensions: [loopDetection], tools: {} };
   }
   const artifacts = createFileArtifactStore(options.artifactsDir);
   // OpenAI-style requests get the real tokenizer; Anthropic's and the fake model's the
@@ -84,17 +82,20 @@ export async function prepareRunFeatures(options: {
   return {
     extensions: [loopDetection, ...systemPrompt, contextBudget],
     tools: { read_artifact: createReadArtifactTool(artifacts, budget) },
-    wholeCommandOutput: true,
   };
 }
 
 /** The pieces of a run's extensions, each placed by `orderRunExtensions`. */
 export interface RunExtensionParts {
-  /** A resumed run's answers from its log (a child is never resumed: none). */
+  /**
+   * What is already recorded: a resumed run's answers from its log, or a replay's (a
+   * child is never resumed: none).
+   */
   readonly resume?: RunExtension;
-  readonly gate: RunExtension;
+  /** The finish gate (a replay has none: its log answers each finish). */
+  readonly gate?: RunExtension;
   /** The command hooks (`hookExtensions`): PreToolUse/PostToolUse, and Stop. */
-  readonly hooks: {
+  readonly hooks?: {
     readonly tools: readonly RunExtension[];
     readonly stop: readonly RunExtension[];
   };
@@ -102,32 +103,38 @@ export interface RunExtensionParts {
    * What records each call's workspace version: the state log's recorder (a parent), or
    * the workspace tracker alone (a child, which has no log).
    */
-  readonly recorder: RunExtension;
+  readonly recorder?: RunExtension;
   /** `prepareRunFeatures`' extensions: loop detection, system prompt, context budget. */
   readonly features: readonly RunExtension[];
-  /** `spawn_agent`'s scheduler (a parent with `--subagents`; a child has none). */
+  /**
+   * `spawn_agent`'s scheduler (a parent with `--subagents`; a child has none), or a replay's
+   * check of the children's recorded spend where the scheduler stood.
+   */
   readonly subagents?: RunExtension;
+  /** Last of all: a replay's check of each model request against the log. */
+  readonly last?: RunExtension;
 }
 
 /**
- * The one order of a run's extensions, a parent's and a child's alike (lesson 39: a child
- * runs the parent's runtime). The resume answers first (what is already recorded); the
- * finish gate sees each tool's own result, before a PostToolUse hook may replace it (a hook
- * cannot turn failing tests into evidence); the tool hooks next (the log records what they
- * let through); then the recorder (the log writes, the workspace version after each call);
- * the Stop hooks see a finish the gate accepted; loop detection and the context budget see
- * the results as the log has them (the loop detection reads the version the recorder set);
- * the subagents last, so a `spawn_agent` call they see is one nothing before them answered
- * or vetoed.
+ * The one order of a run's extensions, in every mode (lesson 39: a child runs the parent's
+ * runtime; a replay runs it again). The recorded answers first; the finish gate sees each
+ * tool's own result, before a PostToolUse hook may replace it (a hook cannot turn failing
+ * tests into evidence); the tool hooks next (the log records what they let through); then
+ * the recorder (the log writes, the workspace version after each call); the Stop hooks see
+ * a finish the gate accepted; loop detection and the context budget see the results as the
+ * log has them (the loop detection reads the version the recorder set); the subagents
+ * last, so a `spawn_agent` call they see is one nothing before them answered or vetoed.
  */
 export function orderRunExtensions(parts: RunExtensionParts): RunExtension[] {
+  const one = (extension: RunExtension | undefined) => (extension === undefined ? [] : [extension]);
   return [
-    ...(parts.resume === undefined ? [] : [parts.resume]),
-    parts.gate,
-    ...parts.hooks.tools,
-    parts.recorder,
-    ...parts.hooks.stop,
+    ...one(parts.resume),
+    ...one(parts.gate),
+    ...(parts.hooks?.tools ?? []),
+    ...one(parts.recorder),
+    ...(parts.hooks?.stop ?? []),
     ...parts.features,
-    ...(parts.subagents === undefined ? [] : [parts.subagents]),
+    ...one(parts.subagents),
+    ...one(parts.last),
   ];
 }

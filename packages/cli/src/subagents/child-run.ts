@@ -1,7 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import {
-  createFinishGate,
   type ModelPrice,
   type ModelRetryOptions,
   type Provider,
@@ -11,9 +10,9 @@ import {
 } from "@coding-agent/agent-core";
 import type { Approver } from "@coding-agent/tools";
 import { createPathAllowance, type PathAllowance } from "@coding-agent/tools";
+import { assembleRun, createRunGate, runToolsOptions } from "../assembly/run-assembly.ts";
 import { hookExtensions } from "../hooks/index.ts";
 import type { HookEntry } from "../hooks/settings.ts";
-import { orderRunExtensions, prepareRunFeatures } from "../run-extensions.ts";
 import type { RunSpec } from "../run-spec.ts";
 import { prepareRunTools } from "../run-tools.ts";
 import { createWorkspaceTracker } from "../state/workspace-tracker.ts";
@@ -78,21 +77,20 @@ async function runInCopy(
   ) => ReturnType<Awaited<ReturnType<typeof createIsolatedCopy>>["changes"]>,
 ): Promise<ChildOutcome> {
   const { parent, redact } = options;
-  const allowPaths = spec.allowPaths.length > 0 ? spec.allowPaths : parent.allowPaths;
-  const childAllows = createPathAllowance(allowPaths);
+  const childAllows = createPathAllowance(
+    spec.allowPaths.length > 0 ? spec.allowPaths : parent.allowPaths,
+  );
   const allows = (file: string) => options.parentAllows(file) && childAllows(file);
-  const tools = await prepareRunTools({
-    workspace,
-    allowCommands: parent.allowCommands,
-    approval: parent.approval,
-    sandbox: parent.sandbox,
-    ...(options.approver === undefined ? {} : { approver: options.approver }),
-    ...(options.testCommand === undefined ? {} : { testCommand: options.testCommand }),
-    allowPaths,
-    maxObservationChars: parent.maxObservationChars,
-    redact,
-    wholeCommandOutput: parent.maxContextTokens !== undefined,
-  });
+  const run = childSpec(parent, spec.goal, budget);
+  const tools = await prepareRunTools(
+    runToolsOptions(run, "child", {
+      workspace,
+      ...(options.approver === undefined ? {} : { approver: options.approver }),
+      ...(options.testCommand === undefined ? {} : { testCommand: options.testCommand }),
+      ...(spec.allowPaths.length > 0 ? { allowPaths: spec.allowPaths } : {}),
+      redact,
+    }),
+  );
   if (!tools.ok) throw new Error(tools.message);
   const dir = path.join(options.runDir, "subagents", String(index));
   await mkdir(dir, { recursive: true });
@@ -105,13 +103,6 @@ async function runInCopy(
       return undefined;
     },
   };
-  const gate = createFinishGate({
-    startVersion: tracker.start.version,
-    inspect: () => tracker.inspect(),
-    versionAfter: async (callId) => tracker.versionAfter(callId) ?? tracker.current,
-    isAllowed: allows,
-    enforce: options.enforceTests,
-  });
   const hooks = hookExtensions({
     entries: options.hooks,
     runId: childId,
@@ -121,15 +112,6 @@ async function runInCopy(
     warn: options.warn,
     // A child has no state log: its hooks' decisions are in its trace.
     log: { record: async () => {} },
-  });
-  const features = await prepareRunFeatures({
-    spec: {
-      ...parent,
-      limits: { ...budget.limits, maxRepeatedActions: parent.limits.maxRepeatedActions },
-    },
-    redact,
-    artifactsDir: path.join(dir, "artifacts"),
-    version: () => tracker.current,
   });
   const traces = await openRunTrace({
     runDir: dir,
@@ -144,30 +126,26 @@ async function runInCopy(
   if (!traces.ok) throw new Error(traces.message);
   const traced = traces.trace;
   try {
-    const result = await runAgent(
-      spec.goal,
-      options.provider(spec.goal),
-      { ...tools.tools, ...features.tools },
-      budget.limits,
-      signal,
-      {
-        redact,
-        maxObservationChars: parent.maxObservationChars,
-        maxFinishRejections: parent.maxFinishRejections,
-        // The parent's order (one function owns it): the gate before a PostToolUse hook, …
-        extensions: orderRunExtensions({
-          gate,
-          hooks,
-          recorder: versions,
-          features: features.extensions,
-        }),
-        price: options.price,
-        ...(budget.maxCostUsd === undefined ? {} : { maxCostUsd: budget.maxCostUsd }),
-        requiredTrace: traced.requiredTrace,
-        ...(traced.trace === undefined ? {} : { trace: traced.trace }),
-        ...(options.retry === undefined ? {} : { retry: options.retry }),
+    // The parent's assembly (one function owns it): the gate before a PostToolUse hook, …
+    const assembled = await assembleRun({
+      spec: run,
+      mode: "child",
+      redact,
+      provider: options.provider(spec.goal),
+      tools: tools.tools,
+      artifactsDir: path.join(dir, "artifacts"),
+      version: () => tracker.current,
+      extensions: {
+        gate: createRunGate(tracker, allows, options.enforceTests),
+        hooks,
+        recorder: versions,
       },
-    );
+      price: options.price,
+      trace: traced,
+      ...(options.retry === undefined ? {} : { retry: options.retry }),
+    });
+    const { provider, tools: offered, limits, options: runOptions } = assembled;
+    const result = await runAgent(spec.goal, provider, offered, limits, signal, runOptions);
     // A cancelled child's copy goes at once: nothing of it is read.
     const changed = signal.aborted ? { patch: "", files: [], excluded: [] } : await changes(allows);
     return {
@@ -185,4 +163,18 @@ async function runInCopy(
   } finally {
     await traced.end();
   }
+}
+
+/**
+ * A child's spec: its parent's, with its own goal and the budget carved for it (the loop
+ * detection keeps the parent's `--max-repeated-actions`).
+ */
+function childSpec(parent: RunSpec, goal: string, budget: ChildBudget): RunSpec {
+  const { maxCostUsd: _parentsCost, ...rest } = parent;
+  return {
+    ...rest,
+    goal,
+    limits: { ...budget.limits, maxRepeatedActions: parent.limits.maxRepeatedActions },
+    ...(budget.maxCostUsd === undefined ? {} : { maxCostUsd: budget.maxCostUsd }),
+  };
 }

@@ -51,18 +51,8 @@ interface Running {
   down: string | undefined;
 }
 
-/**
- * Starts the run's MCP servers (docs/contracts.md §7, lesson 37) through the official SDK client, all
- * at once: a stdio server is a process in the workspace (its environment: the SDK's safe
- * default variables plus its `env`, never the CLI's keys), a `url` server is streamable HTTP.
- * A server that fails to start or list its tools is one error line on stderr and the run
- * goes on without it. Every listed tool is offered as `mcp__<server>__<tool>` with the
- * server's JSON Schema; calls go through the approval gate as `run_command`'s do: `auto`
- * allows them, `deny` refuses (the run ends `blocked`) unless `--allow-tool` names the tool,
- * `ask` asks. While servers run, an `exit` handler kills any left, so even a CLI that exits
- * without `close` leaves no server behind.
- */
-export async function startMcpServers(options: {
+/** What `startMcpServers` starts, and how its tools are gated. */
+export interface StartMcpOptions {
   readonly servers: readonly McpServerConfig[];
   readonly workspace: string;
   readonly approval: ApprovalMode;
@@ -76,7 +66,35 @@ export async function startMcpServers(options: {
   readonly version: string;
   /** The run's signal: a Ctrl-C while servers start stops waiting for them. */
   readonly signal?: AbortSignal;
-}): Promise<McpSession> {
+}
+
+/** Why a listed tool is not offered (its warning line), or undefined when it is. */
+function unusableTool(
+  server: string,
+  listed: { readonly name: string; readonly inputSchema?: unknown },
+  name: string | undefined,
+  offered: Readonly<Record<string, Tool>>,
+): string | undefined {
+  const schema = listed.inputSchema as { type?: unknown } | undefined;
+  if (typeof schema !== "object" || schema === null || schema.type !== "object")
+    return `警告：MCP 服务器 ${server} 的工具 ${JSON.stringify(listed.name)} 的 inputSchema 不是对象的 JSON Schema，跳过\n`;
+  if (name === undefined || name in offered)
+    return `警告：MCP 服务器 ${server} 的工具 ${JSON.stringify(listed.name)} 的名字不能用作工具名，跳过\n`;
+  return undefined;
+}
+
+/**
+ * Starts the run's MCP servers (docs/contracts.md §7, lesson 37) through the official SDK client, all
+ * at once: a stdio server is a process in the workspace (its environment: the SDK's safe
+ * default variables plus its `env`, never the CLI's keys), a `url` server is streamable HTTP.
+ * A server that fails to start or list its tools is one error line on stderr and the run
+ * goes on without it. Every listed tool is offered as `mcp__<server>__<tool>` with the
+ * server's JSON Schema; calls go through the approval gate as `run_command`'s do: `auto`
+ * allows them, `deny` refuses (the run ends `blocked`) unless `--allow-tool` names the tool,
+ * `ask` asks. While servers run, an `exit` handler kills any left, so even a CLI that exits
+ * without `close` leaves no server behind.
+ */
+export async function startMcpServers(options: StartMcpOptions): Promise<McpSession> {
   const { redact, warn } = options;
   const started = await Promise.all(options.servers.map((config) => start(config, options)));
   const running: Running[] = [];
@@ -102,17 +120,9 @@ export async function startMcpServers(options: {
     running.push(server);
     for (const listed of outcome.tools) {
       const name = mcpToolName(server.config.name, listed.name);
-      const schema = listed.inputSchema as { type?: unknown } | undefined;
-      if (typeof schema !== "object" || schema === null || schema.type !== "object") {
-        warn(
-          `警告：MCP 服务器 ${server.config.name} 的工具 ${JSON.stringify(listed.name)} 的 inputSchema 不是对象的 JSON Schema，跳过\n`,
-        );
-        continue;
-      }
-      if (name === undefined || name in tools) {
-        warn(
-          `警告：MCP 服务器 ${server.config.name} 的工具 ${JSON.stringify(listed.name)} 的名字不能用作工具名，跳过\n`,
-        );
+      const unusable = unusableTool(server.config.name, listed, name, tools);
+      if (name === undefined || unusable !== undefined) {
+        warn(unusable ?? "");
         continue;
       }
       const record: McpToolRecord = {

@@ -6,6 +6,7 @@ import {
   type RunExtension,
   type RunResult,
   type StopCode,
+  type ToolCallDecision,
   toolError,
 } from "@coding-agent/agent-core";
 import type { StateEvent } from "../state/log.ts";
@@ -51,6 +52,14 @@ export interface Replayer {
   settle(result: RunResult): RunResult;
 }
 
+/** How `createReplayer` judges and prices. */
+export interface ReplayerOptions {
+  /** Replaces the divergence rule (lesson 28's exercise). */
+  readonly compare?: typeof compareWithLog;
+  /** Told each reply served (a recorded fallback reply costs the fallback's price). */
+  readonly pricing?: RecordedPricing;
+}
+
 /**
  * Replays a finished run's state log (lesson 28): the model is the log's replies, each tool
  * call is answered with its recorded result when today's runtime makes the same call (tool,
@@ -62,11 +71,7 @@ export interface Replayer {
  */
 export function createReplayer(
   events: readonly StateEvent[],
-  options: {
-    readonly compare?: typeof compareWithLog;
-    /** Told each reply served (a recorded fallback reply costs the fallback's price). */
-    readonly pricing?: RecordedPricing;
-  } = {},
+  options: ReplayerOptions = {},
 ): Replayer {
   const compare = options.compare ?? compareWithLog;
   const cursor = createReplayCursor(events);
@@ -79,18 +84,7 @@ export function createReplayer(
     reason: divergence(seq, what),
   });
   return {
-    provider: {
-      complete(request): Promise<ModelResponse> {
-        const next = cursor.peek();
-        // `modelCheck` lets a call through only for the step's reply; anything else is a bug.
-        if (next?.type !== "model_reply" || next.step !== request.step) {
-          return Promise.reject(new Error(`重放没有第 ${request.step} 步的模型回复`));
-        }
-        cursor.take();
-        options.pricing?.served(next);
-        return Promise.resolve(recordedResponse(next));
-      },
-    },
+    provider: recordedModel(cursor, options.pricing),
     answers: {
       name: "replay",
       beforeToolCall(call) {
@@ -98,19 +92,9 @@ export function createReplayer(
         const { callId, tool } = call;
         let { input } = call;
         // Hooks never run in a replay: a PreToolUse hook's recorded decision stands in.
-        const hook = cursor.peek();
-        if (
-          hook?.type === "hook_decision" &&
-          hook.event === "PreToolUse" &&
-          hook.callId === callId
-        ) {
-          cursor.take();
-          if (hook.decision === "veto") {
-            const message = hook.message ?? "";
-            return { kind: "veto", error: { code: HOOK_DENIED, message } };
-          }
-          if (hook.input !== undefined) input = hook.input as typeof input;
-        }
+        const hook = recordedHook(cursor, callId);
+        if (hook?.kind === "veto") return hook;
+        if (hook?.kind === "input") input = hook.input as typeof input;
         const intent = cursor.peek();
         const verdict = compare({ kind: "tool_call", callId, tool, input }, intent);
         if (verdict.kind === "diverged") return diverged(verdict.seq, verdict.what);
@@ -126,23 +110,9 @@ export function createReplayer(
         }
         // An intent without a result in a finished run: the call never came back.
         if (result?.type === "run_finished") {
-          const reason = String(result.reason ?? "");
-          if (result.code === "permission_denied") {
-            // Rebuilt by the loop as "工具 <name> 被阻止：<reason>".
-            const prefix = `工具 ${call.tool} 被阻止：`;
-            return {
-              kind: "block",
-              reason: reason.startsWith(prefix) ? reason.slice(prefix.length) : reason,
-            };
-          }
-          // A tool that threw: its stand-in throws the recorded error, so the call is
-          // counted and the run ends as it did ("工具 <name> 失败：<message>").
-          const failed = `工具 ${call.tool} 失败：`;
-          if (result.code === "tool_error" && reason.startsWith(failed)) {
-            thrown = reason.slice(failed.length);
-            return undefined;
-          }
-          return { kind: "stop", code: result.code as StopCode, reason };
+          const ended = endedWithoutResult(call.tool, result);
+          thrown = ended.thrown;
+          return ended.decision;
         }
         return diverged(
           result?.seq,
@@ -203,4 +173,62 @@ function divergence(seq: number | undefined, what: string): string {
 
 function divergedResult(result: RunResult, reason: string): RunResult {
   return { ...result, status: "failed", code: "replay_diverged", reason, summary: reason };
+}
+
+type Cursor = ReturnType<typeof createReplayCursor>;
+
+/** The model of a replay: the log's reply for each step, in order. */
+function recordedModel(cursor: Cursor, pricing: RecordedPricing | undefined): Provider {
+  return {
+    complete(request): Promise<ModelResponse> {
+      const next = cursor.peek();
+      // `modelCheck` lets a call through only for the step's reply; anything else is a bug.
+      if (next?.type !== "model_reply" || next.step !== request.step) {
+        return Promise.reject(new Error(`重放没有第 ${request.step} 步的模型回复`));
+      }
+      cursor.take();
+      pricing?.served(next);
+      return Promise.resolve(recordedResponse(next));
+    },
+  };
+}
+
+/** A PreToolUse hook's recorded decision on this call, taken from the log: a veto, or the input it let through. */
+function recordedHook(
+  cursor: Cursor,
+  callId: string,
+):
+  | { readonly kind: "veto"; readonly error: { readonly code: string; readonly message: string } }
+  | { readonly kind: "input"; readonly input: unknown }
+  | undefined {
+  const hook = cursor.peek();
+  if (hook?.type !== "hook_decision" || hook.event !== "PreToolUse" || hook.callId !== callId)
+    return undefined;
+  cursor.take();
+  if (hook.decision === "veto")
+    return { kind: "veto", error: { code: HOOK_DENIED, message: hook.message ?? "" } };
+  return hook.input === undefined ? undefined : { kind: "input", input: hook.input };
+}
+
+/**
+ * A call whose intent the finished run logged without a result: it was blocked, it threw
+ * (its stand-in throws the recorded error, so the call is counted and the run ends as it
+ * did), or the run stopped there.
+ */
+function endedWithoutResult(
+  tool: string,
+  result: Extract<StateEvent, { type: "run_finished" }>,
+): { readonly decision: ToolCallDecision | undefined; readonly thrown?: string } {
+  const reason = String(result.reason ?? "");
+  if (result.code === "permission_denied") {
+    // Rebuilt by the loop as "工具 <name> 被阻止：<reason>".
+    const prefix = `工具 ${tool} 被阻止：`;
+    const blocked = reason.startsWith(prefix) ? reason.slice(prefix.length) : reason;
+    return { decision: { kind: "block", reason: blocked } };
+  }
+  // "工具 <name> 失败：<message>"
+  const failed = `工具 ${tool} 失败：`;
+  if (result.code === "tool_error" && reason.startsWith(failed))
+    return { decision: undefined, thrown: reason.slice(failed.length) };
+  return { decision: { kind: "stop", code: result.code as StopCode, reason } };
 }

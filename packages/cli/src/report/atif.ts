@@ -93,6 +93,46 @@ export const AtifTrajectorySchema = z
 export type AtifTrajectory = z.infer<typeof AtifTrajectorySchema>;
 type AtifStep = z.infer<typeof StepSchema>;
 
+/** A reply's token counts as the state log records them. */
+interface ReplyUsage {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly cachedInputTokens?: number;
+  readonly reasoningTokens?: number;
+}
+
+type ReplyAction = Extract<StateEvent, { type: "model_reply" }>["actions"][number];
+
+/** A reply's text (its messages and finish summary) and its tool calls, in ATIF's shape. */
+function replyParts(actions: readonly ReplyAction[]) {
+  const texts: string[] = [];
+  const calls: z.infer<typeof ToolCallSchema>[] = [];
+  for (const action of actions) {
+    if (action.type === "message" && typeof action.content === "string") texts.push(action.content);
+    if (action.type === "finish" && typeof action.summary === "string") texts.push(action.summary);
+    if (action.type === "tool_call") {
+      calls.push({
+        tool_call_id: String(action.callId),
+        function_name: String(action.tool),
+        arguments: (action.input ?? {}) as Record<string, z.infer<typeof Extra>[string]>,
+      });
+    }
+  }
+  return { texts, calls };
+}
+
+/** A reply's ATIF metrics. */
+function metricsOf(usage: ReplyUsage) {
+  return {
+    prompt_tokens: usage.inputTokens ?? 0,
+    completion_tokens: usage.outputTokens ?? 0,
+    ...(usage.cachedInputTokens === undefined ? {} : { cached_tokens: usage.cachedInputTokens }),
+    ...(usage.reasoningTokens === undefined
+      ? {}
+      : { extra: { reasoning_tokens: usage.reasoningTokens } }),
+  };
+}
+
 /**
  * A run's state log as an ATIF trajectory: the goal as the user's step; each model reply as
  * an agent step (its text, its reasoning, its tool calls with their results as the
@@ -120,29 +160,8 @@ export function toAtif(
       continue;
     }
     if (event.type !== "model_reply") continue;
-    const texts: string[] = [];
-    const calls: z.infer<typeof ToolCallSchema>[] = [];
-    for (const action of event.actions) {
-      if (action.type === "message" && typeof action.content === "string")
-        texts.push(action.content);
-      if (action.type === "finish" && typeof action.summary === "string")
-        texts.push(action.summary);
-      if (action.type === "tool_call") {
-        calls.push({
-          tool_call_id: String(action.callId),
-          function_name: String(action.tool),
-          arguments: (action.input ?? {}) as Record<string, z.infer<typeof Extra>[string]>,
-        });
-      }
-    }
-    const usage = event.usage as
-      | {
-          inputTokens?: number;
-          outputTokens?: number;
-          cachedInputTokens?: number;
-          reasoningTokens?: number;
-        }
-      | undefined;
+    const { texts, calls } = replyParts(event.actions);
+    const usage = event.usage as ReplyUsage | undefined;
     totals.prompt += usage?.inputTokens ?? 0;
     totals.completion += usage?.outputTokens ?? 0;
     totals.cached += usage?.cachedInputTokens ?? 0;
@@ -167,20 +186,7 @@ export function toAtif(
               }),
             },
           }),
-      ...(usage === undefined
-        ? {}
-        : {
-            metrics: {
-              prompt_tokens: usage.inputTokens ?? 0,
-              completion_tokens: usage.outputTokens ?? 0,
-              ...(usage.cachedInputTokens === undefined
-                ? {}
-                : { cached_tokens: usage.cachedInputTokens }),
-              ...(usage.reasoningTokens === undefined
-                ? {}
-                : { extra: { reasoning_tokens: usage.reasoningTokens } }),
-            },
-          }),
+      ...(usage === undefined ? {} : { metrics: metricsOf(usage) }),
       extra: { step: event.step },
     });
   }

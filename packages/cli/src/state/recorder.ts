@@ -40,14 +40,8 @@ export interface RunRecorder extends RunExtension {
   note(event: Parameters<StateLog["append"]>[0]): Promise<void>;
 }
 
-/**
- * Writes every transition of a run to its state log (lesson 22): each reply, each tool
- * call's intent (on disk before the tool starts) and result with the workspace version
- * after it, each rejected finish. A write that fails ends the run `state_failed` at the
- * next point that can stop it: a run whose log is broken cannot be resumed, so it must
- * not go on doing things.
- */
-export function createRunRecorder(options: {
+/** What `createRunRecorder` writes to, and what it needs to know. */
+export interface RunRecorderOptions {
   readonly runId: string;
   readonly log: StateLog;
   readonly tracker: WorkspaceTracker;
@@ -61,7 +55,16 @@ export function createRunRecorder(options: {
   readonly journal?: EditJournal;
   /** Script turns the fake model has used, logged with each reply (its resume goes on from there). */
   readonly turns?: () => number;
-}): RunRecorder {
+}
+
+/**
+ * Writes every transition of a run to its state log (lesson 22): each reply, each tool
+ * call's intent (on disk before the tool starts) and result with the workspace version
+ * after it, each rejected finish. A write that fails ends the run `state_failed` at the
+ * next point that can stop it: a run whose log is broken cannot be resumed, so it must
+ * not go on doing things.
+ */
+export function createRunRecorder(options: RunRecorderOptions): RunRecorder {
   const { log, tracker, runId } = options;
   const logged = options.logged ?? NOTHING_LOGGED;
   let rejectionsSeen = 0;
@@ -88,16 +91,7 @@ export function createRunRecorder(options: {
     beforeModelCall: () => stopIfBroken(),
     async afterReply(reply) {
       if (reply.step > logged.replies) {
-        await write({
-          type: "model_reply",
-          step: reply.step,
-          actions: reply.actions,
-          ...(reply.usage === undefined ? {} : { usage: reply.usage }),
-          ...(reply.model === undefined ? {} : { model: reply.model }),
-          ...(reply.reasoning === undefined ? {} : { reasoning: reply.reasoning }),
-          ...(onFallback ? { fallback: true } : {}),
-          ...(options.turns === undefined ? {} : { turn: options.turns() }),
-        });
+        await write(replyEvent(reply, onFallback, options.turns?.()));
       }
       return stopIfBroken();
     },
@@ -114,18 +108,7 @@ export function createRunRecorder(options: {
             },
           );
         }
-        await write(
-          {
-            type: "tool_intent",
-            step: call.step,
-            callId: call.callId,
-            tool: call.tool,
-            input: call.input,
-            key,
-            ...(predicted === undefined ? {} : { files: predicted.files }),
-          },
-          true,
-        );
+        await write(intentEvent(call, key, predicted), true);
       }
       return stopIfBroken();
     },
@@ -163,19 +146,58 @@ export function createRunRecorder(options: {
     },
     note: (event) => write(event),
     async finished(result) {
-      await write(
-        {
-          type: "run_finished",
-          status: result.status,
-          code: result.code,
-          reason: result.status === "completed" ? result.summary : result.reason,
-          steps: result.steps,
-          toolCalls: result.toolCalls,
-        },
-        true,
-      );
+      await write(finishedEvent(result), true);
       return failure === undefined;
     },
+  };
+}
+
+type StateLine = Parameters<StateLog["append"]>[0];
+
+/** A reply as `model_reply` records it (with the script turn a fake model's resume goes on from). */
+function replyEvent(
+  reply: Parameters<NonNullable<RunExtension["afterReply"]>>[0],
+  onFallback: boolean,
+  turn: number | undefined,
+): StateLine {
+  return {
+    type: "model_reply",
+    step: reply.step,
+    actions: reply.actions,
+    ...(reply.usage === undefined ? {} : { usage: reply.usage }),
+    ...(reply.model === undefined ? {} : { model: reply.model }),
+    ...(reply.reasoning === undefined ? {} : { reasoning: reply.reasoning }),
+    ...(onFallback ? { fallback: true } : {}),
+    ...(turn === undefined ? {} : { turn }),
+  };
+}
+
+/** A call's `tool_intent`: its idempotency key, and an edit's predicted files. */
+function intentEvent(
+  call: ToolCallInfo,
+  key: string,
+  predicted: PredictedEdit | undefined,
+): StateLine {
+  return {
+    type: "tool_intent",
+    step: call.step,
+    callId: call.callId,
+    tool: call.tool,
+    input: call.input,
+    key,
+    ...(predicted === undefined ? {} : { files: predicted.files }),
+  };
+}
+
+/** The run's end as `run_finished` records it. */
+function finishedEvent(result: RunResult): StateLine {
+  return {
+    type: "run_finished",
+    status: result.status,
+    code: result.code,
+    reason: result.status === "completed" ? result.summary : result.reason,
+    steps: result.steps,
+    toolCalls: result.toolCalls,
   };
 }
 

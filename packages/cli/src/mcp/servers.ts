@@ -68,6 +68,31 @@ export interface StartMcpOptions {
   readonly signal?: AbortSignal;
 }
 
+/** A server tool's `authorize` and `execute`: through the approval gate, to the server while it runs. */
+function gatedCalls(
+  server: Running,
+  tool: string,
+  gate: ReturnType<typeof createApprovalGate>,
+  call: (input: object) => Parameters<ReturnType<typeof createApprovalGate>["admit"]>[1],
+): Pick<Tool, "authorize" | "execute"> {
+  return {
+    authorize: (input, signal) => gate.authorize(input, call(input), signal),
+    execute: async (input, signal) => {
+      if (server.down !== undefined) return notRunning(server.config.name, server.down);
+      const refused = await gate.admit(input, call(input), signal);
+      if (refused !== undefined) return refused;
+      return callMcpTool({
+        client: server.client,
+        server: server.config.name,
+        down: () => server.down,
+        tool,
+        input,
+        signal,
+      });
+    },
+  };
+}
+
 /** Why a listed tool is not offered (its warning line), or undefined when it is. */
 function unusableTool(
   server: string,
@@ -137,20 +162,7 @@ export async function startMcpServers(options: StartMcpOptions): Promise<McpSess
       const call = (input: object) => approvalCall(gated, input, options.allowTools);
       tools[name] = {
         ...mcpToolShape(record, warn),
-        authorize: (input, signal) => gate.authorize(input, call(input), signal),
-        execute: async (input, signal) => {
-          if (server.down !== undefined) return notRunning(server.config.name, server.down);
-          const refused = await gate.admit(input, call(input), signal);
-          if (refused !== undefined) return refused;
-          return callMcpTool({
-            client: server.client,
-            server: server.config.name,
-            down: () => server.down,
-            tool: listed.name,
-            input,
-            signal,
-          });
-        },
+        ...gatedCalls(server, listed.name, gate, call),
       };
     }
   }
@@ -172,22 +184,7 @@ export async function startMcpServers(options: StartMcpOptions): Promise<McpSess
   return {
     tools,
     record: { servers: configured, failed, tools: records },
-    registry(all) {
-      const downServer = (name: string): string | undefined => {
-        const server = serverOf(name, configured);
-        if (server === undefined) return undefined;
-        if (failed.includes(server)) return server;
-        const live = running.find((entry) => entry.config.name === server);
-        return live?.down === undefined ? undefined : server;
-      };
-      return withDownServers(all, downServer, (_name, server) => ({
-        execute: () =>
-          notRunning(
-            server,
-            running.find((entry) => entry.config.name === server)?.down ?? "没有启动",
-          ),
-      }));
-    },
+    registry: (all) => withDownServersOf(all, { configured, failed, running }),
     pids: () =>
       running.flatMap((server) => {
         const pid = server.down === undefined ? pidOf(server) : undefined;
@@ -207,6 +204,29 @@ export async function startMcpServers(options: StartMcpOptions): Promise<McpSess
       process.removeListener("exit", killServers);
     },
   };
+}
+
+/** The run's tools with those of a server that never started or went down answering why. */
+function withDownServersOf(
+  all: ToolSet,
+  servers: {
+    readonly configured: readonly string[];
+    readonly failed: readonly string[];
+    readonly running: readonly Running[];
+  },
+) {
+  const { configured, failed, running } = servers;
+  const downServer = (name: string): string | undefined => {
+    const server = serverOf(name, configured);
+    if (server === undefined) return undefined;
+    if (failed.includes(server)) return server;
+    const live = running.find((entry) => entry.config.name === server);
+    return live?.down === undefined ? undefined : server;
+  };
+  return withDownServers(all, downServer, (_name, server) => ({
+    execute: () =>
+      notRunning(server, running.find((entry) => entry.config.name === server)?.down ?? "没有启动"),
+  }));
 }
 
 type Started =

@@ -79,24 +79,7 @@ export async function startOtelExport(options: {
     warned = true;
     options.warn(`OpenTelemetry 导出失败（${options.url}）：${detail}；运行结果不受影响`);
   };
-  const exporter = new otlp.OTLPTraceExporter({ url: options.url, timeoutMillis: flushTimeoutMs });
-  // The exporter reports each export's outcome to its callback: the first failure is the warning.
-  const reporting: SpanExporter = {
-    export: (spans, done) =>
-      exporter.export(spans, (result) => {
-        if (result.code !== 0) warnOnce(options.redact(result.error?.message ?? "导出被拒绝"));
-        done(result);
-      }),
-    shutdown: () => exporter.shutdown(),
-    forceFlush: () => exporter.forceFlush(),
-  };
-  const provider = new sdk.TracerProvider({
-    // Only the service's name: never the command line (the goal is content) nor the host.
-    resource: resources.resourceFromAttributes({ [semconv.ATTR_SERVICE_NAME]: "coding-agent" }),
-    spanProcessors: [
-      new sdk.BatchSpanProcessor({ exporter: reporting, exportTimeoutMillis: flushTimeoutMs }),
-    ],
-  });
+  const provider = createTracerProvider({ sdk, otlp, resources, semconv }, options, warnOnce);
   const tracer = provider.getTracer("@coding-agent/cli");
 
   const common = {
@@ -164,18 +147,7 @@ export async function startOtelExport(options: {
         const span = chats.get(event.step);
         if (span === undefined) return;
         chats.delete(event.step);
-        if (event.usage !== undefined) {
-          span.setAttribute("gen_ai.usage.input_tokens", event.usage.inputTokens);
-          span.setAttribute("gen_ai.usage.output_tokens", event.usage.outputTokens);
-        }
-        // The model that answered: a fallback model's name after `--fallback-model` took over.
-        if (event.model !== undefined) span.setAttribute("gen_ai.response.model", event.model);
-        if (event.ok && options.captureContent) {
-          const messages = [
-            { role: "assistant", parts: [{ type: "text", content: event.detail }] },
-          ];
-          span.setAttribute("gen_ai.output.messages", content(JSON.stringify(messages)));
-        }
+        describeChat(span, event, options.captureContent ? content : undefined);
         if (!event.ok) fail(span, "_OTHER", options.captureContent ? event.detail : undefined);
         span.end();
         return;
@@ -217,10 +189,7 @@ export async function startOtelExport(options: {
       case "run_finished": {
         endAll();
         if (root === undefined) return;
-        root.setAttribute("gen_ai.usage.input_tokens", event.usage.inputTokens);
-        root.setAttribute("gen_ai.usage.output_tokens", event.usage.outputTokens);
-        root.setAttribute("coding_agent.run.status", event.status);
-        root.setAttribute("coding_agent.run.code", event.code);
+        describeRun(root, event);
         if (event.status !== "completed") fail(root, event.code, event.reason);
         root.end();
         root = undefined;
@@ -254,6 +223,71 @@ export async function startOtelExport(options: {
       if (outcome === "late") warnOnce(`${flushTimeoutMs} ms 内未完成`);
     },
   };
+}
+
+type Modules = {
+  readonly sdk: typeof import("@opentelemetry/sdk-trace");
+  readonly otlp: typeof import("@opentelemetry/exporter-trace-otlp-http");
+  readonly resources: typeof import("@opentelemetry/resources");
+  readonly semconv: typeof import("@opentelemetry/semantic-conventions");
+};
+
+/** The SDK's tracer provider over an OTLP/HTTP exporter whose first failure is `warnOnce`'s. */
+function createTracerProvider(
+  modules: Modules,
+  options: { readonly url: string; readonly redact: Redactor; readonly flushTimeoutMs?: number },
+  warnOnce: (detail: string) => void,
+) {
+  const { sdk, otlp, resources, semconv } = modules;
+  const flushTimeoutMs = options.flushTimeoutMs ?? OTEL_FLUSH_TIMEOUT_MS;
+  const exporter = new otlp.OTLPTraceExporter({ url: options.url, timeoutMillis: flushTimeoutMs });
+  // The exporter reports each export's outcome to its callback: the first failure is the warning.
+  const reporting: SpanExporter = {
+    export: (spans, done) =>
+      exporter.export(spans, (result) => {
+        if (result.code !== 0) warnOnce(options.redact(result.error?.message ?? "导出被拒绝"));
+        done(result);
+      }),
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush(),
+  };
+  return new sdk.TracerProvider({
+    // Only the service's name: never the command line (the goal is content) nor the host.
+    resource: resources.resourceFromAttributes({ [semconv.ATTR_SERVICE_NAME]: "coding-agent" }),
+    spanProcessors: [
+      new sdk.BatchSpanProcessor({ exporter: reporting, exportTimeoutMillis: flushTimeoutMs }),
+    ],
+  });
+}
+
+type SpanLike = {
+  setAttribute(key: string, value: string | number): unknown;
+};
+
+/** A finished chat span's usage, answering model and (with content capture) its reply. */
+function describeChat(
+  span: SpanLike,
+  event: Extract<TraceEvent, { type: "model_completed" }>,
+  content: ((text: string) => string) | undefined,
+): void {
+  if (event.usage !== undefined) {
+    span.setAttribute("gen_ai.usage.input_tokens", event.usage.inputTokens);
+    span.setAttribute("gen_ai.usage.output_tokens", event.usage.outputTokens);
+  }
+  // The model that answered: a fallback model's name after `--fallback-model` took over.
+  if (event.model !== undefined) span.setAttribute("gen_ai.response.model", event.model);
+  if (event.ok && content !== undefined) {
+    const messages = [{ role: "assistant", parts: [{ type: "text", content: event.detail }] }];
+    span.setAttribute("gen_ai.output.messages", content(JSON.stringify(messages)));
+  }
+}
+
+/** The run span's usage and end. */
+function describeRun(span: SpanLike, event: Extract<TraceEvent, { type: "run_finished" }>): void {
+  span.setAttribute("gen_ai.usage.input_tokens", event.usage.inputTokens);
+  span.setAttribute("gen_ai.usage.output_tokens", event.usage.outputTokens);
+  span.setAttribute("coding_agent.run.status", event.status);
+  span.setAttribute("coding_agent.run.code", event.code);
 }
 
 /** The `code` of a failed tool's `{ ok: false, error: { code } }` text, for `error.type`. */

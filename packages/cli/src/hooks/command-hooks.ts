@@ -39,6 +39,127 @@ const PreToolUseOutput = [
 const PostToolUseOutput = [z.strictObject({ result: z.json().optional() }), ["result"]] as const;
 const StopOutput = [z.strictObject({}), []] as const;
 
+/** What running a hook needs from its run. */
+interface HookContext {
+  readonly workspace: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly redact: Redactor;
+  readonly warn: (line: string) => void;
+  readonly judge: typeof hookVerdict;
+  /** Hooks already named on stderr as failed (by label). */
+  readonly named: Set<string>;
+}
+
+/** The entries of `event` whose matcher takes `tool` (all of them without a tool). */
+function entriesFor(entries: readonly HookEntry[], event: HookEvent, tool?: string) {
+  return entries.filter(
+    (entry) =>
+      entry.event === event &&
+      (tool === undefined || entry.matcher === undefined || entry.matcher.test(tool)),
+  );
+}
+
+/** A hook's text as it may be shown: redacted, trimmed and bounded. */
+function clipText(redact: Redactor, text: string): string {
+  const masked = redact(text.trim());
+  return masked.length > MAX_HOOK_MESSAGE_CHARS
+    ? `${masked.slice(0, MAX_HOOK_MESSAGE_CHARS)}…（已截断）`
+    : masked;
+}
+
+/** Runs one entry: its parsed stdout, or a veto (exit 2, or a failure). */
+async function askHook<T>(
+  context: HookContext,
+  asked: {
+    readonly entry: HookEntry;
+    readonly event: Record<string, unknown>;
+    readonly output: readonly [z.ZodType<T>, readonly string[]];
+    readonly signal: AbortSignal;
+  },
+): Promise<{ readonly ok: true; readonly output: T | undefined } | HookVeto> {
+  const { entry, event, signal } = asked;
+  const [schema, fields] = asked.output;
+  const ran = await runHookCommand({
+    command: entry.command,
+    cwd: context.workspace,
+    stdin: JSON.stringify(event),
+    timeoutMs: entry.timeoutMs,
+    env: context.env,
+    signal,
+  });
+  const verdict = context.judge(ran, { fields, timeoutMs: entry.timeoutMs });
+  if (verdict.kind === "failed") return hookFailed(context, entry, verdict.why, verdict.stderr);
+  if (verdict.kind === "veto") {
+    const message = clipText(context.redact, verdict.message);
+    return { kind: "veto", message: message === "" ? `hook ${entry.label} 拒绝了` : message };
+  }
+  if (verdict.output === undefined) return { ok: true, output: undefined };
+  // The verdict checked the keys; the values must be of the event's kind too.
+  const parsed = schema.safeParse(verdict.output);
+  if (!parsed.success) {
+    const details = formatValueIssues(toValueIssues(parsed.error.issues), "；");
+    const why = `stdout 的 JSON 不是这个事件能用的形状：${details}`;
+    return hookFailed(context, entry, why, "stderr" in ran ? ran.stderr : "");
+  }
+  return { ok: true, output: parsed.data };
+}
+
+/** A hook that failed: a veto, and one line on stderr the first time this hook fails. */
+function hookFailed(context: HookContext, entry: HookEntry, why: string, stderr = ""): HookVeto {
+  const { redact } = context;
+  const excerpt = clipText(redact, stderr);
+  // Once per hook: a hook that fails at every call is one line, not one per call.
+  if (!context.named.has(entry.label)) {
+    context.named.add(entry.label);
+    const matcher =
+      entry.matcherText === undefined ? "（所有工具）" : JSON.stringify(entry.matcherText);
+    context.warn(
+      redact(
+        `coding-agent：hook ${entry.label} 失败（${why}），按拒绝处理：事件 ${entry.event}，matcher ${matcher}，命令 ${JSON.stringify(entry.command)}\n`,
+      ),
+    );
+  }
+  const message = `hook ${entry.label} 失败（${why}），按拒绝处理${excerpt === "" ? "" : `：${excerpt}`}`;
+  return { kind: "veto", message: clipText(redact, message) };
+}
+
+/** The state log's record of the hooks' rewrite of a call. */
+function rewriteOf(
+  event: "PreToolUse" | "PostToolUse",
+  call: { readonly step: number; readonly callId: string },
+) {
+  return {
+    event,
+    hook: "command-hooks",
+    decision: "rewrite",
+    step: call.step,
+    callId: call.callId,
+  } as const;
+}
+
+/** Writes a hook's veto to the state log before it takes effect, and returns it. */
+async function recordVeto(
+  record: (decision: HookDecision) => Promise<void>,
+  vetoed: {
+    readonly event: HookEvent;
+    readonly entry: HookEntry;
+    readonly verdict: HookVeto;
+    readonly step: number;
+    readonly callId?: string;
+  },
+): Promise<HookVeto> {
+  const { event, entry, verdict, step, callId } = vetoed;
+  await record({
+    event,
+    hook: entry.label,
+    decision: "veto",
+    step,
+    ...(callId === undefined ? {} : { callId }),
+    message: verdict.message,
+  });
+  return verdict;
+}
+
 /**
  * The command hooks of a run as agent-core hooks (lesson 36): `tools` (PreToolUse and
  * PostToolUse) and `stop` (Stop), to be placed apart in the run's extensions. Each matching
@@ -62,91 +183,38 @@ export function createCommandHooks(options: {
   /** Replaces how a command's end is judged (lesson 36's exercise plugs in here). */
   readonly verdict?: typeof hookVerdict;
 }): { readonly tools: Hooks | undefined; readonly stop: Hooks | undefined } {
-  const { entries, runId, workspace, redact, env, warn, record } = options;
-  const judge = options.verdict ?? hookVerdict;
-  /** Hooks already named on stderr as failed (by label). */
-  const named = new Set<string>();
-  const of = (event: HookEvent, tool?: string) =>
-    entries.filter(
-      (entry) =>
-        entry.event === event &&
-        (tool === undefined || entry.matcher === undefined || entry.matcher.test(tool)),
-    );
-  const clipText = (text: string) => {
-    const masked = redact(text.trim());
-    return masked.length > MAX_HOOK_MESSAGE_CHARS
-      ? `${masked.slice(0, MAX_HOOK_MESSAGE_CHARS)}…（已截断）`
-      : masked;
+  const { entries, runId, workspace, redact, record } = options;
+  const context: HookContext = {
+    workspace,
+    env: options.env,
+    redact,
+    warn: options.warn,
+    judge: options.verdict ?? hookVerdict,
+    named: new Set<string>(),
   };
-
-  /** Runs one entry: its parsed stdout, or a veto (exit 2, or a failure). */
-  async function ask<T>(
+  const of = (event: HookEvent, tool?: string) => entriesFor(entries, event, tool);
+  const ask = <T>(
     entry: HookEntry,
     event: Record<string, unknown>,
-    [schema, fields]: readonly [z.ZodType<T>, readonly string[]],
+    output: readonly [z.ZodType<T>, readonly string[]],
     signal: AbortSignal,
-  ): Promise<{ readonly ok: true; readonly output: T | undefined } | HookVeto> {
-    const ran = await runHookCommand({
-      command: entry.command,
-      cwd: workspace,
-      stdin: JSON.stringify(event),
-      timeoutMs: entry.timeoutMs,
-      env,
-      signal,
-    });
-    const failed = (why: string, stderr = "") => {
-      const excerpt = clipText(stderr);
-      // Once per hook: a hook that fails at every call is one line, not one per call.
-      if (!named.has(entry.label)) {
-        named.add(entry.label);
-        const matcher =
-          entry.matcherText === undefined ? "（所有工具）" : JSON.stringify(entry.matcherText);
-        warn(
-          redact(
-            `coding-agent：hook ${entry.label} 失败（${why}），按拒绝处理：事件 ${entry.event}，matcher ${matcher}，命令 ${JSON.stringify(entry.command)}\n`,
-          ),
-        );
-      }
-      const message = `hook ${entry.label} 失败（${why}），按拒绝处理${excerpt === "" ? "" : `：${excerpt}`}`;
-      return { kind: "veto" as const, message: clipText(message) };
-    };
-    const verdict = judge(ran, { fields, timeoutMs: entry.timeoutMs });
-    if (verdict.kind === "failed") return failed(verdict.why, verdict.stderr);
-    if (verdict.kind === "veto") {
-      const message = clipText(verdict.message);
-      return { kind: "veto", message: message === "" ? `hook ${entry.label} 拒绝了` : message };
-    }
-    if (verdict.output === undefined) return { ok: true, output: undefined };
-    // The verdict checked the keys; the values must be of the event's kind too.
-    const parsed = schema.safeParse(verdict.output);
-    if (!parsed.success) {
-      const details = formatValueIssues(toValueIssues(parsed.error.issues), "；");
-      return failed(
-        `stdout 的 JSON 不是这个事件能用的形状：${details}`,
-        "stderr" in ran ? ran.stderr : "",
-      );
-    }
-    return { ok: true, output: parsed.data };
-  }
+  ) => askHook(context, { entry, event, output, signal });
 
   const base = { runId, workspace };
-  const veto = async (
+  const veto = (
     event: HookEvent,
     entry: HookEntry,
     verdict: HookVeto,
     step: number,
     callId?: string,
-  ) => {
-    await record({
+  ) =>
+    recordVeto(record, {
       event,
-      hook: entry.label,
-      decision: "veto",
+      entry,
+      verdict,
       step,
       ...(callId === undefined ? {} : { callId }),
-      message: verdict.message,
     });
-    return verdict;
-  };
 
   const hasTools = entries.some((entry) => entry.event !== "Stop");
   const tools: Hooks | undefined = hasTools
@@ -156,13 +224,8 @@ export function createCommandHooks(options: {
           let input = call.input;
           let rewritten = false;
           for (const entry of of("PreToolUse", call.tool)) {
-            const event = {
-              event: "PreToolUse",
-              ...base,
-              tool: call.tool,
-              callId: call.callId,
-              input,
-            };
+            const about = { ...base, tool: call.tool, callId: call.callId };
+            const event = { event: "PreToolUse", ...about, input };
             const answer = await ask(entry, event, PreToolUseOutput, signal);
             if ("kind" in answer) {
               return veto("PreToolUse", entry, answer, call.step, call.callId);
@@ -173,28 +236,15 @@ export function createCommandHooks(options: {
             }
           }
           if (!rewritten) return undefined;
-          await record({
-            event: "PreToolUse",
-            hook: "command-hooks",
-            decision: "rewrite",
-            step: call.step,
-            callId: call.callId,
-            input,
-          });
+          await record({ ...rewriteOf("PreToolUse", call), input });
           return { kind: "rewrite", input };
         },
         async postToolUse(call, value, signal) {
           let result = redactJson(redact, value);
           let rewritten = false;
           for (const entry of of("PostToolUse", call.tool)) {
-            const event = {
-              event: "PostToolUse",
-              ...base,
-              tool: call.tool,
-              callId: call.callId,
-              input: call.input,
-              result,
-            };
+            const about = { ...base, tool: call.tool, callId: call.callId };
+            const event = { event: "PostToolUse", ...about, input: call.input, result };
             const answer = await ask(entry, event, PostToolUseOutput, signal);
             if ("kind" in answer) {
               return veto("PostToolUse", entry, answer, call.step, call.callId);
@@ -205,13 +255,7 @@ export function createCommandHooks(options: {
             }
           }
           if (!rewritten) return undefined;
-          await record({
-            event: "PostToolUse",
-            hook: "command-hooks",
-            decision: "rewrite",
-            step: call.step,
-            callId: call.callId,
-          });
+          await record(rewriteOf("PostToolUse", call));
           return { kind: "rewrite", result };
         },
       }

@@ -5,6 +5,7 @@ import {
   type TraceEvent,
   type TraceSink,
 } from "@coding-agent/agent-core";
+import type { Context, Tracer } from "@opentelemetry/api";
 import type { SpanExporter } from "@opentelemetry/sdk-trace";
 
 /**
@@ -53,17 +54,7 @@ export interface OtelExport {
  * the model's actions, tool inputs and results) goes out only when `captureContent`,
  * redacted and bounded like the trace file.
  */
-export async function startOtelExport(options: {
-  readonly url: string;
-  readonly runId: string;
-  /** `gen_ai.provider.name`: the CLI's `--provider` (`openai`, `anthropic`, `fake`). */
-  readonly providerName: string;
-  readonly model: string;
-  readonly captureContent: boolean;
-  readonly redact: Redactor;
-  readonly warn: (message: string) => void;
-  readonly flushTimeoutMs?: number;
-}): Promise<OtelExport> {
+export async function startOtelExport(options: OtelExportOptions): Promise<OtelExport> {
   const [api, sdk, otlp, resources, semconv] = await Promise.all([
     import("@opentelemetry/api"),
     import("@opentelemetry/sdk-trace"),
@@ -71,7 +62,6 @@ export async function startOtelExport(options: {
     import("@opentelemetry/resources"),
     import("@opentelemetry/semantic-conventions"),
   ]);
-  const { SpanKind, SpanStatusCode } = api;
   const flushTimeoutMs = options.flushTimeoutMs ?? OTEL_FLUSH_TIMEOUT_MS;
   let warned = false;
   const warnOnce = (detail: string) => {
@@ -80,133 +70,23 @@ export async function startOtelExport(options: {
     options.warn(`OpenTelemetry 导出失败（${options.url}）：${detail}；运行结果不受影响`);
   };
   const provider = createTracerProvider({ sdk, otlp, resources, semconv }, options, warnOnce);
-  const tracer = provider.getTracer("@coding-agent/cli");
-
-  const common = {
-    "gen_ai.provider.name": options.providerName,
-    "gen_ai.request.model": options.model,
+  const spans: SpanState = {
+    api,
+    tracer: provider.getTracer("@coding-agent/cli"),
+    options,
+    root: undefined,
+    rootContext: api.ROOT_CONTEXT,
+    chats: new Map(),
+    tools: new Map(),
   };
-  const content = (text: string) => options.redact(text);
-  type Span = ReturnType<typeof tracer.startSpan>;
-  let root: Span | undefined;
-  let rootContext = api.ROOT_CONTEXT;
-  const chats = new Map<number, Span>();
-  const tools = new Map<string, Span>();
-  const child = (name: string, kind: number, attributes: Record<string, string>) =>
-    tracer.startSpan(name, { kind, attributes }, rootContext);
-  const fail = (span: Span, errorType: string, message?: string) => {
-    span.setAttribute("error.type", errorType);
-    span.setStatus({
-      code: SpanStatusCode.ERROR,
-      ...(message === undefined ? {} : { message: content(message) }),
-    });
-  };
-  const endAll = () => {
-    for (const span of [...chats.values(), ...tools.values()]) span.end();
-    chats.clear();
-    tools.clear();
-  };
-
-  const onEvent = (raw: TraceEvent) => {
-    // Masked, then cut (as the trace file): a cut through a secret would leave its head.
-    const event = boundTraceEvent(redactJson(options.redact, raw) as TraceEvent);
-    switch (event.type) {
-      case "run_started": {
-        root = tracer.startSpan("invoke_agent", {
-          kind: SpanKind.INTERNAL,
-          attributes: {
-            ...common,
-            "gen_ai.operation.name": "invoke_agent",
-            "gen_ai.conversation.id": options.runId,
-          },
-        });
-        if (options.captureContent) {
-          const messages = [{ role: "user", parts: [{ type: "text", content: event.goal }] }];
-          root.setAttribute("gen_ai.input.messages", content(JSON.stringify(messages)));
-        }
-        rootContext = api.trace.setSpan(api.ROOT_CONTEXT, root);
-        return;
-      }
-      case "model_started":
-        chats.set(
-          event.step,
-          child(`chat ${options.model}`, SpanKind.CLIENT, {
-            ...common,
-            "gen_ai.operation.name": "chat",
-          }),
-        );
-        return;
-      case "model_retry":
-        chats.get(event.step)?.addEvent("model_retry", {
-          attempt: event.attempt,
-          "coding_agent.failure_class": event.failureClass,
-          "coding_agent.delay_ms": event.delayMs,
-        });
-        return;
-      case "model_completed": {
-        const span = chats.get(event.step);
-        if (span === undefined) return;
-        chats.delete(event.step);
-        describeChat(span, event, options.captureContent ? content : undefined);
-        if (!event.ok) fail(span, "_OTHER", options.captureContent ? event.detail : undefined);
-        span.end();
-        return;
-      }
-      case "tool_started": {
-        const span = child(`execute_tool ${event.tool}`, SpanKind.INTERNAL, {
-          "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": event.tool,
-          "gen_ai.tool.call.id": event.callId,
-          "gen_ai.tool.type": "function",
-        });
-        if (options.captureContent)
-          span.setAttribute("gen_ai.tool.call.arguments", content(event.input));
-        tools.set(event.callId, span);
-        return;
-      }
-      case "tool_completed": {
-        const span = tools.get(event.callId);
-        if (span === undefined) return;
-        tools.delete(event.callId);
-        if (options.captureContent)
-          span.setAttribute("gen_ai.tool.call.result", content(event.detail));
-        if (!event.ok) fail(span, toolErrorCode(event.detail));
-        span.end();
-        return;
-      }
-      case "finish_rejected":
-        root?.addEvent("finish_rejected", { "coding_agent.reasons": [...event.reasons] });
-        return;
-      case "compacted":
-        root?.addEvent("compacted", {
-          "coding_agent.estimated_tokens": event.estimatedTokens,
-          "coding_agent.compacted_tokens": event.compactedTokens,
-        });
-        return;
-      case "resumed":
-        root?.addEvent("resumed", { "coding_agent.from_seq": event.fromSeq });
-        return;
-      case "run_finished": {
-        endAll();
-        if (root === undefined) return;
-        describeRun(root, event);
-        if (event.status !== "completed") fail(root, event.code, event.reason);
-        root.end();
-        root = undefined;
-        return;
-      }
-      default: {
-        const unreachable: never = event;
-        throw new TypeError(`unhandled trace event ${JSON.stringify(unreachable)}`);
-      }
-    }
-  };
-
   return {
-    sink: onEvent,
+    sink: (raw) => {
+      // Masked, then cut (as the trace file): a cut through a secret would leave its head.
+      onSpanEvent(spans, boundTraceEvent(redactJson(options.redact, raw) as TraceEvent));
+    },
     async end() {
-      endAll();
-      root?.end();
+      endCalls(spans);
+      spans.root?.end();
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<"late">((resolve) => {
         timer = setTimeout(() => resolve("late"), flushTimeoutMs + 500);
@@ -223,6 +103,183 @@ export async function startOtelExport(options: {
       if (outcome === "late") warnOnce(`${flushTimeoutMs} ms 内未完成`);
     },
   };
+}
+
+/** What `startOtelExport` exports, and to where. */
+export interface OtelExportOptions {
+  readonly url: string;
+  readonly runId: string;
+  /** `gen_ai.provider.name`: the CLI's `--provider` (`openai`, `anthropic`, `fake`). */
+  readonly providerName: string;
+  readonly model: string;
+  readonly captureContent: boolean;
+  readonly redact: Redactor;
+  readonly warn: (message: string) => void;
+  readonly flushTimeoutMs?: number;
+}
+
+type Span = ReturnType<Tracer["startSpan"]>;
+
+/** The spans of one run: its root, and the model and tool calls still open. */
+interface SpanState {
+  readonly api: typeof import("@opentelemetry/api");
+  readonly tracer: Tracer;
+  readonly options: OtelExportOptions;
+  root: Span | undefined;
+  rootContext: Context;
+  readonly chats: Map<number, Span>;
+  readonly tools: Map<string, Span>;
+}
+
+/** The GenAI attributes every span of the run carries. */
+function common(state: SpanState) {
+  return {
+    "gen_ai.provider.name": state.options.providerName,
+    "gen_ai.request.model": state.options.model,
+  };
+}
+
+/** A child of the run's span. */
+function childSpan(
+  state: SpanState,
+  name: string,
+  kind: number,
+  attributes: Record<string, string>,
+) {
+  return state.tracer.startSpan(name, { kind, attributes }, state.rootContext);
+}
+
+/** Marks a span failed, with the error type and (redacted) message. */
+function failSpan(state: SpanState, span: Span, errorType: string, message?: string): void {
+  span.setAttribute("error.type", errorType);
+  span.setStatus({
+    code: state.api.SpanStatusCode.ERROR,
+    ...(message === undefined ? {} : { message: state.options.redact(message) }),
+  });
+}
+
+/** Ends every model and tool span still open. */
+function endCalls(state: SpanState): void {
+  for (const span of [...state.chats.values(), ...state.tools.values()]) span.end();
+  state.chats.clear();
+  state.tools.clear();
+}
+
+/** One trace event, as the spans it starts, annotates or ends. */
+function onSpanEvent(state: SpanState, event: TraceEvent): void {
+  const { options } = state;
+  const content = (text: string) => options.redact(text);
+  switch (event.type) {
+    case "run_started":
+      startRoot(state, event.goal);
+      return;
+    case "model_started":
+      state.chats.set(
+        event.step,
+        childSpan(state, `chat ${options.model}`, state.api.SpanKind.CLIENT, {
+          ...common(state),
+          "gen_ai.operation.name": "chat",
+        }),
+      );
+      return;
+    case "model_retry":
+      state.chats.get(event.step)?.addEvent("model_retry", {
+        attempt: event.attempt,
+        "coding_agent.failure_class": event.failureClass,
+        "coding_agent.delay_ms": event.delayMs,
+      });
+      return;
+    case "model_completed": {
+      const span = state.chats.get(event.step);
+      if (span === undefined) return;
+      state.chats.delete(event.step);
+      describeChat(span, event, options.captureContent ? content : undefined);
+      if (!event.ok)
+        failSpan(state, span, "_OTHER", options.captureContent ? event.detail : undefined);
+      span.end();
+      return;
+    }
+    case "tool_started":
+    case "tool_completed":
+      onToolEvent(state, event);
+      return;
+    case "finish_rejected":
+      state.root?.addEvent("finish_rejected", { "coding_agent.reasons": [...event.reasons] });
+      return;
+    case "compacted":
+      state.root?.addEvent("compacted", {
+        "coding_agent.estimated_tokens": event.estimatedTokens,
+        "coding_agent.compacted_tokens": event.compactedTokens,
+      });
+      return;
+    case "resumed":
+      state.root?.addEvent("resumed", { "coding_agent.from_seq": event.fromSeq });
+      return;
+    case "run_finished":
+      endRoot(state, event);
+      return;
+    default: {
+      const unreachable: never = event;
+      throw new TypeError(`unhandled trace event ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** The run's `invoke_agent` span, the parent of every call's. */
+function startRoot(state: SpanState, goal: string): void {
+  const { api, options } = state;
+  const root = state.tracer.startSpan("invoke_agent", {
+    kind: api.SpanKind.INTERNAL,
+    attributes: {
+      ...common(state),
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.conversation.id": options.runId,
+    },
+  });
+  if (options.captureContent) {
+    const messages = [{ role: "user", parts: [{ type: "text", content: goal }] }];
+    root.setAttribute("gen_ai.input.messages", options.redact(JSON.stringify(messages)));
+  }
+  state.root = root;
+  state.rootContext = api.trace.setSpan(api.ROOT_CONTEXT, root);
+}
+
+/** A tool call's `execute_tool` span: started, then ended with its result. */
+function onToolEvent(
+  state: SpanState,
+  event: Extract<TraceEvent, { type: "tool_started" | "tool_completed" }>,
+): void {
+  const { options } = state;
+  if (event.type === "tool_started") {
+    const span = childSpan(state, `execute_tool ${event.tool}`, state.api.SpanKind.INTERNAL, {
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": event.tool,
+      "gen_ai.tool.call.id": event.callId,
+      "gen_ai.tool.type": "function",
+    });
+    if (options.captureContent)
+      span.setAttribute("gen_ai.tool.call.arguments", options.redact(event.input));
+    state.tools.set(event.callId, span);
+    return;
+  }
+  const span = state.tools.get(event.callId);
+  if (span === undefined) return;
+  state.tools.delete(event.callId);
+  if (options.captureContent)
+    span.setAttribute("gen_ai.tool.call.result", options.redact(event.detail));
+  if (!event.ok) failSpan(state, span, toolErrorCode(event.detail));
+  span.end();
+}
+
+/** The run's end: every open call's span, then the run's, with its usage and status. */
+function endRoot(state: SpanState, event: Extract<TraceEvent, { type: "run_finished" }>): void {
+  endCalls(state);
+  const { root } = state;
+  if (root === undefined) return;
+  describeRun(root, event);
+  if (event.status !== "completed") failSpan(state, root, event.code, event.reason);
+  root.end();
+  state.root = undefined;
 }
 
 type Modules = {

@@ -251,6 +251,42 @@ interface Child {
   claimed: boolean;
 }
 
+/** What the children of one parent share: the budgets' counts and the children started. */
+interface SubagentsState {
+  readonly options: SubagentsOptions;
+  readonly clock: () => number;
+  readonly parent: Spend;
+  readonly children: Spend;
+  /** What the running children were given and have not given back yet. */
+  readonly reserved: Spend;
+  spent: SubagentsSpent;
+  startedAt: number;
+  /** Children numbered so far (a resume's included). */
+  started: number;
+  /** The reply's spawn_agent calls, in order (set after each reply). */
+  pending: readonly { readonly callId: string; readonly input: unknown }[];
+  readonly byCall: Map<string, Child>;
+  readonly byInput: Map<ToolInput, Child>;
+  readonly all: Set<Child>;
+  /** The batch running now: a restarted child waits for it, so at most `limit` run at once. */
+  batchDone: Promise<unknown>;
+}
+
+/** A child about to start: its call, its spec and how it is answered. */
+interface LaunchEntry {
+  readonly callId: string;
+  readonly input: ToolInput;
+  readonly spec: ChildSpec;
+  readonly controller: AbortController;
+  readonly index: number;
+  /**
+   * Each call waits for its own child only: a later call's child (one a hook may yet
+   * veto) never holds up an earlier call's result.
+   */
+  readonly done: ReturnType<typeof deferred<SpawnResult>>;
+  running: boolean;
+}
+
 /**
  * Several `spawn_agent` calls of one reply run at once: the loop runs a reply's calls one
  * after the other, so when the first of them is about to run, it and every later one of
@@ -268,181 +304,29 @@ interface Child {
  * children's reach a limit, the parent stops with that limit's code.
  */
 export function createSubagents(options: SubagentsOptions): Subagents {
-  const { limits } = options;
   const clock = options.clock ?? (() => Date.now());
-  const runAll = options.runAll ?? defaultRunAll;
-  const schema = spawnInputSchema(options.parentAllows);
-  const parent = { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 };
-  let spent = options.spentBefore ?? NOTHING_SPENT;
-  const children = budgetSpendOf(spent);
-  const reserved = { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 };
-  let startedAt = clock();
-  let started = options.firstIndex ?? 0;
-  let pending: { readonly callId: string; readonly input: unknown }[] = [];
-  const byCall = new Map<string, Child>();
-  const byInput = new Map<ToolInput, Child>();
-  const all = new Set<Child>();
-  /** The batch running now: a restarted child waits for it, so at most `limit` run at once. */
-  let batchDone: Promise<unknown> = Promise.resolve();
-
-  function carve(count: number): ChildBudget | SpawnResult {
-    const steps = Math.floor(
-      (limits.maxSteps - parent.steps - children.steps - reserved.steps - 1) / count,
-    );
-    if (steps < 1) return refused("max_steps", "父运行剩余的步数不够分给子 Agent");
-    const childLimits: Limits & Record<string, number | undefined> = { maxSteps: steps };
-    if (limits.maxToolCalls !== undefined) {
-      const left =
-        limits.maxToolCalls -
-        parent.toolCalls -
-        count -
-        children.toolCalls -
-        reserved.toolCalls -
-        1;
-      childLimits.maxToolCalls = Math.max(0, Math.floor(left / count));
-    }
-    if (limits.maxTokens !== undefined) {
-      const left = limits.maxTokens - parent.tokens - children.tokens - reserved.tokens;
-      const share = Math.floor(left / count);
-      if (share < 1) return refused("max_tokens", "父运行剩余的 token 不够分给子 Agent");
-      childLimits.maxTokens = share;
-    }
-    if (limits.maxDurationMs !== undefined) {
-      const left = Math.floor(limits.maxDurationMs - (clock() - startedAt));
-      if (left <= 0) return refused("max_duration", "父运行的时间已经用完");
-      childLimits.maxDurationMs = left;
-    }
-    for (const key of ["modelTimeoutMs", "toolTimeoutMs", "maxToolErrors"] as const) {
-      if (limits[key] !== undefined) childLimits[key] = limits[key];
-    }
-    let maxCostUsd: number | undefined;
-    if (options.maxCostUsd !== undefined) {
-      maxCostUsd =
-        (options.maxCostUsd - parent.costUsd - children.costUsd - reserved.costUsd) / count;
-      if (maxCostUsd <= 0) return refused("max_cost", "父运行剩余的成本预算不够分给子 Agent");
-    }
-    return { limits: childLimits, ...(maxCostUsd === undefined ? {} : { maxCostUsd }) };
-  }
-
-  function launch(batch: readonly { callId: string; input: ToolInput }[]): void {
-    const budget = carve(batch.length);
-    const entries = batch.map(({ callId, input }) => ({
-      callId,
-      input,
-      spec: specOf(input),
-      controller: new AbortController(),
-      index: ++started,
-      // Each call waits for its own child only: a later call's child (one a hook may yet
-      // veto) never holds up an earlier call's result.
-      done: deferred<SpawnResult>(),
-      running: false,
-    }));
-    if ("status" in budget) {
-      for (const entry of entries) entry.done.resolve(budget);
-    } else {
-      const share = budget;
-      // Each task gets the signal runAll passes (the parent's cancel) and its own (a call
-      // that does not run after all): either one ends the child.
-      const tasks = entries.map((entry) => async (signal: AbortSignal) => {
-        entry.running = true;
-        reserve(share, 1);
-        options.notify?.(`coding-agent：子 Agent #${entry.index} 开始：${entry.spec.goal}\n`);
-        try {
-          const outcome = await options.runChild(
-            entry.spec,
-            share,
-            AbortSignal.any([signal, entry.controller.signal]),
-            entry.index,
-          );
-          children.steps += outcome.steps;
-          children.toolCalls += outcome.toolCalls;
-          children.tokens += outcome.usage.inputTokens + outcome.usage.outputTokens;
-          children.costUsd += outcome.costUsd ?? 0;
-          spent = addChildSpend(spent, outcome);
-          options.onChildEnd?.({ index: entry.index, callId: entry.callId, outcome });
-          options.notify?.(
-            `coding-agent：子 Agent #${entry.index} 结束：${outcome.status}（${outcome.code}），改动 ${outcome.files.length} 个文件\n`,
-          );
-          entry.done.resolve(resultOf(outcome));
-          return outcome;
-        } catch (error) {
-          options.notify?.(`coding-agent：子 Agent #${entry.index} 结束：failed\n`);
-          entry.done.resolve(notRun(entry.controller.signal, error));
-          throw error;
-        } finally {
-          reserve(share, -1);
-        }
-      });
-      // A child runAll never started (cancelled while waiting for a slot) is answered here.
-      const answerUnstarted = (error: (at: number) => unknown) => {
-        entries.forEach((entry, at) => {
-          if (!entry.running) entry.done.resolve(notRun(entry.controller.signal, error(at)));
-        });
-      };
-      batchDone = runAll(tasks, { limit: options.limit, signal: options.signal }).then(
-        (settled) => {
-          answerUnstarted((at) => {
-            const one = settled[at];
-            return one === undefined || one.ok ? new Error("没有运行") : one.error;
-          });
-        },
-        (error: unknown) => answerUnstarted(() => error),
-      );
-    }
-    for (const entry of entries) {
-      const result = entry.done.promise;
-      const child: Child = {
-        callId: entry.callId,
-        input: entry.input,
-        controller: entry.controller,
-        result,
-        claimed: false,
-      };
-      const before = byCall.get(entry.callId);
-      if (before !== undefined) byInput.delete(before.input);
-      byCall.set(entry.callId, child);
-      byInput.set(entry.input, child);
-      all.add(child);
-      void result.finally(() => all.delete(child));
-    }
-  }
-
-  /** The result of a child that failed or never ran: cancelled when it was cancelled. */
-  function notRun(own: AbortSignal, error: unknown): SpawnResult {
-    const cancelled = options.signal.aborted || own.aborted;
-    return {
-      status: cancelled ? "cancelled" : "failed",
-      code: cancelled ? "cancelled" : "subagent_error",
-      summary: cancelled ? "子 Agent 已取消" : `子 Agent 运行出错：${messageOf(error)}`,
-      patch: "",
-      files: [],
-    };
-  }
-
-  function reserve(share: ChildBudget, sign: 1 | -1): void {
-    reserved.steps += sign * share.limits.maxSteps;
-    reserved.toolCalls += sign * (share.limits.maxToolCalls ?? 0);
-    reserved.tokens += sign * (share.limits.maxTokens ?? 0);
-    reserved.costUsd += sign * (share.maxCostUsd ?? 0);
-  }
-
-  /** Cancels the children whose calls did not run, and waits until they are gone. */
-  async function dropUnclaimed(): Promise<void> {
-    const dropped = [...byCall.values()].filter((child) => !child.claimed);
-    for (const child of dropped) child.controller.abort(new Error("spawn_agent 调用没有执行"));
-    await Promise.all(dropped.map((child) => child.result));
-    byCall.clear();
-    byInput.clear();
-  }
-
-  const overBudget = () => childrenOverBudget(limits, options.maxCostUsd, parent, children);
-
+  const spent = options.spentBefore ?? NOTHING_SPENT;
+  const state: SubagentsState = {
+    options,
+    clock,
+    parent: { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 },
+    children: budgetSpendOf(spent),
+    reserved: { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 },
+    spent,
+    startedAt: clock(),
+    started: options.firstIndex ?? 0,
+    pending: [],
+    byCall: new Map(),
+    byInput: new Map(),
+    all: new Set(),
+    batchDone: Promise.resolve(),
+  };
   const spawnTool = spawnAgentTool(options.parentAllows, async (input, signal) => {
-    let child = byInput.get(input);
+    let child = state.byInput.get(input);
     if (child === undefined) {
       // Not seen before the call (no extension point ran for it): start it alone now.
-      launch([{ callId: `direct_${started + 1}`, input }]);
-      child = byInput.get(input) as Child;
+      launch(state, [{ callId: `direct_${state.started + 1}`, input }]);
+      child = state.byInput.get(input) as Child;
     }
     const claimed = child;
     claimed.claimed = true;
@@ -454,15 +338,34 @@ export function createSubagents(options: SubagentsOptions): Subagents {
       signal.removeEventListener("abort", onAbort);
     }
   });
+  return {
+    tools: { [SPAWN_AGENT]: spawnTool },
+    extension: subagentsExtension(state),
+    async close() {
+      for (const child of state.all) child.controller.abort(new Error("父运行已结束"));
+      await Promise.all([...state.all].map((child) => child.result));
+    },
+    spent: () => state.spent,
+  };
+}
 
-  const extension: RunExtension = {
+/**
+ * Schedules the children: drops those whose calls did not run and checks the budgets before
+ * each model call, notes the reply's spawn_agent calls, starts a batch when the first of them
+ * is about to run, and counts the parent's own spending.
+ */
+function subagentsExtension(state: SubagentsState): RunExtension {
+  const { options } = state;
+  const { limits } = options;
+  const schema = spawnInputSchema(options.parentAllows);
+  return {
     name: "subagents",
     async beforeModelCall() {
-      await dropUnclaimed();
-      return overBudget();
+      await dropUnclaimed(state);
+      return childrenOverBudget(limits, options.maxCostUsd, state.parent, state.children);
     },
     afterReply(reply) {
-      pending = reply.actions.flatMap((action) =>
+      state.pending = reply.actions.flatMap((action) =>
         action.type === "tool_call" && action.tool === SPAWN_AGENT
           ? [{ callId: (action as { callId?: string }).callId ?? "", input: action.input }]
           : [],
@@ -470,6 +373,7 @@ export function createSubagents(options: SubagentsOptions): Subagents {
       return undefined;
     },
     async beforeToolCall(call) {
+      const { parent, children } = state;
       if (limits.maxToolCalls !== undefined && children.toolCalls > 0) {
         const calls = parent.toolCalls + children.toolCalls;
         if (calls >= limits.maxToolCalls) {
@@ -480,47 +384,204 @@ export function createSubagents(options: SubagentsOptions): Subagents {
         }
       }
       if (call.tool !== SPAWN_AGENT) return undefined;
-      const known = byCall.get(call.callId);
+      const known = state.byCall.get(call.callId);
       if (known !== undefined && sameInput(known.input, call.input)) {
-        byInput.delete(known.input);
-        byInput.set(call.input, known);
+        state.byInput.delete(known.input);
+        state.byInput.set(call.input, known);
         return undefined;
       }
       if (known !== undefined) {
         // A hook rewrote the input: the child started with the reply's input is not this
         // call's. It is cancelled, and this call's child starts once its batch is done.
         known.controller.abort(new Error("spawn_agent 的输入被改写"));
-        await batchDone;
-        launch([{ callId: call.callId, input: call.input }]);
+        await state.batchDone;
+        launch(state, [{ callId: call.callId, input: call.input }]);
         return undefined;
       }
       // This call and every later spawn_agent of the reply not started yet start together.
-      const at = pending.findIndex((entry) => entry.callId === call.callId);
-      const later = at < 0 ? [] : pending.slice(at + 1);
+      const at = state.pending.findIndex((entry) => entry.callId === call.callId);
+      const later = at < 0 ? [] : state.pending.slice(at + 1);
       const batch = [{ callId: call.callId, input: call.input }];
       for (const entry of later) {
-        if (byCall.has(entry.callId)) continue;
+        if (state.byCall.has(entry.callId)) continue;
         const parsed = schema.safeParse(entry.input);
         if (parsed.success) batch.push({ callId: entry.callId, input: parsed.data as ToolInput });
       }
-      launch(batch);
+      launch(state, batch);
       return undefined;
     },
     onTrace(event) {
-      if (event.type === "run_started") startedAt = clock() - event.atMs;
-      countParent(parent, event);
+      if (event.type === "run_started") state.startedAt = state.clock() - event.atMs;
+      countParent(state.parent, event);
     },
   };
+}
 
-  return {
-    tools: { [SPAWN_AGENT]: spawnTool },
-    extension,
-    async close() {
-      for (const child of all) child.controller.abort(new Error("父运行已结束"));
-      await Promise.all([...all].map((child) => child.result));
-    },
-    spent: () => spent,
+/**
+ * A batch of `count` children's share of what the parent has left: steps (one kept for the
+ * parent), tool calls (one kept, and the batch's own calls), tokens and cost, evenly; the
+ * whole remaining time each. A refusal when a share would be empty.
+ */
+function carve(state: SubagentsState, count: number): ChildBudget | SpawnResult {
+  const { options, parent, children, reserved } = state;
+  const { limits } = options;
+  const steps = Math.floor(
+    (limits.maxSteps - parent.steps - children.steps - reserved.steps - 1) / count,
+  );
+  if (steps < 1) return refused("max_steps", "父运行剩余的步数不够分给子 Agent");
+  const childLimits: Limits & Record<string, number | undefined> = { maxSteps: steps };
+  if (limits.maxToolCalls !== undefined) {
+    const left =
+      limits.maxToolCalls - parent.toolCalls - count - children.toolCalls - reserved.toolCalls - 1;
+    childLimits.maxToolCalls = Math.max(0, Math.floor(left / count));
+  }
+  if (limits.maxTokens !== undefined) {
+    const left = limits.maxTokens - parent.tokens - children.tokens - reserved.tokens;
+    const share = Math.floor(left / count);
+    if (share < 1) return refused("max_tokens", "父运行剩余的 token 不够分给子 Agent");
+    childLimits.maxTokens = share;
+  }
+  if (limits.maxDurationMs !== undefined) {
+    const left = Math.floor(limits.maxDurationMs - (state.clock() - state.startedAt));
+    if (left <= 0) return refused("max_duration", "父运行的时间已经用完");
+    childLimits.maxDurationMs = left;
+  }
+  for (const key of ["modelTimeoutMs", "toolTimeoutMs", "maxToolErrors"] as const) {
+    if (limits[key] !== undefined) childLimits[key] = limits[key];
+  }
+  let maxCostUsd: number | undefined;
+  if (options.maxCostUsd !== undefined) {
+    maxCostUsd =
+      (options.maxCostUsd - parent.costUsd - children.costUsd - reserved.costUsd) / count;
+    if (maxCostUsd <= 0) return refused("max_cost", "父运行剩余的成本预算不够分给子 Agent");
+  }
+  return { limits: childLimits, ...(maxCostUsd === undefined ? {} : { maxCostUsd }) };
+}
+
+/** Starts a batch of children (`runAll`: at most `limit` at once), each call answered by its own. */
+function launch(
+  state: SubagentsState,
+  batch: readonly { readonly callId: string; readonly input: ToolInput }[],
+): void {
+  const { options } = state;
+  const budget = carve(state, batch.length);
+  const entries: LaunchEntry[] = batch.map(({ callId, input }) => ({
+    callId,
+    input,
+    spec: specOf(input),
+    controller: new AbortController(),
+    index: ++state.started,
+    done: deferred<SpawnResult>(),
+    running: false,
+  }));
+  if ("status" in budget) {
+    for (const entry of entries) entry.done.resolve(budget);
+  } else {
+    const tasks = entries.map((entry) => childTask(state, entry, budget));
+    // A child runAll never started (cancelled while waiting for a slot) is answered here.
+    const answerUnstarted = (error: (at: number) => unknown) => {
+      entries.forEach((entry, at) => {
+        if (!entry.running) entry.done.resolve(notRun(state, entry.controller.signal, error(at)));
+      });
+    };
+    const runAll = options.runAll ?? defaultRunAll;
+    state.batchDone = runAll(tasks, { limit: options.limit, signal: options.signal }).then(
+      (settled) => {
+        answerUnstarted((at) => {
+          const one = settled[at];
+          return one === undefined || one.ok ? new Error("没有运行") : one.error;
+        });
+      },
+      (error: unknown) => answerUnstarted(() => error),
+    );
+  }
+  for (const entry of entries) track(state, entry);
+}
+
+/** Where a started child is found: by its call, and by the input its call will run with. */
+function track(state: SubagentsState, entry: LaunchEntry): void {
+  const result = entry.done.promise;
+  const child: Child = {
+    callId: entry.callId,
+    input: entry.input,
+    controller: entry.controller,
+    result,
+    claimed: false,
   };
+  const before = state.byCall.get(entry.callId);
+  if (before !== undefined) state.byInput.delete(before.input);
+  state.byCall.set(entry.callId, child);
+  state.byInput.set(entry.input, child);
+  state.all.add(child);
+  void result.finally(() => state.all.delete(child));
+}
+
+/**
+ * One child as a task of `runAll`: it gets the signal runAll passes (the parent's cancel) and
+ * its own (a call that does not run after all); either one ends the child. Its spend counts
+ * against the parent once it ends.
+ */
+function childTask(state: SubagentsState, entry: LaunchEntry, share: ChildBudget) {
+  const { options, children } = state;
+  return async (signal: AbortSignal) => {
+    entry.running = true;
+    reserve(state, share, 1);
+    options.notify?.(`coding-agent：子 Agent #${entry.index} 开始：${entry.spec.goal}\n`);
+    try {
+      const outcome = await options.runChild(
+        entry.spec,
+        share,
+        AbortSignal.any([signal, entry.controller.signal]),
+        entry.index,
+      );
+      children.steps += outcome.steps;
+      children.toolCalls += outcome.toolCalls;
+      children.tokens += outcome.usage.inputTokens + outcome.usage.outputTokens;
+      children.costUsd += outcome.costUsd ?? 0;
+      state.spent = addChildSpend(state.spent, outcome);
+      options.onChildEnd?.({ index: entry.index, callId: entry.callId, outcome });
+      options.notify?.(
+        `coding-agent：子 Agent #${entry.index} 结束：${outcome.status}（${outcome.code}），改动 ${outcome.files.length} 个文件\n`,
+      );
+      entry.done.resolve(resultOf(outcome));
+      return outcome;
+    } catch (error) {
+      options.notify?.(`coding-agent：子 Agent #${entry.index} 结束：failed\n`);
+      entry.done.resolve(notRun(state, entry.controller.signal, error));
+      throw error;
+    } finally {
+      reserve(state, share, -1);
+    }
+  };
+}
+
+/** The result of a child that failed or never ran: cancelled when it was cancelled. */
+function notRun(state: SubagentsState, own: AbortSignal, error: unknown): SpawnResult {
+  const cancelled = state.options.signal.aborted || own.aborted;
+  return {
+    status: cancelled ? "cancelled" : "failed",
+    code: cancelled ? "cancelled" : "subagent_error",
+    summary: cancelled ? "子 Agent 已取消" : `子 Agent 运行出错：${messageOf(error)}`,
+    patch: "",
+    files: [],
+  };
+}
+
+function reserve(state: SubagentsState, share: ChildBudget, sign: 1 | -1): void {
+  const { reserved } = state;
+  reserved.steps += sign * share.limits.maxSteps;
+  reserved.toolCalls += sign * (share.limits.maxToolCalls ?? 0);
+  reserved.tokens += sign * (share.limits.maxTokens ?? 0);
+  reserved.costUsd += sign * (share.maxCostUsd ?? 0);
+}
+
+/** Cancels the children whose calls did not run, and waits until they are gone. */
+async function dropUnclaimed(state: SubagentsState): Promise<void> {
+  const dropped = [...state.byCall.values()].filter((child) => !child.claimed);
+  for (const child of dropped) child.controller.abort(new Error("spawn_agent 调用没有执行"));
+  await Promise.all(dropped.map((child) => child.result));
+  state.byCall.clear();
+  state.byInput.clear();
 }
 
 /**

@@ -15,6 +15,7 @@ import {
 } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { isAlive } from "../state/run-lock.ts";
 
 /**
  * A child's own copy of the parent's workspace (docs/contracts.md §7, lesson 39): a detached git
@@ -167,16 +168,6 @@ async function readOwner(temp: string): Promise<CopyOwner | undefined> {
     return { pid: pid as number, ...(top === undefined ? {} : { top }) };
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists (another user's): alive.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

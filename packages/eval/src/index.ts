@@ -8,12 +8,9 @@ export {
   parseEvalArgs,
   type ReportOptions,
 } from "./eval-args.ts";
-export {
-  EVAL_EXIT_CODES,
-  type EvalDependencies,
-  type EvalIo,
-  runEvalCommand,
-} from "./eval-command.ts";
+export { type EvalIo, runEvalCommand } from "./eval-command.ts";
+export type { EvalDependencies, EvalInvocation } from "./eval-dependencies.ts";
+export { EVAL_EXIT_CODES } from "./eval-exit-codes.ts";
 export {
   changedPaths,
   type FixtureFile,

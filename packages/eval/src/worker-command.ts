@@ -16,6 +16,7 @@ export async function runWorkerCommand(invocation: EvalInvocation<"worker">): Pr
     runner: deps.runner,
     concurrency: command.concurrency,
     signal: invocation.signal,
+    ...(deps.trajectoryOf === undefined ? {} : { trajectoryOf: deps.trajectoryOf }),
     ...(command.lockDurationMs === undefined ? {} : { lockDurationMs: command.lockDurationMs }),
     ...(command.stalledIntervalMs === undefined
       ? {}

@@ -29,7 +29,11 @@ export async function runAndReport(
     concurrency: command.concurrency,
     signal: invocation.signal,
     ...(command.queue === undefined ? {} : { queue: command.queue }),
+    ...(invocation.deps.trajectoryOf === undefined
+      ? {}
+      : { trajectoryOf: invocation.deps.trajectoryOf }),
     onTaskFinished: printProgress(io),
+    onWarning: (message) => io.stderr(`警告：${message}\n`),
   });
   if (outcome.kind === "cancelled") {
     io.stderr("评测已取消：所有任务已停止，临时工作区已删除\n");

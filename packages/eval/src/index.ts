@@ -118,5 +118,5 @@ export {
   reservedFlagIn,
   TaskFileSchema,
 } from "./task-file.ts";
-export type { TrajectoryOf, TrajectoryRead } from "./trajectory-read.ts";
+export { readTrajectory, type TrajectoryOf, type TrajectoryRead } from "./trajectory-read.ts";
 export { type EvalTrial, trialLabel, trialsOf } from "./trial.ts";

@@ -10,7 +10,7 @@ import {
 } from "./harness.ts";
 import { type AgentRunner, crashedTask, runTask, type TaskResult } from "./run-task.ts";
 import type { EvalTask } from "./task-file.ts";
-import type { TrajectoryOf, TrajectoryRead } from "./trajectory-read.ts";
+import { readTrajectory, type TrajectoryOf, type TrajectoryRead } from "./trajectory-read.ts";
 import { type EvalTrial, trialLabel, trialsOf } from "./trial.ts";
 
 /** The BullMQ queue every producer and worker of `coding-agent eval` shares. */
@@ -249,7 +249,9 @@ export async function runQueueWorker(options: {
     if (options.signal.aborted) return new Promise<never>(() => {});
     options.onTaskFinished?.(result, label);
     const trajectory =
-      result.runId === undefined ? undefined : await options.trajectoryOf?.(result.runId);
+      result.runId === undefined || options.trajectoryOf === undefined
+        ? undefined
+        : await readTrajectory(options.trajectoryOf, result.runId);
     return trajectory === undefined ? { result } : { result, trajectory };
   };
   const worker = new Worker<EvalJobData, EvalJobReturn>(QUEUE_NAME, processor, {

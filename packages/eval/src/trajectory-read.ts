@@ -12,3 +12,18 @@ export type TrajectoryRead =
  * for a local job, the worker's for a trial taken from the queue.
  */
 export type TrajectoryOf = (runId: string) => Promise<TrajectoryRead>;
+
+/**
+ * `trajectoryOf(runId)` as a value that never rejects: a trajectory is a by-product of a
+ * trial, so one that cannot be read must not turn a graded trial into a crash.
+ */
+export async function readTrajectory(
+  trajectoryOf: TrajectoryOf,
+  runId: string,
+): Promise<TrajectoryRead> {
+  try {
+    return await trajectoryOf(runId);
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}

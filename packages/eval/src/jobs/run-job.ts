@@ -2,7 +2,7 @@ import path from "node:path";
 import { type HarnessOutcome, type OnTaskFinished, runTrials } from "../harness.ts";
 import { type RedisAddress, runTrialsOnQueue } from "../queue.ts";
 import type { AgentRunner, TaskResult } from "../run-task.ts";
-import type { TrajectoryOf, TrajectoryRead } from "../trajectory-read.ts";
+import { readTrajectory, type TrajectoryOf, type TrajectoryRead } from "../trajectory-read.ts";
 import { type EvalTrial, trialLabel } from "../trial.ts";
 import { type JobFolder, keptTrialDir, writeTrial } from "./job-folder.ts";
 import { writeTrialTrajectory } from "./trial-trajectory.ts";
@@ -38,9 +38,9 @@ export function runJobTrials(
   ): Promise<string | undefined> => {
     // A trial without a run (a timeout, a crash before the run began) has no trajectory.
     if (result.runId === undefined) return undefined;
+    const local = options.queue === undefined ? options.trajectoryOf : undefined;
     const read =
-      shipped ??
-      (options.queue === undefined ? await options.trajectoryOf?.(result.runId) : undefined);
+      shipped ?? (local === undefined ? undefined : await readTrajectory(local, result.runId));
     if (read === undefined) return undefined;
     const written = await writeTrialTrajectory(job, {
       taskId: trial.task.id,

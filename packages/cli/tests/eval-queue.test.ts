@@ -89,19 +89,21 @@ describe("coding-agent eval --queue redis://… with eval worker", { timeout: 30
   let redis: Awaited<ReturnType<typeof startRedis>>;
   let suite = "";
   let tmp = "";
+  /** While this file is missing, a-held's grader waits: its trial is mid-run, however slow the machine. */
+  let go = "";
 
   beforeAll(async () => {
     redis = await startRedis();
     suite = await copyBundledSuite();
     tmp = await mkdtemp(path.join(tmpdir(), "coding-agent-eval-workers-"));
+    go = path.join(tmp, "go");
+    await writeFile(go, "");
     // First in id order, so the first worker, alone on the queue, takes it.
     await addTask(suite, {
-      id: "a-slow",
+      id: "a-held",
+      testCommand: `while [ ! -e '${go}' ]; do sleep 0.05; done; node --test`,
       args: ["--finish-gate", "none"],
-      script: [
-        { action: { type: "tool_call", tool: "sleep", input: { ms: 4000 } } },
-        { action: { type: "finish", summary: "等完了" } },
-      ],
+      script: [{ action: { type: "finish", summary: "好了" } }],
     });
   });
 
@@ -119,22 +121,24 @@ describe("coding-agent eval --queue redis://… with eval worker", { timeout: 30
     });
     expect(local.code, local.stderr).toBe(0);
 
+    await rm(go);
     const producer = spawnBin(["eval", suite, "--queue", redis.url, "--json"], {
       env: { PATH: process.env.PATH },
     });
     const first = startWorker(redis.url, tmp);
-    await first.waitFor("开始 a-slow");
+    await first.waitFor("开始 a-held");
     const second = startWorker(redis.url, tmp);
     await second.waitFor("eval worker 已连接");
-    // The first worker dies holding a-slow: no cleanup, no lock released.
+    // The first worker dies holding a-held: no cleanup, no lock released.
     first.child.kill("SIGKILL");
     expect(await first.exited).toBe(null);
+    await writeFile(go, "");
 
     const queued = await producer;
     expect(queued.code, queued.stderr).toBe(0);
     // BullMQ's stalled-job check gave the task to the surviving worker.
-    expect(second.stderr()).toContain("开始 a-slow");
-    expect(second.stderr()).toContain("✓ a-slow");
+    expect(second.stderr()).toContain("开始 a-held");
+    expect(second.stderr()).toContain("✓ a-held");
     const progress = queued.stderr.split("\n").filter((line) => /^\[\d\/5\] /.test(line));
     expect(progress).toHaveLength(5);
     const ids = progress.map((line) => line.split(" ")[2]);
@@ -147,25 +151,27 @@ describe("coding-agent eval --queue redis://… with eval worker", { timeout: 30
   });
 
   it("refuses the result of a paused worker that comes back after its task went to another", async () => {
+    await rm(go);
     const producer = spawnBin(["eval", suite, "--queue", redis.url, "--json"], {
       env: { PATH: process.env.PATH },
     });
     const first = startWorker(redis.url, tmp);
-    await first.waitFor("开始 a-slow");
+    await first.waitFor("开始 a-held");
     // Frozen, not dead: its lock lapses while it holds the task.
     first.child.kill("SIGSTOP");
     const second = startWorker(redis.url, tmp);
-    await second.waitFor("开始 a-slow");
+    await second.waitFor("开始 a-held");
+    await writeFile(go, "");
     first.child.kill("SIGCONT");
     const queued = await producer;
     expect(queued.code, queued.stderr).toBe(0);
     // The first worker finished its copy of the task too, and BullMQ refused its completion.
-    await first.waitFor("✓ a-slow");
+    await first.waitFor("✓ a-held");
     await first.waitFor("eval worker：");
     expect(first.stderr()).toMatch(/eval worker：.*(lock|Lock)/);
     const progress = queued.stderr.split("\n").filter((line) => /^\[\d\/5\] /.test(line));
     expect(progress.map((line) => line.split(" ")[2]).sort()).toEqual([
-      "a-slow",
+      "a-held",
       "false-completed",
       "fix-slugify",
       "fix-sum",

@@ -269,6 +269,59 @@ describe("coding-agent eval regrade <job>", () => {
     await rm(path.dirname(suite), { recursive: true, force: true });
   });
 
+  it("after a regrade SIGKILLed mid-trial keeps every trial file whole, and a second regrade finishes", async () => {
+    const suite = path.join(base, "suite");
+    await addWaitingTasks(suite, ["r1", "r2", "r3"], 1);
+    expect((await evalBin([suite, "--keep-workspaces"])).code).toBe(0);
+    const [jobId] = await jobIds();
+    const runsBefore = await runCount();
+    // r3's grader now waits for `go`: the regrade is held inside it, however slow the machine.
+    const go = path.join(base, "go");
+    const file = path.join(suite, "r3", "task.json");
+    const task = JSON.parse(await readFile(file, "utf8"));
+    await writeFile(
+      file,
+      JSON.stringify({
+        ...task,
+        testCommand: `while [ ! -e '${go}' ]; do sleep 0.05; done; ${task.testCommand}`,
+      }),
+    );
+    const regrading = spawn(
+      process.execPath,
+      [BIN, "eval", "regrade", jobId as string, "--concurrency", "1"],
+      { stdio: ["ignore", "ignore", "pipe"], env: env() },
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      regrading.once("exit", (_code, signal) => resolve(signal)),
+    );
+    let stderr = "";
+    await new Promise<void>((resolve) => {
+      regrading.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+        if (stderr.split("\n").filter((line) => /^\[\d+\/3\] /.test(line)).length >= 2) resolve();
+      });
+    });
+    regrading.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    const killed = [...(await trialFiles(jobId as string)).entries()].map(
+      ([key, text]) => [key, typeof JSON.parse(text).regradedAt] as const,
+    );
+    // Each file is the old one or the new one, whole: r1 and r2 regraded, r3 not yet.
+    expect(killed.sort()).toEqual([
+      ["r1#1", "string"],
+      ["r2#1", "string"],
+      ["r3#1", "undefined"],
+    ]);
+
+    await writeFile(go, "");
+    const again = await evalBin(["regrade", jobId as string, "--json"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ passed: 3, total: 3 });
+    const files = [...(await trialFiles(jobId as string)).values()].map((text) => JSON.parse(text));
+    expect(files.every((record) => typeof record.regradedAt === "string")).toBe(true);
+    expect(await runCount()).toBe(runsBefore);
+  });
+
   it("refuses a job that kept no workspaces, with exit 2", async () => {
     const suite = path.join(base, "suite");
     await addWaitingTasks(suite, ["quick"], 1);

@@ -10,7 +10,8 @@ process.exitCode = await runLessonCommand(
     stdin: process.stdin,
     // The runner (vitest and all) loads only when a starter has to run: a hint answered from
     // the lessons cache does not wait for it.
-    runTargets: async (targets) => (await import("@bootcamp/lab-kit")).runLabTargets(targets),
+    runTargets: async (targets, options) =>
+      (await import("@bootcamp/lab-kit")).runLabTargets(targets, options),
   },
   process.argv.slice(2),
 );

@@ -53,13 +53,17 @@ const GRANDCHILDREN =
 
 describe("runProcess", { timeout: 10_000 }, () => {
   it("reports the exit code and both streams", async () => {
-    expect(await run(lab.sh("echo out; echo err >&2; exit 3"))).toEqual({
-      exitCode: 3,
-      signal: null,
-      stdout: "out\n",
-      stderr: "err\n",
-      truncated: false,
-      timedOut: false,
+    const outcome = await settleWithin(run(lab.sh("echo out; echo err >&2; exit 3")), RETURN_MS);
+    expect(outcome, "正常结束的命令要带着它的结果回来，而不是抛出错误").toEqual({
+      settled: true,
+      value: {
+        exitCode: 3,
+        signal: null,
+        stdout: "out\n",
+        stderr: "err\n",
+        truncated: false,
+        timedOut: false,
+      },
     });
   });
 

@@ -4,7 +4,8 @@ import { type AgentRunner, runEvalCommand } from "@coding-agent/eval";
 import { parseCliArgs } from "./args.ts";
 import type { CliIo } from "./cli-io.ts";
 import type { CliEnv } from "./model-provider.ts";
-import { codingAgentHome } from "./run-files.ts";
+import { readRunAtif } from "./report/run-atif.ts";
+import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
 
 /**
  * The bin that starts this very CLI: from the TypeScript sources (`src/`) the development
@@ -29,7 +30,8 @@ function validateRunArgs(args: readonly string[]): string | undefined {
 
 /**
  * `coding-agent eval …`: the eval package, given this CLI (in `env`) as the agent it runs,
- * and `$CODING_AGENT_HOME/evals` as the folder of its jobs (one folder a job, beside `runs/`).
+ * `$CODING_AGENT_HOME/evals` as the folder of its jobs (one folder a job, beside `runs/`), and
+ * how a trial's run under `$CODING_AGENT_HOME/runs` reads as ATIF (what `trace --atif` writes).
  */
 export function runEvalCli(
   argv: readonly string[],
@@ -37,9 +39,15 @@ export function runEvalCli(
   signal: AbortSignal,
   env: CliEnv,
 ): Promise<number> {
+  const home = codingAgentHome(env);
   return runEvalCommand(argv, io, signal, {
     runner: selfRunner(env),
     validateRunArgs,
-    jobsDir: path.join(codingAgentHome(env), "evals"),
+    jobsDir: path.join(home, "evals"),
+    trajectoryOf: async (runId) =>
+      // The id came from a child's output: it must name a run folder, nothing beside it.
+      RUN_ID_PATTERN.test(runId)
+        ? readRunAtif(runDirOf(home, runId))
+        : { ok: false, message: `不是运行 id：${runId}` },
   });
 }

@@ -33,14 +33,19 @@ async function write(files: Readonly<Record<string, string>>): Promise<void> {
 const finish = { action: { type: "finish", summary: "修好了" } };
 
 /** run_tests, the fix, run_tests again, finish: the gate decides whether the run completes. */
-function fixRun(options: { testCommand: string; fix: { path: string; old: string; new: string } }) {
+function fixRun(options: {
+  testCommand: string;
+  fix: { path: string; old: string; new: string };
+  /** Where run_tests runs; default none (the bwrap case is its own test). */
+  sandbox?: "none" | "bwrap";
+}) {
   return runScripted({
     turns: [call("run_tests", {}), call("edit_file", options.fix), call("run_tests", {}), finish],
     flags: [
       "--approval",
       "auto",
       "--sandbox",
-      "none",
+      options.sandbox ?? "none",
       "--test-command",
       options.testCommand,
       // Only the fixed file may change: build output and caches must not count as changes.
@@ -71,104 +76,119 @@ describe(
   "a scripted fix on a repository in another language, through the default finish gate",
   HANG_GUARD,
   () => {
-    it("pytest in a git repository: the failing test named before the fix, __pycache__ and .pytest_cache not changes", async () => {
-      await write({
-        ".gitignore": "__pycache__/\n.pytest_cache/\n",
-        "calc.py": "def add(a, b):\n    return a - b\n",
-        "tests/test_calc.py":
-          "from calc import add\n\ndef test_adds():\n    assert add(2, 2) == 4\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
-        "tests/conftest.py":
-          "import sys, os\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n",
-      });
-      execFileSync("git", ["init", "-q"], { cwd: workspace });
-      const { code, result } = await fixRun({
-        testCommand: "python3 -m pytest",
-        fix: { path: "calc.py", old: "return a - b", new: "return a + b" },
-      });
-      const [before, , after] = toolResults(result);
-      expect(before?.value).toMatchObject({
-        passed: 1,
-        failed: 1,
-        report: "pytest_summary",
-        failures: [{ name: "tests/test_calc.py::test_adds" }],
-      });
-      expect(after?.value).toMatchObject({ passed: 2, failed: 0 });
-      expect(code).toBe(0);
-      expectCompletedOnFreshEvidence(result, "calc.py");
-      expect(result.evidence.tests).toMatchObject({ passed: 2, failed: 0, skipped: 0 });
-    });
+    it.each(["none", "bwrap"] as const)(
+      "pytest in a git repository (sandbox %s): the failing test named before the fix, __pycache__ and .pytest_cache not changes",
+      async (sandbox) => {
+        await write({
+          ".gitignore": "__pycache__/\n.pytest_cache/\n",
+          "calc.py": "def add(a, b):\n    return a - b\n",
+          "tests/test_calc.py":
+            "from calc import add\n\ndef test_adds():\n    assert add(2, 2) == 4\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+          "tests/conftest.py":
+            "import sys, os\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n",
+        });
+        execFileSync("git", ["init", "-q"], { cwd: workspace });
+        const { code, result } = await fixRun({
+          testCommand: "python3 -m pytest",
+          sandbox,
+          fix: { path: "calc.py", old: "return a - b", new: "return a + b" },
+        });
+        const [before, , after] = toolResults(result);
+        expect(before?.value).toMatchObject({
+          passed: 1,
+          failed: 1,
+          report: "pytest_summary",
+          failures: [{ name: "tests/test_calc.py::test_adds" }],
+        });
+        expect(after?.value).toMatchObject({ passed: 2, failed: 0 });
+        expect(code).toBe(0);
+        expectCompletedOnFreshEvidence(result, "calc.py");
+        expect(result.evidence.tests).toMatchObject({ passed: 2, failed: 0, skipped: 0 });
+      },
+    );
 
-    it("a Go module: go test -json read before the fix, the failing subtest named", async () => {
-      await write({
-        "go.mod": "module example.com/calc\n\ngo 1.19\n",
-        "calc.go": "package calc\n\nfunc Add(a, b int) int { return a - b }\n",
-        "calc_test.go": [
-          "package calc",
-          "",
-          'import "testing"',
-          "",
-          "func TestAdd(t *testing.T) {",
-          '\tt.Run("positive", func(t *testing.T) {',
-          '\t\tif got := Add(2, 2); got != 4 { t.Errorf("Add(2, 2) = %d, want 4", got) }',
-          "\t})",
-          '\tt.Run("zero", func(t *testing.T) {',
-          '\t\tif Add(0, 0) != 0 { t.Error("zero") }',
-          "\t})",
-          "}",
-          "",
-        ].join("\n"),
-      });
-      const { code, result } = await fixRun({
-        testCommand: "go test ./...",
-        fix: { path: "calc.go", old: "return a - b", new: "return a + b" },
-      });
-      const [before, , after] = toolResults(result);
-      expect(before?.value).toMatchObject({
-        passed: 1,
-        failed: 1,
-        report: "go_test_json",
-        failures: [{ name: "example.com/calc > TestAdd/positive" }],
-      });
-      expect(after?.value).toMatchObject({ passed: 2, failed: 0 });
-      expect(code).toBe(0);
-      expectCompletedOnFreshEvidence(result, "calc.go");
-    });
+    it.each(["none", "bwrap"] as const)(
+      "a Go module (sandbox %s): go test -json read before the fix, the failing subtest named",
+      async (sandbox) => {
+        await write({
+          "go.mod": "module example.com/calc\n\ngo 1.19\n",
+          "calc.go": "package calc\n\nfunc Add(a, b int) int { return a - b }\n",
+          "calc_test.go": [
+            "package calc",
+            "",
+            'import "testing"',
+            "",
+            "func TestAdd(t *testing.T) {",
+            '\tt.Run("positive", func(t *testing.T) {',
+            '\t\tif got := Add(2, 2); got != 4 { t.Errorf("Add(2, 2) = %d, want 4", got) }',
+            "\t})",
+            '\tt.Run("zero", func(t *testing.T) {',
+            '\t\tif Add(0, 0) != 0 { t.Error("zero") }',
+            "\t})",
+            "}",
+            "",
+          ].join("\n"),
+        });
+        const { code, result } = await fixRun({
+          testCommand: "go test ./...",
+          // Under bwrap the build cache (in the home folder) is read-only: go must still test.
+          sandbox,
+          fix: { path: "calc.go", old: "return a - b", new: "return a + b" },
+        });
+        const [before, , after] = toolResults(result);
+        expect(before?.value).toMatchObject({
+          passed: 1,
+          failed: 1,
+          report: "go_test_json",
+          failures: [{ name: "example.com/calc > TestAdd/positive" }],
+        });
+        expect(after?.value).toMatchObject({ passed: 2, failed: 0 });
+        expect(code).toBe(0);
+        expectCompletedOnFreshEvidence(result, "calc.go");
+      },
+    );
 
-    it("a Rust crate outside git: cargo test read before the fix, target/ not a change", async () => {
-      await write({
-        "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
-        // Committed as a crate's lock file is (lock format 3: read by old and new cargo alike).
-        "Cargo.lock":
-          '# This file is automatically @generated by Cargo.\n# It is not intended for manual editing.\nversion = 3\n\n[[package]]\nname = "calc"\nversion = "0.1.0"\n',
-        "src/lib.rs": [
-          "pub fn add(a: i32, b: i32) -> i32 { a - b }",
-          "",
-          "#[cfg(test)]",
-          "mod tests {",
-          "    #[test]",
-          "    fn adds() { assert_eq!(super::add(2, 2), 4); }",
-          "    #[test]",
-          "    fn zero() { assert_eq!(super::add(0, 0), 0); }",
-          "}",
-          "",
-        ].join("\n"),
-      });
-      const { code, result } = await fixRun({
-        testCommand: "cargo test",
-        fix: { path: "src/lib.rs", old: "{ a - b }", new: "{ a + b }" },
-      });
-      const [before, , after] = toolResults(result);
-      expect(before?.value).toMatchObject({
-        passed: 1,
-        failed: 1,
-        report: "libtest_summary",
-        failures: [{ name: "tests::adds" }],
-      });
-      expect(after?.value).toMatchObject({ passed: 2, failed: 0 });
-      expect(code).toBe(0);
-      expectCompletedOnFreshEvidence(result, "src/lib.rs");
-      expect(result.evidence.tests).toMatchObject({ passed: 2, failed: 0 });
-    });
+    it.each(["none", "bwrap"] as const)(
+      "a Rust crate outside git (sandbox %s): cargo test read before the fix, target/ not a change",
+      async (sandbox) => {
+        await write({
+          "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
+          // Committed as a crate's lock file is (lock format 3: read by old and new cargo alike).
+          "Cargo.lock":
+            '# This file is automatically @generated by Cargo.\n# It is not intended for manual editing.\nversion = 3\n\n[[package]]\nname = "calc"\nversion = "0.1.0"\n',
+          "src/lib.rs": [
+            "pub fn add(a: i32, b: i32) -> i32 { a - b }",
+            "",
+            "#[cfg(test)]",
+            "mod tests {",
+            "    #[test]",
+            "    fn adds() { assert_eq!(super::add(2, 2), 4); }",
+            "    #[test]",
+            "    fn zero() { assert_eq!(super::add(0, 0), 0); }",
+            "}",
+            "",
+          ].join("\n"),
+        });
+        const { code, result } = await fixRun({
+          testCommand: "cargo test",
+          // Under bwrap cargo's home is read-only and the network is gone: a crate without
+          // dependencies still builds and tests.
+          sandbox,
+          fix: { path: "src/lib.rs", old: "{ a - b }", new: "{ a + b }" },
+        });
+        const [before, , after] = toolResults(result);
+        expect(before?.value).toMatchObject({
+          passed: 1,
+          failed: 1,
+          report: "libtest_summary",
+          failures: [{ name: "tests::adds" }],
+        });
+        expect(after?.value).toMatchObject({ passed: 2, failed: 0 });
+        expect(code).toBe(0);
+        expectCompletedOnFreshEvidence(result, "src/lib.rs");
+        expect(result.evidence.tests).toMatchObject({ passed: 2, failed: 0 });
+      },
+    );
 
     it("a runner it cannot read: the exit status of the whole command is the evidence, and says so", async () => {
       await write({

@@ -136,10 +136,17 @@ describe("coding-agent eval --trials <k>", () => {
 });
 
 describe("coding-agent eval resume <job>", () => {
-  it("after a producer SIGKILLed mid-suite runs only the trials without a result: none lost, none twice", async () => {
+  it("after a producer SIGKILLed mid-trial runs only the trials without a result: none lost, none twice", async () => {
     const suite = path.join(base, "suite");
-    const ids = ["t1", "t2", "t3", "t4"];
-    await addWaitingTasks(suite, ids, 300);
+    const go = path.join(base, "go");
+    await addWaitingTasks(suite, ["t1", "t2"], 1);
+    // Its grader waits for `go`: while it is missing the trial is mid-run, however slow the machine.
+    await addTask(suite, {
+      id: "t3-held",
+      testCommand: `while [ ! -e '${go}' ]; do sleep 0.05; done; node --test`,
+      args: ["--finish-gate", "none"],
+      script: [{ action: { type: "finish", summary: "好了" } }],
+    });
     const producer = spawn(
       process.execPath,
       [BIN, "eval", suite, "--trials", "2", "--concurrency", "1"],
@@ -152,37 +159,45 @@ describe("coding-agent eval resume <job>", () => {
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>
       producer.once("exit", (_code, signal) => resolve(signal)),
     );
-    // Killed, without warning, once three trials have been recorded.
+    // Killed, without warning, once t1 and t2 are recorded: t3-held #1 is running, held.
     await new Promise<void>((resolve) => {
       producer.stderr.setEncoding("utf8").on("data", (chunk: string) => {
         stderr += chunk;
-        if (stderr.split("\n").filter((line) => /^\[\d+\/8\] /.test(line)).length >= 3) resolve();
+        if (stderr.split("\n").filter((line) => /^\[\d+\/6\] /.test(line)).length >= 4) resolve();
       });
     });
     producer.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");
     const [jobId] = await jobIds();
     const before = await trialFiles(jobId as string);
-    expect(before.size).toBeGreaterThanOrEqual(3);
-    expect(before.size).toBeLessThan(8);
+    expect([...before.keys()].sort()).toEqual(["t1#1", "t1#2", "t2#1", "t2#2"]);
 
+    await writeFile(go, "");
     const resumed = await evalBin(["resume", jobId as string, "--json"]);
     expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain("已有 4 次试验的结果，还要运行 2 次");
     const after = await trialFiles(jobId as string);
     // Every trial finished before the kill is kept as it was, byte for byte.
     for (const [key, text] of before) expect(after.get(key), key).toBe(text);
-    expect([...after.keys()].sort()).toEqual(ids.flatMap((id) => [`${id}#1`, `${id}#2`]).sort());
+    expect([...after.keys()].sort()).toEqual([
+      "t1#1",
+      "t1#2",
+      "t2#1",
+      "t2#2",
+      "t3-held#1",
+      "t3-held#2",
+    ]);
     // The resume ran exactly the trials that had no result, each once.
     const progress = resumed.stderr.split("\n").filter((line) => /^\[\d+\/\d+\] /.test(line));
-    const ranNow = progress.map((line) => line.split(" ").slice(2, 4).join("#").replace("##", "#"));
-    expect(new Set(ranNow).size).toBe(ranNow.length);
-    expect(ranNow.length).toBe(8 - before.size);
-    for (const key of before.keys()) expect(ranNow).not.toContain(key);
+    expect(progress.map((line) => line.split(" ").slice(2, 4).join(" ")).sort()).toEqual([
+      "t3-held #1",
+      "t3-held #2",
+    ]);
     const report = JSON.parse(resumed.stdout);
-    expect(report).toMatchObject({ passed: 8, total: 8, trials: 2 });
+    expect(report).toMatchObject({ passed: 6, total: 6, trials: 2 });
     // Each recorded trial names its own run: no run counted for two trials.
     const runIds = [...after.values()].map((text) => JSON.parse(text).result.runId);
-    expect(new Set(runIds).size).toBe(8);
+    expect(new Set(runIds).size).toBe(6);
   });
 
   it("refuses a job that does not exist, and the job's own settings, with exit 2", async () => {
@@ -244,7 +259,67 @@ describe("coding-agent eval regrade <job>", () => {
     expect(await runCount()).toBe(runsBefore);
     const files = [...(await trialFiles(jobId as string)).values()].map((text) => JSON.parse(text));
     expect(files.every((record) => typeof record.regradedAt === "string")).toBe(true);
+    // A regrade runs no agent: each trial keeps the trajectory of the run it had.
+    expect(files.map((record) => record.trajectory).sort()).toEqual(
+      ["false-completed", "fix-slugify", "fix-sum", "forbidden-write"].flatMap((id) => [
+        `atif/${id}/1.json`,
+        `atif/${id}/2.json`,
+      ]),
+    );
     await rm(path.dirname(suite), { recursive: true, force: true });
+  });
+
+  it("after a regrade SIGKILLed mid-trial keeps every trial file whole, and a second regrade finishes", async () => {
+    const suite = path.join(base, "suite");
+    await addWaitingTasks(suite, ["r1", "r2", "r3"], 1);
+    expect((await evalBin([suite, "--keep-workspaces"])).code).toBe(0);
+    const [jobId] = await jobIds();
+    const runsBefore = await runCount();
+    // r3's grader now waits for `go`: the regrade is held inside it, however slow the machine.
+    const go = path.join(base, "go");
+    const file = path.join(suite, "r3", "task.json");
+    const task = JSON.parse(await readFile(file, "utf8"));
+    await writeFile(
+      file,
+      JSON.stringify({
+        ...task,
+        testCommand: `while [ ! -e '${go}' ]; do sleep 0.05; done; ${task.testCommand}`,
+      }),
+    );
+    const regrading = spawn(
+      process.execPath,
+      [BIN, "eval", "regrade", jobId as string, "--concurrency", "1"],
+      { stdio: ["ignore", "ignore", "pipe"], env: env() },
+    );
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      regrading.once("exit", (_code, signal) => resolve(signal)),
+    );
+    let stderr = "";
+    await new Promise<void>((resolve) => {
+      regrading.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+        if (stderr.split("\n").filter((line) => /^\[\d+\/3\] /.test(line)).length >= 2) resolve();
+      });
+    });
+    regrading.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    const killed = [...(await trialFiles(jobId as string)).entries()].map(
+      ([key, text]) => [key, typeof JSON.parse(text).regradedAt] as const,
+    );
+    // Each file is the old one or the new one, whole: r1 and r2 regraded, r3 not yet.
+    expect(killed.sort()).toEqual([
+      ["r1#1", "string"],
+      ["r2#1", "string"],
+      ["r3#1", "undefined"],
+    ]);
+
+    await writeFile(go, "");
+    const again = await evalBin(["regrade", jobId as string, "--json"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ passed: 3, total: 3 });
+    const files = [...(await trialFiles(jobId as string)).values()].map((text) => JSON.parse(text));
+    expect(files.every((record) => typeof record.regradedAt === "string")).toBe(true);
+    expect(await runCount()).toBe(runsBefore);
   });
 
   it("refuses a job that kept no workspaces, with exit 2", async () => {

@@ -96,7 +96,7 @@ export function evalUsage(): string {
     "      coding-agent eval worker --queue redis://主机:端口 [--concurrency N]",
     "",
     "任务集：每个任务一个目录 <任务集>/<id>/task.json",
-    "作业：每次评测把每次试验的结果在它结束时写进 $CODING_AGENT_HOME/evals/<作业 id>/（一次试验一个文件），开始时打印作业 id",
+    "作业：每次评测把每次试验的结果在它结束时写进 $CODING_AGENT_HOME/evals/<作业 id>/（一次试验一个文件，运行另存为 ATIF 轨迹 atif/<任务 id>/<n>.json），开始时打印作业 id",
     "",
     "选项：",
     ...Object.entries(EVAL_FLAGS).map(([name, flag]) => {
@@ -116,12 +116,35 @@ const positive = (flag: string, text: string | undefined): number | string | und
   return Number(text);
 };
 
-/** Parses the arguments after `eval`; a Chinese message for a usage error (exit 2). */
-export function parseEvalArgs(
-  argv: readonly string[],
-):
+type EvalValues = ReturnType<
+  typeof parseArgs<{ options: typeof EVAL_FLAGS; allowPositionals: true; strict: true }>
+>["values"];
+
+type Parsed =
   | { readonly ok: true; readonly command: EvalCommand }
-  | { readonly ok: false; readonly message: string } {
+  | { readonly ok: false; readonly message: string };
+
+/** What every subcommand reads the same way: the numbers, the lanes, the queue. */
+interface CommonOptions {
+  readonly values: EvalValues;
+  readonly numbers: Readonly<Partial<Record<(typeof NUMBER_FLAGS)[number], number>>>;
+  readonly concurrency: number;
+  readonly queue?: RedisAddress;
+}
+
+const NUMBER_FLAGS = [
+  "concurrency",
+  "timeout-ms",
+  "lock-duration-ms",
+  "stalled-interval-ms",
+  "trials",
+] as const;
+
+/** A usage error: the message, then the usage text. */
+const bad = (message: string) => ({ ok: false as const, message: `${message}\n\n${evalUsage()}` });
+
+/** Parses the arguments after `eval`; a Chinese message for a usage error (exit 2). */
+export function parseEvalArgs(argv: readonly string[]): Parsed {
   let parsed: ReturnType<
     typeof parseArgs<{ options: typeof EVAL_FLAGS; allowPositionals: true; strict: true }>
   >;
@@ -137,119 +160,120 @@ export function parseEvalArgs(
   }
   const { values, positionals } = parsed;
   if (values.help === true) return { ok: true, command: { kind: "help" } };
-  const bad = (message: string) => ({
-    ok: false as const,
-    message: `${message}\n\n${evalUsage()}`,
-  });
-  const numbers: Record<string, number | undefined> = {};
-  for (const flag of [
-    "concurrency",
-    "timeout-ms",
-    "lock-duration-ms",
-    "stalled-interval-ms",
-    "trials",
-  ] as const) {
-    const value = positive(flag, values[flag]);
-    if (typeof value === "string") return bad(value);
-    numbers[flag] = value;
-  }
-  const concurrency = numbers.concurrency ?? DEFAULT_CONCURRENCY;
-  let queue: RedisAddress | undefined;
-  if (values.queue !== undefined) {
-    const address = parseQueueUrl(values.queue);
-    if (!address.ok) return bad(address.message);
-    queue = address.address;
-  }
+  const common = commonOptions(values);
+  if (typeof common === "string") return bad(common);
   const [target, ...rest] = positionals;
-  if (target === "resume" || target === "regrade") {
-    if (rest.length !== 1)
-      return bad(
-        rest.length === 0
-          ? `缺少作业：coding-agent eval ${target} <作业 id 或作业目录>`
-          : `只能给一个作业，收到 ${rest.length} 个：${rest.join(" ")}`,
-      );
-    // What a job ran is the job's: its trials, timeout and kept workspaces are recorded.
-    const recorded = (["trials", "timeout-ms", "keep-workspaces"] as const).find(
-      (flag) => values[flag] !== undefined,
-    );
-    if (recorded !== undefined) return bad(`--${recorded} 由作业记录决定，eval ${target} 不接受`);
-    if (target === "regrade" && queue !== undefined)
-      return bad("eval regrade 在本机保留的工作区上评分，不接受 --queue");
-  }
-  if (positionals.length !== 1 && target !== "resume" && target !== "regrade")
+  if (target === "resume" || target === "regrade") return parseJobCommand(target, rest, common);
+  if (positionals.length !== 1)
     return bad(
       positionals.length === 0
         ? "缺少任务集目录：coding-agent eval <任务集目录>"
         : `只能给一个任务集目录，收到 ${positionals.length} 个：${positionals.join(" ")}`,
     );
-  if (target === "worker") {
-    if (queue === undefined) return bad("eval worker 需要 --queue redis://主机:端口");
-    const suiteOnly = (
-      [
-        "json",
-        "junit",
-        "html",
-        "baseline",
-        "update-baseline",
-        "timeout-ms",
-        "trials",
-        "keep-workspaces",
-      ] as const
-    ).find((flag) => values[flag] !== undefined);
-    if (suiteOnly !== undefined)
-      return bad(`--${suiteOnly} 只用于 coding-agent eval <任务集目录>，worker 不接受`);
-    return {
-      ok: true,
-      command: {
-        kind: "worker",
-        queue,
-        concurrency,
-        ...(numbers["lock-duration-ms"] === undefined
-          ? {}
-          : { lockDurationMs: numbers["lock-duration-ms"] }),
-        ...(numbers["stalled-interval-ms"] === undefined
-          ? {}
-          : { stalledIntervalMs: numbers["stalled-interval-ms"] }),
-      },
-    };
+  if (target === "worker") return parseWorkerCommand(common);
+  return parseSuiteCommand(target as string, common);
+}
+
+/** The number flags and the queue, checked; a message for the first one that is wrong. */
+function commonOptions(values: EvalValues): CommonOptions | string {
+  const numbers: Partial<Record<(typeof NUMBER_FLAGS)[number], number>> = {};
+  for (const flag of NUMBER_FLAGS) {
+    const value = positive(flag, values[flag]);
+    if (typeof value === "string") return value;
+    if (value !== undefined) numbers[flag] = value;
   }
-  if (values["lock-duration-ms"] !== undefined || values["stalled-interval-ms"] !== undefined)
-    return bad("--lock-duration-ms、--stalled-interval-ms 只用于 coding-agent eval worker");
-  if (values["update-baseline"] === true && values.baseline === undefined)
-    return bad("--update-baseline 需要 --baseline <文件>（结果写到哪里）");
-  for (const flag of ["junit", "html", "baseline"] as const) {
-    if (values[flag]?.trim() === "") return bad(`--${flag} 需要文件路径`);
+  let queue: RedisAddress | undefined;
+  if (values.queue !== undefined) {
+    const address = parseQueueUrl(values.queue);
+    if (!address.ok) return address.message;
+    queue = address.address;
   }
-  const report: ReportOptions = {
-    json: values.json === true,
-    ...(values.junit === undefined ? {} : { junit: values.junit }),
-    ...(values.html === undefined ? {} : { html: values.html }),
-    ...(values.baseline === undefined ? {} : { baseline: values.baseline }),
-    updateBaseline: values["update-baseline"] === true,
+  return {
+    values,
+    numbers,
+    concurrency: numbers.concurrency ?? DEFAULT_CONCURRENCY,
+    ...(queue === undefined ? {} : { queue }),
   };
-  if (target === "resume" || target === "regrade") {
-    const job = rest[0] as string;
-    return {
-      ok: true,
-      command:
-        target === "resume"
-          ? {
-              kind: "resume",
-              job,
-              concurrency,
-              ...(queue === undefined ? {} : { queue }),
-              ...report,
-            }
-          : { kind: "regrade", job, concurrency, ...report },
-    };
-  }
+}
+
+/** `eval resume <job>` and `eval regrade <job>`: one job, and nothing the job recorded. */
+function parseJobCommand(
+  target: "resume" | "regrade",
+  rest: readonly string[],
+  common: CommonOptions,
+): Parsed {
+  const { values, queue, concurrency } = common;
+  if (rest.length !== 1)
+    return bad(
+      rest.length === 0
+        ? `缺少作业：coding-agent eval ${target} <作业 id 或作业目录>`
+        : `只能给一个作业，收到 ${rest.length} 个：${rest.join(" ")}`,
+    );
+  // What a job ran is the job's: its trials, timeout and kept workspaces are recorded.
+  const recorded = (["trials", "timeout-ms", "keep-workspaces"] as const).find(
+    (flag) => values[flag] !== undefined,
+  );
+  if (recorded !== undefined) return bad(`--${recorded} 由作业记录决定，eval ${target} 不接受`);
+  if (target === "regrade" && queue !== undefined)
+    return bad("eval regrade 在本机保留的工作区上评分，不接受 --queue");
+  const report = reportOptionsOf(values);
+  if (typeof report === "string") return bad(report);
+  const job = rest[0] as string;
+  return {
+    ok: true,
+    command:
+      target === "resume"
+        ? { kind: "resume", job, concurrency, ...(queue === undefined ? {} : { queue }), ...report }
+        : { kind: "regrade", job, concurrency, ...report },
+  };
+}
+
+/** `eval worker --queue …`: the queue, the lanes, the lock settings, and no report flag. */
+function parseWorkerCommand(common: CommonOptions): Parsed {
+  const { values, numbers, queue, concurrency } = common;
+  if (queue === undefined) return bad("eval worker 需要 --queue redis://主机:端口");
+  const suiteOnly = (
+    [
+      "json",
+      "junit",
+      "html",
+      "baseline",
+      "update-baseline",
+      "timeout-ms",
+      "trials",
+      "keep-workspaces",
+    ] as const
+  ).find((flag) => values[flag] !== undefined);
+  if (suiteOnly !== undefined)
+    return bad(`--${suiteOnly} 只用于 coding-agent eval <任务集目录>，worker 不接受`);
+  return {
+    ok: true,
+    command: {
+      kind: "worker",
+      queue,
+      concurrency,
+      ...(numbers["lock-duration-ms"] === undefined
+        ? {}
+        : { lockDurationMs: numbers["lock-duration-ms"] }),
+      ...(numbers["stalled-interval-ms"] === undefined
+        ? {}
+        : { stalledIntervalMs: numbers["stalled-interval-ms"] }),
+    },
+  };
+}
+
+/** `eval <suite>`: a new job, with its trials, timeout and kept workspaces. */
+function parseSuiteCommand(suiteDir: string, common: CommonOptions): Parsed {
+  const { values, numbers, queue, concurrency } = common;
+  const report = reportOptionsOf(values);
+  if (typeof report === "string") return bad(report);
   if (values["keep-workspaces"] === true && queue !== undefined)
     return bad("--keep-workspaces 不能和 --queue 一起用：工作区会留在各个 worker 的机器上");
   return {
     ok: true,
     command: {
       kind: "suite",
-      suiteDir: target as string,
+      suiteDir,
       concurrency,
       ...(numbers["timeout-ms"] === undefined ? {} : { timeoutMs: numbers["timeout-ms"] }),
       ...(numbers.trials === undefined ? {} : { trials: numbers.trials }),
@@ -257,5 +281,23 @@ export function parseEvalArgs(
       ...(queue === undefined ? {} : { queue }),
       ...report,
     },
+  };
+}
+
+/** How the report is given, for the commands that give one; a message when a flag is wrong. */
+function reportOptionsOf(values: EvalValues): ReportOptions | string {
+  if (values["lock-duration-ms"] !== undefined || values["stalled-interval-ms"] !== undefined)
+    return "--lock-duration-ms、--stalled-interval-ms 只用于 coding-agent eval worker";
+  if (values["update-baseline"] === true && values.baseline === undefined)
+    return "--update-baseline 需要 --baseline <文件>（结果写到哪里）";
+  for (const flag of ["junit", "html", "baseline"] as const) {
+    if (values[flag]?.trim() === "") return `--${flag} 需要文件路径`;
+  }
+  return {
+    json: values.json === true,
+    ...(values.junit === undefined ? {} : { junit: values.junit }),
+    ...(values.html === undefined ? {} : { html: values.html }),
+    ...(values.baseline === undefined ? {} : { baseline: values.baseline }),
+    updateBaseline: values["update-baseline"] === true,
   };
 }

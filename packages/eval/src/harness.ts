@@ -1,5 +1,6 @@
 import { type AgentRunner, crashedTask, runTask, type TaskResult } from "./run-task.ts";
 import type { EvalTask } from "./task-file.ts";
+import type { TrajectoryRead } from "./trajectory-read.ts";
 import type { EvalTrial } from "./trial.ts";
 
 /** Tasks run side by side unless `--concurrency` says otherwise. */
@@ -115,8 +116,15 @@ export function withTrial(result: TaskResult, trial: number, trials: number): Ta
   return { id, trial, ...rest };
 }
 
-/** How a trial's run is recorded once graded; a throw makes the trial a crash. */
-export type RecordTrial = (trial: EvalTrial, result: TaskResult) => Promise<void>;
+/**
+ * How a trial's run is recorded once graded; a throw makes the trial a crash. A trial run by
+ * a queue worker comes with its run's trajectory, read on the worker's machine.
+ */
+export type RecordTrial = (
+  trial: EvalTrial,
+  result: TaskResult,
+  trajectory?: TrajectoryRead,
+) => Promise<void>;
 
 /**
  * Runs `trials` (task × trial number) at most `concurrency` at a time, each in its own

@@ -8,12 +8,9 @@ export {
   parseEvalArgs,
   type ReportOptions,
 } from "./eval-args.ts";
-export {
-  EVAL_EXIT_CODES,
-  type EvalDependencies,
-  type EvalIo,
-  runEvalCommand,
-} from "./eval-command.ts";
+export { type EvalIo, runEvalCommand } from "./eval-command.ts";
+export type { EvalDependencies, EvalInvocation } from "./eval-dependencies.ts";
+export { EVAL_EXIT_CODES } from "./eval-exit-codes.ts";
 export {
   changedPaths,
   type FixtureFile,
@@ -69,6 +66,7 @@ export {
 } from "./jobs/job-spec.ts";
 export { type RegradeOutcome, regradeTrials } from "./jobs/regrade.ts";
 export { runJobTrials } from "./jobs/run-job.ts";
+export { trialTrajectoryPath, writeTrialTrajectory } from "./jobs/trial-trajectory.ts";
 export { renderJunit, xml } from "./junit.ts";
 export { countTrials, passAtK, suitePassAtK, type TrialCount } from "./pass-at-k.ts";
 export { PASS_RATE_TOLERANCE, type PassRateDrop, passRateDrops } from "./pass-rate-gate.ts";
@@ -120,4 +118,5 @@ export {
   reservedFlagIn,
   TaskFileSchema,
 } from "./task-file.ts";
+export { readTrajectory, type TrajectoryOf, type TrajectoryRead } from "./trajectory-read.ts";
 export { type EvalTrial, trialLabel, trialsOf } from "./trial.ts";

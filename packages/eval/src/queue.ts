@@ -10,6 +10,7 @@ import {
 } from "./harness.ts";
 import { type AgentRunner, crashedTask, runTask, type TaskResult } from "./run-task.ts";
 import type { EvalTask } from "./task-file.ts";
+import { readTrajectory, type TrajectoryOf, type TrajectoryRead } from "./trajectory-read.ts";
 import { type EvalTrial, trialLabel, trialsOf } from "./trial.ts";
 
 /** The BullMQ queue every producer and worker of `coding-agent eval` shares. */
@@ -42,6 +43,15 @@ interface EvalJobData {
   /** The trial's number and the trials per task (absent: one trial). */
   readonly trial?: number;
   readonly trials?: number;
+}
+
+/**
+ * What a worker hands back for a trial: its result, and its run read as a trajectory on the
+ * worker's machine (where the run's files are), when the worker was told how.
+ */
+interface EvalJobReturn {
+  readonly result: TaskResult;
+  readonly trajectory?: TrajectoryRead;
 }
 
 /** `redis://host:port` as an address, or a Chinese message (exit 2). */
@@ -142,7 +152,7 @@ export async function runTrialsOnQueue(
   },
 ): Promise<HarnessOutcome> {
   const clients = [connect(options.address), connect(options.address)] as const;
-  const queue = new Queue<EvalJobData, TaskResult>(QUEUE_NAME, { connection: clients[0] });
+  const queue = new Queue<EvalJobData, EvalJobReturn>(QUEUE_NAME, { connection: clients[0] });
   const events = new QueueEvents(QUEUE_NAME, { connection: clients[1] });
   queue.on("error", () => {});
   events.on("error", () => {});
@@ -171,15 +181,20 @@ export async function runTrialsOnQueue(
       jobs.map(async (job, index) => {
         const item = trials[index] as EvalTrial;
         const ended = await job.waitUntilFinished(events).then(
-          (value: TaskResult) => value,
-          (error: unknown) =>
-            crashedTask(item.task.id, error instanceof Error ? error.message : String(error), 0),
+          (value: EvalJobReturn) => value,
+          (error: unknown): EvalJobReturn => ({
+            result: crashedTask(
+              item.task.id,
+              error instanceof Error ? error.message : String(error),
+              0,
+            ),
+          }),
         );
-        const result = withTrial(ended, item.trial, options.trialsPerTask);
+        const result = withTrial(ended.result, item.trial, options.trialsPerTask);
         // One result per trial, whatever the events say.
         if (results.has(index) || options.signal.aborted) return;
         results.set(index, result);
-        await options.record?.(item, result);
+        await options.record?.(item, result, ended.trajectory);
         finished += 1;
         options.onTaskFinished?.(result, finished, trials.length);
       }),
@@ -210,6 +225,8 @@ export async function runQueueWorker(options: {
   readonly signal: AbortSignal;
   readonly lockDurationMs?: number;
   readonly stalledIntervalMs?: number;
+  /** How a finished trial's run is read as ATIF here, to travel back with its result. */
+  readonly trajectoryOf?: TrajectoryOf;
   /** A trial started: its task id, or `id #n` for a trial of `--trials k` (k > 1). */
   readonly onTaskStarted?: (label: string) => void;
   readonly onTaskFinished?: (result: TaskResult, label: string) => void;
@@ -218,7 +235,7 @@ export async function runQueueWorker(options: {
   readonly onError?: (message: string) => void;
 }): Promise<void> {
   const client = connect(options.address);
-  const processor = async (job: Job<EvalJobData, TaskResult>): Promise<TaskResult> => {
+  const processor = async (job: Job<EvalJobData, EvalJobReturn>): Promise<EvalJobReturn> => {
     const label = trialLabel(job.data.task.id, job.data.trial ?? 1, job.data.trials ?? 1);
     options.onTaskStarted?.(label);
     const result = await runTask(job.data.task, {
@@ -231,9 +248,13 @@ export async function runQueueWorker(options: {
     // Cancelled here means this worker is going away: never report it, let the lock lapse.
     if (options.signal.aborted) return new Promise<never>(() => {});
     options.onTaskFinished?.(result, label);
-    return result;
+    const trajectory =
+      result.runId === undefined || options.trajectoryOf === undefined
+        ? undefined
+        : await readTrajectory(options.trajectoryOf, result.runId);
+    return trajectory === undefined ? { result } : { result, trajectory };
   };
-  const worker = new Worker<EvalJobData, TaskResult>(QUEUE_NAME, processor, {
+  const worker = new Worker<EvalJobData, EvalJobReturn>(QUEUE_NAME, processor, {
     connection: client,
     concurrency: options.concurrency,
     lockDuration: options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,

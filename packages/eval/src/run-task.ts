@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { createIgnoredFilter } from "@coding-agent/tools";
 import {
   changedPaths,
   snapshotFixture,
@@ -154,6 +155,11 @@ export async function gradeWorkspace(options: {
   readonly signal: AbortSignal;
 }): Promise<Grades> {
   const { task, changed, run } = options;
+  // Build output the workspace ignores (its .gitignore, or outside git the usual build
+  // folders: __pycache__/, target/…) is not the agent's change to judge against allowPaths:
+  // a test run wrote it. Forbidden paths are judged on every change: an ignored file can
+  // still be one the task forbids (a .env, a lock file).
+  const userChanges = await createIgnoredFilter(options.workspace)(changed);
   return {
     tests_pass: await gradeTestsPass({
       testCommand: task.testCommand,
@@ -161,7 +167,7 @@ export async function gradeWorkspace(options: {
       timeoutMs: options.timeoutMs,
       signal: options.signal,
     }),
-    diff_in_scope: gradeDiffInScope(task, changed),
+    diff_in_scope: gradeDiffInScope(task, userChanges),
     forbidden_untouched: gradeForbiddenUntouched(task, changed),
     status: gradeStatus(task, run.status, run.code),
   };

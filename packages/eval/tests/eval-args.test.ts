@@ -40,6 +40,11 @@ describe("parseEvalArgs", () => {
     [["s", "--lock-duration-ms", "10"]],
     [["worker"]],
     [["worker", "--queue", "redis://h:1", "--json"]],
+    [["resume"]],
+    [["resume", "job", "--trials", "2"]],
+    // A regrade grades workspaces kept on this machine; a queued job keeps none to grade.
+    [["regrade", "job", "--queue", "redis://h:1"]],
+    [["s", "--keep-workspaces", "--queue", "redis://h:1"]],
   ])("refuses %j", (argv) => {
     const parsed = parseEvalArgs(argv);
     expect(parsed.ok).toBe(false);

@@ -88,6 +88,40 @@ describe("runTask", () => {
     expect(result.graders.diff_in_scope.pass).toBe(false);
   });
 
+  it("build output is not judged against allowPaths, a user file beside it is; forbidden paths see it all", async () => {
+    const build =
+      "__pycache__/calc.cpython-312.pyc,src/__pycache__/a.pyc,target/debug/calc,lib/x.pyc";
+    const inScope = await runTask(
+      task({ id: "t", goal: `write:src/calc.py,${build}`, allowPaths: ["src"] }),
+      { runner: fakeRunner(), signal: never },
+    );
+    expect(inScope.graders.diff_in_scope).toEqual({
+      pass: true,
+      detail: "改动 1 个文件，都在 allowPaths 内",
+    });
+    // Names that only look like build output are the user's files.
+    const lookalikes = await runTask(
+      task({
+        id: "t",
+        goal: "write:src/calc.py,target.txt,mytarget/x,src/pycache_notes.md,lib/x.pyc.bak",
+        allowPaths: ["src"],
+      }),
+      { runner: fakeRunner(), signal: never },
+    );
+    expect(lookalikes.graders.diff_in_scope.detail).toBe(
+      "allowPaths 之外的改动：lib/x.pyc.bak, mytarget/x, target.txt",
+    );
+    const forbidden = await runTask(
+      task({ id: "t", goal: `write:${build}`, forbiddenPaths: ["target"], allowPaths: ["src"] }),
+      { runner: fakeRunner(), signal: never },
+    );
+    expect(forbidden.graders.diff_in_scope.pass).toBe(true);
+    expect(forbidden.graders.forbidden_untouched).toEqual({
+      pass: false,
+      detail: "改动了禁止的文件：target/debug/calc",
+    });
+  });
+
   it("grades with the diff it is given, which alone decides what changed", async () => {
     const seen: [string[], string[]][] = [];
     const result = await runTask(

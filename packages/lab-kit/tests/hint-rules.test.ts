@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LessonManifest } from "../src/manifest.ts";
-import { checkHints, sharedCode } from "../src/verify/hint-rules.ts";
+import { checkHints, codeSyntax, sharedCode } from "../src/verify/hint-rules.ts";
 
 const SOLUTION = new Map([
   [
@@ -61,6 +61,25 @@ describe("checkHints", () => {
     const result = checkHints(lesson([DIRECTION, leaky]), SOLUTION);
     expect(result.ok).toBe(false);
     expect(result.text).toContain("第 2 条提示写出了答案的代码");
+  });
+
+  // Hints of this kind were once in lessons 02, 03, 09 and 20: each is shorter than any
+  // solution line it gives away, so only its syntax shows that it is code.
+  it.each([
+    [
+      "the head of a statement",
+      "把 if 链改成 switch (status)：completed 0、failed 1。",
+      "switch (",
+    ],
+    ["a comparison", "maxAttempts 是总次数：attempt >= maxAttempts 时没有下一次了。", "t >= m"],
+    ["an object literal", '其他类别返回 { retry: false, reason: "not_retryable" }。', "{ retry"],
+    ["an arrow function", "用 new Promise((resolve, reject) => …) 把三者放在一起。", "=>"],
+    ["a thrown error", "取不到时 throw new ScriptExhaustedError，带上调用序号。", "throw new"],
+  ])("fails a hint that writes %s, however short", (_kind, text, code) => {
+    const result = checkHints(lesson([DIRECTION, { test: TEST, text }]), SOLUTION);
+    expect(result.ok).toBe(false);
+    expect(result.text).toContain("第 2 条提示写出了代码「");
+    expect(codeSyntax(text)).toContain(code);
   });
 
   it("lets a hint name a value or a field the answer uses", () => {

@@ -126,6 +126,7 @@ describe("verifyLessons", () => {
       "提示与 Rubric 引用的测试和变异门都存在，提示都挂在 starter 失败的测试上",
       "README 验收 Rubric 与 lesson.json 的 rubric 一致",
       "starter 的注释与 README 的前几节都没有写出答案的代码",
+      "提示先讲方向、再讲机制，没有一条写出答案的代码",
       "README 常见失败：0 条症状由变异门的真实失败证实",
       "README 的 0 个输出块与真实运行一致",
     ]);

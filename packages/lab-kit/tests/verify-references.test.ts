@@ -62,8 +62,8 @@ beforeAll(async () => {
       edits: [
         replace(
           "lesson.json",
-          '{ "text": "对照 solution 的写法。" }',
-          '{ "test": "label > prefixes a hash", "text": "对照 solution 的写法。" }',
+          '"test": "total > adds every value", "text"',
+          '"test": "label > prefixes a hash", "text"',
         ),
       ],
     },

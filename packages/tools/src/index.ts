@@ -111,6 +111,7 @@ export {
 } from "./ignored-files.ts";
 export {
   fitsBudget,
+  type KeepOutput,
   MIN_OBSERVATION_BUDGET,
   type ObservationBudget,
   observationBudget,

@@ -20,6 +20,23 @@ export interface ObservationBudget {
   readonly redact?: Redactor;
 }
 
+/**
+ * Keeps a tool's whole output (already redacted) where the model can page through it: the
+ * run's artifacts, read back with `read_artifact`. Resolves to the artifact's id, or
+ * undefined when there is nowhere to keep it (the result then stays cut, as without it).
+ * `run_command` and `run_tests` use it when their output does not fit the budget: their
+ * output cannot be asked for again page by page, as a file can.
+ */
+export type KeepOutput = (text: string, tool: string) => Promise<string | undefined>;
+
+/** Characters a result cut to the budget keeps free for the artifact id and the note naming it. */
+export const ARTIFACT_NOTE_ROOM = 250;
+
+/** The note (Chinese) telling the model where the whole of `what` is and how to page through it. */
+export function readArtifactNote(id: string, what: string): string {
+  return `${what}已存为 artifact ${id}：用 read_artifact {"id":"${id}","startLine":1,"endLine":100} 分页读取`;
+}
+
 /** The smallest budget a tool can page in: a `read_file` hash and paging fields alone take ~200. */
 export const MIN_OBSERVATION_BUDGET = 1_000;
 

@@ -1,4 +1,5 @@
 import {
+  artifactText,
   type BlockedOutcome,
   defineTool,
   type Tool,
@@ -8,11 +9,14 @@ import {
 import { z } from "zod";
 import { type ApprovalOptions, createApprovalGate, type GatedCall } from "./approval-gate.ts";
 import {
+  ARTIFACT_NOTE_ROOM,
   fitsBudget,
+  type KeepOutput,
   largestFitting,
   type ObservationBudget,
   observationBudget,
   omitMiddle,
+  readArtifactNote,
 } from "./observation-budget.ts";
 import { buildBwrapArgv } from "./sandbox/bwrap.ts";
 import { type ProcessOptions, type ProcessResult, runProcess } from "./sandbox/exec.ts";
@@ -29,6 +33,8 @@ export type RunCommandResult = Omit<ProcessResult, "timedOut"> & {
   readonly timedOut: false;
   /** Set when the output was cut to the observation budget: what was left out and how to see it. */
   readonly note?: string;
+  /** The artifact holding the whole output, when it was cut to the budget and kept (`keepOutput`). */
+  readonly artifact?: string;
 };
 
 export const RunCommandInputSchema = z.object({
@@ -59,6 +65,11 @@ export interface RunCommandOptions extends ApprovalOptions {
    * `createContextBudget`), which keeps head, tail and the id for the model.
    */
   readonly wholeOutput?: boolean;
+  /**
+   * Keeps an output cut to the budget whole (up to 1 MB a stream then), and the result
+   * names the artifact instead of telling the model to run the command again.
+   */
+  readonly keepOutput?: KeepOutput;
   /** Runs the process; `runProcess` by default (lesson 12 plugs the learner's in here). */
   readonly runProcess?: (options: ProcessOptions) => Promise<ProcessResult>;
 }
@@ -144,7 +155,9 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
       cwd: options.policy.cwd,
       env: options.policy.env,
       timeoutMs,
-      maxOutputBytes: options.maxOutputBytes ?? (options.wholeOutput ? WHOLE_OUTPUT_BYTES : 30_000),
+      maxOutputBytes:
+        options.maxOutputBytes ??
+        (options.wholeOutput || options.keepOutput !== undefined ? WHOLE_OUTPUT_BYTES : 30_000),
       ...(signal === undefined ? {} : { signal }),
     });
     if (result.timedOut) {
@@ -158,15 +171,34 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
     const finished: RunCommandResult = { ...result, timedOut: false };
     if (options.wholeOutput) return finished;
     const fitted = fitOutput(finished, budget, (cut) => cut);
-    return fitted === finished
-      ? finished
-      : {
-          ...fitted,
-          truncated: true,
-          note:
-            "输出超出观察预算，stdout / stderr 的中间已省略（见其中的标记）。要看省略的部分：让命令只输出需要的内容" +
-            "（例如只跑一个文件、加过滤参数），或把输出写进工作区的文件，再用 read_file 分页读",
-        };
+    if (fitted === finished) return finished;
+    const kept = await keepWhole(finished);
+    if (kept !== undefined) return kept;
+    return {
+      ...fitted,
+      truncated: true,
+      note:
+        "输出超出观察预算，stdout / stderr 的中间已省略（见其中的标记）。要看省略的部分：让命令只输出需要的内容" +
+        "（例如只跑一个文件、加过滤参数），或把输出写进工作区的文件，再用 read_file 分页读",
+    };
+  }
+
+  /** The result cut to the budget with the whole output kept as an artifact, if it can be kept. */
+  async function keepWhole(finished: RunCommandResult): Promise<RunCommandResult | undefined> {
+    if (options.keepOutput === undefined) return undefined;
+    const text = artifactText({ stdout: finished.stdout, stderr: finished.stderr });
+    const id = await options.keepOutput(budget.redact?.(text) ?? text, "run_command");
+    if (id === undefined) return undefined;
+    const room = { ...budget, maxChars: budget.maxChars - ARTIFACT_NOTE_ROOM };
+    const fitted = fitOutput(finished, room, (cut) => cut);
+    const stderrNote =
+      finished.stderr === "" ? "" : "（stdout 在前，stderr 在 --- stderr --- 一行之后）";
+    return {
+      ...fitted,
+      truncated: true,
+      artifact: id,
+      note: `输出超出观察预算，stdout / stderr 的中间已省略。${readArtifactNote(id, `完整输出${stderrNote}`)}`,
+    };
   }
 
   return Object.assign(runCommand, { authorize });

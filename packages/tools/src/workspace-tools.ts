@@ -11,7 +11,11 @@ import {
   type ReadLimits,
   readWorkspaceFile,
 } from "./fs-read.ts";
-import { type ObservationBudget, observationBudget } from "./observation-budget.ts";
+import {
+  type KeepOutput,
+  type ObservationBudget,
+  observationBudget,
+} from "./observation-budget.ts";
 import { createRunCommandTool } from "./run-command.ts";
 import { createSandboxPolicy } from "./sandbox/policy.ts";
 import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
@@ -58,6 +62,8 @@ export interface WorkspaceToolsOptions {
   readonly wholeCommandOutput?: boolean;
   /** What `run_tests` runs (`--test-command`, or the package's test script); none: it says how to give one. */
   readonly testCommand?: string;
+  /** Where `run_command` and `run_tests` keep an output cut to the budget (see `KeepOutput`). */
+  readonly keepOutput?: KeepOutput;
 }
 
 /**
@@ -81,6 +87,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
     sandbox: options.sandbox,
     budget,
     ...(options.testCommand === undefined ? {} : { testCommand: options.testCommand }),
+    ...(options.keepOutput === undefined ? {} : { keepOutput: options.keepOutput }),
   });
   // One gate per tool, each remembering its own "allow for the run" answers.
   const approvals: ApprovalOptions = {
@@ -97,6 +104,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolSet {
       sandbox: options.sandbox,
       budget,
       ...(options.wholeCommandOutput ? { wholeOutput: true } : {}),
+      ...(options.keepOutput === undefined ? {} : { keepOutput: options.keepOutput }),
       ...approvals,
     }),
     run_tests: defineTool({

@@ -302,6 +302,70 @@ describe("run_command within the observation budget", () => {
     expect(result.stdout).toMatch(/\[… 省略 \d+ 字符（超出观察预算）…\]/);
   });
 
+  it("keeps a cut output whole as an artifact (redacted, beyond the 30 kB a stream keeps otherwise) and names it", async () => {
+    const secret = "ghp_R3alLookingTokenValue1234567890abcd";
+    const redact = (text: string) => text.replaceAll(secret, "[REDACTED:github-token]");
+    const kept: { text: string; tool: string }[] = [];
+    const run = createRunCommand({
+      policy: createSandboxPolicy({ workspace, allowCommands: ["node"] }),
+      sandbox: { kind: "none" },
+      approval: "deny",
+      budget: observationBudget(2_000, redact),
+      keepOutput: async (text, tool) => {
+        kept.push({ text, tool });
+        return `art-${kept.length}`;
+      },
+    });
+    const result = await run({
+      argv: [
+        "node",
+        "-e",
+        `for (let i = 0; i < 20000; i++) console.log('line ' + i); console.log('${secret}'); console.error('warn')`,
+      ],
+    });
+    if (!("stdout" in result)) throw new Error("expected a result");
+    expect(observedLength(result, redact)).toBeLessThanOrEqual(2_000);
+    expect(result).toMatchObject({
+      truncated: true,
+      artifact: "art-1",
+      note: expect.stringContaining('read_artifact {"id":"art-1"'),
+    });
+    expect(kept).toHaveLength(1);
+    expect(kept[0]?.tool).toBe("run_command");
+    const whole = kept[0]?.text ?? "";
+    // All 20,000 lines (~230 kB, far over 30 kB), the secret masked, stderr under its own line.
+    expect(whole.startsWith("line 0\nline 1\n")).toBe(true);
+    expect(whole).toContain("line 19999\n[REDACTED:github-token]\n");
+    expect(whole).not.toContain(secret);
+    expect(whole).toContain("\n--- stderr ---\nwarn\n");
+  });
+
+  it("a result that fits stores nothing; a store that declines leaves the cut result as without one", async () => {
+    const calls: string[] = [];
+    const make = (budget: number) =>
+      createRunCommand({
+        policy: createSandboxPolicy({ workspace, allowCommands: ["node"] }),
+        sandbox: { kind: "none" },
+        approval: "deny",
+        budget: observationBudget(budget),
+        keepOutput: async (text) => {
+          calls.push(text);
+          return undefined;
+        },
+      });
+    expect(await make(2_000)({ argv: ["node", "-e", "console.log('hi')"] })).toMatchObject({
+      stdout: "hi\n",
+      truncated: false,
+    });
+    expect(calls).toEqual([]);
+    const cut = await make(2_000)({
+      argv: ["node", "-e", "for (let i = 0; i < 5000; i++) console.log(i)"],
+    });
+    expect(calls).toHaveLength(1);
+    expect(cut).toMatchObject({ truncated: true, note: expect.stringContaining("read_file") });
+    expect(cut).not.toHaveProperty("artifact");
+  });
+
   it("leaves a result that fits as the command printed it, with no note", async () => {
     const run = createRunCommand({
       policy: createSandboxPolicy({ workspace, allowCommands: ["node"] }),

@@ -259,6 +259,67 @@ describe("run_tests", HANG_GUARD, () => {
     expect(result.failures[0]?.name).toBe("case 0");
   });
 
+  it("keeps the whole output of a run cut to the budget, redacted, and names its artifact", async () => {
+    const secret = "ghp_R3alLookingTokenValue1234567890abcd";
+    const tests = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `test("case ${i}", () => { throw new Error("${"long reason ".repeat(40)}${i}${i === 30 ? ` ${secret}` : ""}"); });`,
+    );
+    await writeFile(
+      join(dir, "many.test.js"),
+      `import test from "node:test";\n${tests.join("\n")}\n`,
+    );
+    const kept: string[] = [];
+    const redact = (text: string) => text.replaceAll(secret, "[REDACTED:github-token]");
+    const run = createRunTests({
+      policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
+      sandbox: { kind: "none" },
+      testCommand: "node --test",
+      budget: observationBudget(3_000, redact),
+      keepOutput: async (text, tool) => {
+        kept.push(`${tool}:${text}`);
+        return `run_tests-${kept.length}`;
+      },
+    });
+    const result = await run({});
+    if (!("failures" in result)) throw new Error("expected a report");
+    expect(observedLength(result, redact)).toBeLessThanOrEqual(3_000);
+    expect(result).toMatchObject({
+      failed: 60,
+      artifact: "run_tests-1",
+      note: expect.stringContaining('read_artifact {"id":"run_tests-1"'),
+    });
+    expect(kept).toHaveLength(1);
+    expect(kept[0]?.startsWith("run_tests:")).toBe(true);
+    // Every failure is in the artifact, the ones the result left out too; the secret is not.
+    for (let i = 0; i < 60; i++) expect(kept[0]).toContain(`case ${i}`);
+    expect(kept[0]).toContain("[REDACTED:github-token]");
+    expect(kept[0]).not.toContain(secret);
+  });
+
+  it("keeps the output of an unreadable runner once more than its end is shown; a short one stores nothing", async () => {
+    const kept: string[] = [];
+    const make = (testCommand: string) =>
+      createRunTests({
+        policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
+        sandbox: { kind: "none" },
+        testCommand,
+        keepOutput: async (text) => {
+          kept.push(text);
+          return "whole";
+        },
+      });
+    const short = await make("echo checked")({});
+    expect(short).toMatchObject({ report: "exit_code", passed: null });
+    expect(short).not.toHaveProperty("artifact");
+    expect(kept).toEqual([]);
+    const long = await make(`node -e "for (let i = 0; i < 2000; i++) console.log('row ' + i)"`)({});
+    expect(long).toMatchObject({ report: "exit_code", artifact: "whole" });
+    expect(kept[0]).toContain("row 0\n");
+    expect(kept[0]).toContain("row 1999");
+  });
+
   it("answers no_test_command when there is no command to run", async () => {
     expect(await runTests(undefined)).toMatchObject({
       ok: false,

@@ -3,6 +3,12 @@ import path from "node:path";
 import { formatValueIssues, toValueIssues } from "@coding-agent/agent-core";
 import { z } from "zod";
 import { type McpServerConfig, parseMcpServers } from "../mcp/config.ts";
+import {
+  layerDefaults,
+  NO_RUN_DEFAULTS,
+  type RunDefaults,
+  runDefaultsOf,
+} from "../run-defaults.ts";
 import { describePinChanges, namedScripts, pinDefinitions } from "./trust-pins.ts";
 import { readTrustEntry, recordTrust, trustFileOf } from "./workspace-trust.ts";
 
@@ -78,6 +84,8 @@ export type HookSettings =
       readonly mcpServers: readonly McpServerConfig[];
       /** Workspace files (relative) those hooks and servers run: the agent's tools never write them. */
       readonly scripts: readonly string[];
+      /** The `run` defaults: the user's, with a trusted workspace's over them (`../run-defaults.ts`). */
+      readonly runDefaults: RunDefaults;
       /** The one warning to print: a workspace whose settings were ignored. */
       readonly warning?: string;
     }
@@ -144,12 +152,13 @@ export async function loadHookSettings(options: {
   }
   const own = present
     ? await readSettings(workspaceFile, "workspace")
-    : { ok: true as const, hooks: [], mcpServers: [], document: {} };
+    : { ok: true as const, hooks: [], mcpServers: [], document: {}, runDefaults: NO_RUN_DEFAULTS };
   if (!own.ok) return own;
   const combined = {
     ok: true as const,
     hooks: [...user.hooks, ...own.hooks],
     mcpServers: [...user.mcpServers, ...own.mcpServers],
+    runDefaults: layerDefaults(user.runDefaults, own.runDefaults),
   };
   if (!options.trustWorkspace) return withScripts(workspace, combined);
   const failed = await recordTrust(workspace, home, await pinDefinitions(workspace, own.document));
@@ -175,6 +184,7 @@ async function withScripts(
     hooks: settings.hooks,
     mcpServers: settings.mcpServers,
     scripts: await namedScripts(workspace, commands),
+    runDefaults: settings.runDefaults,
     ...(settings.warning === undefined ? {} : { warning: settings.warning }),
   };
 }
@@ -189,13 +199,15 @@ async function readSettings(
       mcpServers: readonly McpServerConfig[];
       /** The file as parsed: what trust pins. */
       document: unknown;
+      runDefaults: RunDefaults;
     }
   | { ok: false; message: string }
 > {
   const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) =>
     absent(error) ? undefined : error,
   );
-  if (text === undefined) return { ok: true, hooks: [], mcpServers: [], document: {} };
+  if (text === undefined)
+    return { ok: true, hooks: [], mcpServers: [], document: {}, runDefaults: NO_RUN_DEFAULTS };
   if (text instanceof Error)
     return { ok: false, message: `设置文件 ${file} 读不了：${text.message}` };
   const parsed = parseJson(text);
@@ -208,6 +220,8 @@ async function readSettings(
   }
   const servers = parseMcpServers(checked.data.mcpServers, file);
   if (!servers.ok) return { ok: false, message: `设置文件 ${file} 无效：${servers.details}` };
+  const run = runDefaultsOf(parsed.value, file, source);
+  if (!run.ok) return run;
   const hooks: HookEntry[] = [];
   for (const event of HOOK_EVENTS) {
     const entries = checked.data.hooks?.[event] ?? [];
@@ -223,7 +237,13 @@ async function readSettings(
       });
     });
   }
-  return { ok: true, hooks, mcpServers: servers.servers, document: parsed.value };
+  return {
+    ok: true,
+    hooks,
+    mcpServers: servers.servers,
+    document: parsed.value,
+    runDefaults: run.defaults,
+  };
 }
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {

@@ -4,7 +4,8 @@ import path from "node:path";
 
 /**
  * What trusting a workspace pins (docs/contracts.md §8 "Trust"): a hash of each hook and MCP server
- * definition in its settings file, and of each script file a definition names. Keys say
+ * definition in its settings file, of each `run` default it sets, and of each script file a
+ * definition names. Keys say
  * what a hash is of, so a difference can be told in words:
  * `hooks.PreToolUse[0]`, `mcpServers.docs`, `file:scripts/check.sh`.
  */
@@ -33,6 +34,11 @@ export async function pinDefinitions(workspace: string, settings: unknown): Prom
     const args = Array.isArray(entry.args) ? entry.args.filter((a) => typeof a === "string") : [];
     if (typeof entry.command === "string") commands.push([entry.command, ...args].join(" "));
   }
+  // The run defaults a workspace may set (allowed commands, the test command, budgets) are
+  // trusted with the rest: a changed one is a changed definition.
+  const run = isRecord(doc.run) ? doc.run : {};
+  for (const [key, value] of Object.entries(run))
+    pins[`run.${key}`] = hashOf(JSON.stringify(value));
   for (const file of await namedScripts(workspace, commands)) {
     const bytes = await readFile(path.join(workspace, file)).catch(() => undefined);
     if (bytes !== undefined) pins[`file:${file}`] = hashOf(bytes);

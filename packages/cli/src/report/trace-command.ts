@@ -1,14 +1,12 @@
 import { readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { CliIo } from "../cli-io.ts";
 import { EXIT_CODES } from "../exit-codes.ts";
 import type { CliEnv } from "../model-provider.ts";
 import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "../run-files.ts";
-import { readStateLog } from "../state/log.ts";
-import { AtifTrajectorySchema, toAtif } from "./atif.ts";
 import { renderHtmlReport } from "./html-report.ts";
 import type { TraceReport } from "./report-model.ts";
+import { readRunAtif } from "./run-atif.ts";
 import { formatTerminalReport } from "./terminal-report.ts";
 import type { TraceCommand } from "./trace-args.ts";
 import { parseTraceLines } from "./trace-lines.ts";
@@ -79,9 +77,8 @@ export async function runTraceCommand(
 }
 
 /**
- * Writes the run of `runDir` (its `state.jsonl`, the record a resume trusts) as an ATIF
- * trajectory, checked against the format's schema before it is written: exit 2 when the log
- * cannot be read, 1 when the file cannot be written.
+ * Writes the run of `runDir` as an ATIF trajectory, checked against the format's schema
+ * before it is written: exit 2 when the log cannot be read, 1 when the file cannot be written.
  */
 async function writeAtif(
   runDir: string,
@@ -89,13 +86,11 @@ async function writeAtif(
 ): Promise<
   { readonly ok: true } | { readonly ok: false; readonly code: number; readonly message: string }
 > {
-  const log = await readStateLog(path.join(runDir, "state.jsonl"));
-  if (!log.ok) return { ok: false, code: EXIT_CODES.usage, message: `写不了 ATIF：${log.message}` };
-  const trajectory = AtifTrajectorySchema.parse(
-    toAtif(log.events, { name: "coding-agent", version: await cliVersion() }),
-  );
+  const read = await readRunAtif(runDir);
+  if (!read.ok)
+    return { ok: false, code: EXIT_CODES.usage, message: `写不了 ATIF：${read.message}` };
   try {
-    await writeFile(target, `${JSON.stringify(trajectory, null, 2)}\n`, {
+    await writeFile(target, `${JSON.stringify(read.trajectory, null, 2)}\n`, {
       encoding: "utf8",
       mode: 0o600,
     });
@@ -107,21 +102,6 @@ async function writeAtif(
     };
   }
   return { ok: true };
-}
-
-/** This CLI's version, from its package.json (found above this module, in sources or dist). */
-async function cliVersion(): Promise<string> {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const text = await readFile(path.join(dir, "package.json"), "utf8").catch(() => undefined);
-    const parsed =
-      text === undefined ? undefined : (JSON.parse(text) as { name?: string; version?: string });
-    if (parsed?.name === "@coding-agent/cli" && typeof parsed.version === "string")
-      return parsed.version;
-    const parent = path.dirname(dir);
-    if (parent === dir) return "0.0.0";
-    dir = parent;
-  }
 }
 
 /**

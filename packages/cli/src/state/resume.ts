@@ -13,6 +13,7 @@ import {
 } from "@coding-agent/agent-core";
 import { hashBytes, removeLeftoverTemps } from "@coding-agent/tools";
 import { addChildSpend, NOTHING_SPENT, type SubagentsSpent } from "../subagents/spawn-agent.ts";
+import { removeOrphanedCopies } from "../subagents/workspace-copy.ts";
 import type { EditJournal } from "./edit-journal.ts";
 import { settleHalfEdit } from "./half-edit.ts";
 import type { StateEvent } from "./log.ts";
@@ -316,12 +317,13 @@ function answerInDoubt(tool: string, files: readonly PredictedFile[], decision: 
 }
 
 /**
- * Removes what a killed run's writes left in the workspace: the temporary file of a
- * write that never reached its rename, beside each file an edit in doubt changes. Runs
- * before anything reads the workspace, so no temporary file counts as a change.
- * Returns the paths removed.
+ * Removes what a killed run left: the temporary file of a write that never reached its
+ * rename, beside each file an edit in doubt changes, and the isolated copies (worktrees)
+ * of subagents whose process is gone. Runs before anything reads the workspace, so no
+ * temporary file counts as a change. Returns the workspace paths removed.
  */
 export async function removeCrashLeftovers(plan: ResumePlan, workspace: string) {
+  await removeOrphanedCopies();
   const removed: string[] = [];
   for (const intent of plan.inDoubt.values()) {
     for (const file of intent.files ?? []) {

@@ -1,8 +1,21 @@
 import { execFile, execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
-import { copyFile, cp, lstat, mkdir, mkdtemp, readlink, rm, symlink } from "node:fs/promises";
+import {
+  copyFile,
+  cp,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { isAlive } from "../state/run-lock.ts";
 
 /**
  * A child's own copy of the parent's workspace (docs/contracts.md §7, lesson 39): a detached git
@@ -53,6 +66,7 @@ export async function createIsolatedCopy(workspace: string): Promise<IsolatedCop
   };
   remember(temp, repo?.top);
   try {
+    await writeFile(path.join(temp, OWNER_FILE), JSON.stringify(ownerOf(repo?.top)));
     if (repo === undefined) return await folderCopy(workspace, temp, tree, remove);
     return await worktreeCopy(repo, temp, tree, remove, cleanup);
   } catch (error) {
@@ -97,6 +111,64 @@ function removeAllNow(): void {
     }
   }
   live.clear();
+}
+
+/** Inside each copy's temporary folder: who made it, so a later run can clean up after a crash. */
+const OWNER_FILE = "owner.json";
+
+interface CopyOwner {
+  readonly pid: number;
+  /** The top of the repository whose worktree list names the copy; absent for a folder copy. */
+  readonly top?: string;
+}
+
+function ownerOf(top: string | undefined): CopyOwner {
+  return { pid: process.pid, ...(top === undefined ? {} : { top }) };
+}
+
+/**
+ * Removes the copies a killed process left (SIGKILL, a power cut: no exit handler ran): every
+ * `coding-agent-subagent-*` folder in the temp dir that this user owns and whose owner
+ * process is gone, with its worktree entry in the repository it was made from. A copy of a
+ * live process, a folder without an owner file and one of another user are left alone.
+ * Returns the folders removed.
+ */
+export async function removeOrphanedCopies(tempDir = os.tmpdir()): Promise<string[]> {
+  const names = await readdir(tempDir).catch(() => [] as string[]);
+  const removed: string[] = [];
+  for (const name of names.filter((entry) => entry.startsWith(COPY_PREFIX))) {
+    const temp = path.join(tempDir, name);
+    const owner = await readOwner(temp);
+    if (owner === undefined || isAlive(owner.pid)) continue;
+    const tree = path.join(temp, "tree");
+    if (owner.top !== undefined) {
+      await git(["worktree", "remove", "--force", tree], { cwd: owner.top }).catch(() => {});
+    }
+    await rm(temp, { recursive: true, force: true });
+    if (owner.top !== undefined)
+      await git(["worktree", "prune"], { cwd: owner.top }).catch(() => {});
+    removed.push(temp);
+  }
+  return removed;
+}
+
+async function readOwner(temp: string): Promise<CopyOwner | undefined> {
+  const stats = await lstat(temp).catch(() => undefined);
+  // Only a real folder of this user: a link, or another user's folder, is not ours to remove.
+  if (stats === undefined || !stats.isDirectory() || stats.uid !== process.getuid?.())
+    return undefined;
+  const text = await readFile(path.join(temp, OWNER_FILE), "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== "object" || value === null) return undefined;
+    const { pid, top } = value as Record<string, unknown>;
+    if (!Number.isSafeInteger(pid) || (pid as number) <= 0) return undefined;
+    if (top !== undefined && (typeof top !== "string" || !path.isAbsolute(top))) return undefined;
+    return { pid: pid as number, ...(top === undefined ? {} : { top }) };
+  } catch {
+    return undefined;
+  }
 }
 
 interface Repository {

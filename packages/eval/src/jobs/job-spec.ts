@@ -71,7 +71,8 @@ const TaskResultSchema = z.strictObject({
 
 /**
  * `<job>/trials/<taskId>/<trial>.json`: one finished trial, written atomically once it has
- * its grades. `workspace` is the kept trial folder (`--keep-workspaces`), relative to the job.
+ * its grades. `workspace` is the kept trial folder (`--keep-workspaces`), relative to the job;
+ * `trajectory` the trial's run as ATIF (written just before this file).
  */
 export const TrialFileSchema = z.strictObject({
   version: z.literal(JOB_FORMAT_VERSION),
@@ -80,6 +81,8 @@ export const TrialFileSchema = z.strictObject({
   finishedAt: z.string(),
   result: TaskResultSchema,
   workspace: z.string().optional(),
+  /** The trial's run as an ATIF trajectory file, relative to the job (absent: the trial had no run). */
+  trajectory: z.string().optional(),
   /** When the graders last ran again on the kept workspace (`coding-agent eval regrade`). */
   regradedAt: z.string().optional(),
 });

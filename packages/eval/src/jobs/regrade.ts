@@ -82,6 +82,7 @@ export function regradeTrials(
         finishedAt: record.finishedAt,
         result,
         ...(record.workspace === undefined ? {} : { workspace: record.workspace }),
+        ...(record.trajectory === undefined ? {} : { trajectory: record.trajectory }),
         regradedAt: new Date().toISOString(),
       });
       // The row keeps the trial's own duration: the agent's run is what it measures.

@@ -1,7 +1,7 @@
 // Stands in for `coding-agent run` in the harness's tests: the harness's contract with the
 // agent is argv in, a RunResult as JSON on stdout. The goal says what to do; FAKE_AGENT_LOG
 // (a folder) receives one line per run: its argv and its start and end times.
-import { appendFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const argv = process.argv.slice(2);
@@ -28,7 +28,11 @@ else if (goal === "crash") {
 } else if (goal.startsWith("wait:"))
   setTimeout(() => done("completed", "finished"), Number(goal.slice(5)));
 else if (goal.startsWith("write:")) {
-  writeFileSync(path.join(workspace, goal.slice(6)), "written by the agent\n");
+  // `write:a.txt,build/b.txt`: each file, its folders made.
+  for (const file of goal.slice(6).split(",")) {
+    mkdirSync(path.dirname(path.join(workspace, file)), { recursive: true });
+    writeFileSync(path.join(workspace, file), "written by the agent\n");
+  }
   done("completed", "finished");
 } else if (goal === "rmws") {
   rmSync(workspace, { recursive: true, force: true });

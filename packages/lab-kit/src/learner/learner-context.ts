@@ -1,10 +1,17 @@
 import { createInterface } from "node:readline/promises";
 import { findRepoRoot } from "../git.ts";
+import type { RunOptions } from "../run/runner.ts";
 import type { RunTarget, TargetReport } from "../run/targets.ts";
 import type { OutputStream } from "./terminal.ts";
 
-/** Runs lab tests against targets: `runLabTargets` from `@bootcamp/lab-kit`. */
-export type RunLabTargets = (targets: readonly RunTarget[]) => Promise<TargetReport[]>;
+/**
+ * Runs lab tests against targets: `runLabTargets` from `@bootcamp/lab-kit`, told (when the
+ * caller asks) as each target finishes.
+ */
+export type RunLabTargets = (
+  targets: readonly RunTarget[],
+  options?: Pick<RunOptions, "onTargetDone">,
+) => Promise<TargetReport[]>;
 
 /** Where a learner command runs: its streams, environment and the test runner it uses. */
 export interface LearnerContext {

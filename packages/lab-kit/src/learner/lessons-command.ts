@@ -3,50 +3,14 @@ import type { TargetReport } from "../run/targets.ts";
 import { EXIT_CODES } from "../tool-output.ts";
 import { answerUsage, LESSONS_USAGE, parseLessonsArgs } from "./cli-args.ts";
 import { inspectLab } from "./lab-lookup.ts";
-import { type LearnerContext, type RunLabTargets, repoRootOf } from "./learner-context.ts";
+import { type LearnerContext, repoRootOf } from "./learner-context.ts";
 import { type LessonRow, renderLessonsJson, renderLessonsText } from "./lessons-report.ts";
 import { summarizeProgress } from "./progress.ts";
 import { starterReports, starterTarget } from "./report-cache.ts";
+import { withStarterProgress } from "./starter-progress.ts";
 import { checkTestsIntegrityOfLabs } from "./tampering.ts";
 import { colorsFor } from "./terminal.ts";
 import { foldersWithChanges } from "./working-tree.ts";
-
-/** How often the elapsed time of a long starter run is redrawn on a terminal. */
-const TICK_MS = 1_000;
-
-/**
- * `run`, saying on `stderr` (stdout may be JSON) what it is waiting for: which lessons'
- * starters run and why, then the seconds as they pass on a terminal, then how long it took.
- * A first look after a clone runs every starter once (about a second each): that wait
- * is shown, not silent.
- */
-function withProgress(context: LearnerContext, run: RunLabTargets): RunLabTargets {
-  return async (targets) => {
-    const stderr = context.stderr;
-    const colors = colorsFor(stderr, context.env);
-    const ids = targets.map((target) => target.label.split(":")[0]).join("、");
-    stderr.write(
-      colors.dim(
-        `正在运行 ${targets.length} 课的 starter 测试（${ids}）：第一次查看时每课都要跑一次，之后只重跑改动过的课……\n`,
-      ),
-    );
-    const started = Date.now();
-    const seconds = () => Math.round((Date.now() - started) / 1000);
-    const tick =
-      stderr.isTTY === true
-        ? setInterval(() => stderr.write(`\r${colors.dim(`  已用 ${seconds()} 秒`)}`), TICK_MS)
-        : undefined;
-    try {
-      return await run(targets);
-    } finally {
-      if (tick !== undefined) {
-        clearInterval(tick);
-        stderr.write("\r\u001b[K");
-      }
-      stderr.write(colors.dim(`测试跑完，用时 ${seconds()} 秒。\n`));
-    }
-  };
-}
 
 /**
  * Every lab with the learner's progress: one test run for the usable starters whose
@@ -66,7 +30,7 @@ async function collectLessonRows(
   );
   // The test run dominates; the git comparisons run beside it.
   const targets = ready.map(starterTarget);
-  const run = withProgress(context, context.runTargets);
+  const run = withStarterProgress(context, context.runTargets);
   const [reports, integrities, starters] = await Promise.all([
     ready.length === 0
       ? Promise.resolve([])

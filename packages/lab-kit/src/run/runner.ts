@@ -34,6 +34,12 @@ import type {
 export interface RunOptions {
   /** The backstop's limit (tests shorten it). Default {@link NO_PROGRESS_MS}. */
   readonly noProgressMs?: number;
+  /**
+   * Called once for each target as soon as every file vitest planned for it has reported,
+   * in the order targets finish (which varies from run to run): how a caller running many
+   * targets shows its progress.
+   */
+  readonly onTargetDone?: (label: string) => void;
 }
 
 const CHILD = path.join(import.meta.dirname, "runner-child.ts");
@@ -88,6 +94,7 @@ export async function runLabAndPackageTests(
       maxWorkers: os.availableParallelism() + 1,
     },
     options.noProgressMs ?? NO_PROGRESS_MS,
+    options.onTargetDone,
   );
   const packageFiles: PackageTestFile[] = result.packageModules.map((module) => ({
     label: module.label,
@@ -161,7 +168,11 @@ function push<V>(map: Map<string, V[]>, key: string, value: V): void {
 }
 
 /** Forks the vitest child, hands it the job and collects its reports until it ends. */
-function runChild(job: RunJob, noProgressMs: number): Promise<ChildResult> {
+function runChild(
+  job: RunJob,
+  noProgressMs: number,
+  onTargetDone: ((label: string) => void) | undefined,
+): Promise<ChildResult> {
   const result: ChildResult & { stopped: string | undefined } = {
     planned: new Map(),
     modules: new Map(),
@@ -217,6 +228,11 @@ function runChild(job: RunJob, noProgressMs: number): Promise<ChildResult> {
         case "module": {
           const { type: _type, ...report } = message;
           push(result.modules, report.project, report);
+          // vitest plans every file before the first one reports: the count is final.
+          const reported = result.modules.get(report.project)?.length;
+          if (reported === result.planned.get(report.project)?.length) {
+            onTargetDone?.(report.project);
+          }
           break;
         }
         case "forbidden-import":

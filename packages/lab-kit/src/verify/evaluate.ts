@@ -101,7 +101,6 @@ export function checkGate(
   report: TargetReport,
   knownTests: ReadonlySet<string>,
   types: TypecheckResult | undefined,
-  options: { readonly diagnosed?: boolean } = {},
 ): CheckLine {
   const label = `变异门 ${mutation.name}（${mutation.description}）`;
   const expected = mutation.expect ?? "assertion";
@@ -130,9 +129,9 @@ export function checkGate(
   }
   // A learner who makes this mistake asks `lesson hint`, which follows the first failing
   // test and names the gates that declare it: the gate must declare that test, or the hint
-  // cannot name the mistake (graded hints, from week 5).
+  // cannot name the mistake.
   const first = firstFailingTest(report.tests);
-  if (options.diagnosed === true && first !== undefined && !mutation.breaks.includes(first.name)) {
+  if (first !== undefined && !mutation.breaks.includes(first.name)) {
     problems.push(
       `犯这个错误时第一个失败的测试是 "${first.name}"，它不在 breaks 里：lesson hint 跟着它，说不出这个错误`,
     );

@@ -3,12 +3,6 @@ import { answerLine, regionLines, squeeze } from "./answer-leaks.ts";
 import { type CheckLine, checkOf } from "./check-line.ts";
 
 /**
- * The week from which hints follow the graded rules below. Weeks 1–4 were written before
- * the rules and still hand over code in some hints; they join once rewritten.
- */
-export const GRADED_HINTS_FROM_WEEK = 5;
-
-/**
  * A hint may name what the answer uses (a function, a field, an error code) but not write
  * its code: this many characters of a solution line (spaces left out), with a call, a
  * comparison, an arrow or an index among them, give the answer away.
@@ -27,10 +21,34 @@ export function sharedCode(hint: string, answer: string): string | undefined {
 }
 
 /**
+ * Code a hint writes whatever the solution looks like: the head of a control statement, an
+ * arrow function, a thrown error, a comparison between two operands, an object literal with
+ * a key. Such fragments are often shorter than a solution line (`switch (status)`,
+ * `attempt >= maxAttempts`), so the shared-code rule above cannot see them. A hint may name
+ * things (`maxAttempts`, `"stale"`, `file.after`); how they combine is the exercise.
+ */
+const CODE_SYNTAX: readonly RegExp[] = [
+  /\b(?:switch|if|for|while|catch)\s*\(/,
+  /=>/,
+  /\bthrow\s+new\b/,
+  /[\w\])]\s*(?:===|!==|==|!=|>=|<=)\s*[\w"'([-]/,
+  /\{\s*[\w$]+\s*:\s*[^{}]*\}/,
+];
+
+/** The first piece of code a hint writes out, by its syntax alone. */
+export function codeSyntax(hint: string): string | undefined {
+  for (const pattern of CODE_SYNTAX) {
+    const found = pattern.exec(hint);
+    if (found !== null) return found[0];
+  }
+  return undefined;
+}
+
+/**
  * Hints teach, in grades: the lesson's hints open with a direction that is not tied to one
  * test (what the exercise must get right, from its failure cases), so every test with a
  * hint of its own has two — direction, then mechanism; and no hint writes out the code of
- * the solution's exercise regions.
+ * the solution's exercise regions, nor a statement of any code (`codeSyntax`).
  */
 export function checkHints(
   manifest: LessonManifest,
@@ -52,6 +70,10 @@ export function checkHints(
       if (code === undefined) continue;
       problems.push(`第 ${index + 1} 条提示写出了答案的代码「${code}」（${file}：${line}）`);
       return;
+    }
+    const code = codeSyntax(hint.text);
+    if (code !== undefined) {
+      problems.push(`第 ${index + 1} 条提示写出了代码「${code}」：用话讲机制，不写语句`);
     }
   });
   return checkOf("提示：", problems, "提示先讲方向、再讲机制，没有一条写出答案的代码");

@@ -36,7 +36,7 @@ import {
   checkTypes,
   type RuleTarget,
 } from "./evaluate.ts";
-import { checkHints, GRADED_HINTS_FROM_WEEK } from "./hint-rules.ts";
+import { checkHints } from "./hint-rules.ts";
 import {
   applyMutation,
   type MutantResult,
@@ -474,9 +474,7 @@ function evaluateLab(
       checks.push(failed(`变异门 ${mutation.name}（${mutation.description}）：${mutant.problem}`));
     } else if (label !== undefined) {
       checks.push(
-        checkGate(mutation, report(label), knownTests, typeResult?.mutants.get(mutation.name), {
-          diagnosed: manifest.week >= GRADED_HINTS_FROM_WEEK,
-        }),
+        checkGate(mutation, report(label), knownTests, typeResult?.mutants.get(mutation.name)),
       );
     }
   }
@@ -487,8 +485,7 @@ function evaluateLab(
   );
   checks.push(checkReadmeRubric(entry.readme, manifest, knownTests, capstoneTests));
   checks.push(checkAnswerLeaks(entry.readme, entry.pristine.files, entry.solutionFiles));
-  if (manifest.week >= GRADED_HINTS_FROM_WEEK)
-    checks.push(checkHints(manifest, entry.solutionFiles));
+  checks.push(checkHints(manifest, entry.solutionFiles));
   const gateReports = new Map([...labels.gates].map(([name, label]) => [name, report(label)]));
   checks.push(checkReadmeSymptoms(entry.readme, manifest, gateReports));
   // The README's verify block is this very report, with this check passing, as printed

@@ -64,8 +64,8 @@ beforeAll(async () => {
   lessonsExit = await runLessonsCommand(
     {
       ...context(stdout, firstErr),
-      runTargets: async (targets) => {
-        const reports = await runLabTargets(targets);
+      runTargets: async (targets, options) => {
+        const reports = await runLabTargets(targets, options);
         for (const report of reports) recorded.set(report.label, report);
         return reports;
       },
@@ -89,6 +89,15 @@ describe("pnpm lessons", () => {
   it("says on stderr which starters it runs on a first look, and how long that took", () => {
     expect(firstLookErr).toContain("正在运行 5 课的 starter 测试（01、02、03、04、05）");
     expect(firstLookErr).toMatch(/测试跑完，用时 \d+ 秒。/);
+  });
+
+  it("counts the lessons as their starters finish, in lesson order when stderr is not a terminal", () => {
+    const counted = firstLookErr.split("\n").filter((line) => line.includes("已跑完"));
+    expect(counted).toEqual(
+      ["01", "02", "03", "04", "05"].map(
+        (id, index) => `  已跑完 ${index + 1}/5 课（第 ${id} 课）`,
+      ),
+    );
   });
 
   it("runs, and names, only the starters without a kept report on the next look", () => {

@@ -3,7 +3,13 @@ import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { type ToolErrorResult, toolError } from "@coding-agent/agent-core";
 import { z } from "zod";
-import { type ObservationBudget, observationBudget } from "../observation-budget.ts";
+import {
+  ARTIFACT_NOTE_ROOM,
+  type KeepOutput,
+  type ObservationBudget,
+  observationBudget,
+  readArtifactNote,
+} from "../observation-budget.ts";
 import { buildBwrapArgv } from "../sandbox/bwrap.ts";
 import { runProcess } from "../sandbox/exec.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
@@ -49,6 +55,8 @@ export interface RunTestsResult {
   readonly output?: string;
   /** Failures counted but not listed, to fit the observation budget (the first ones are listed). */
   readonly omittedFailures?: number;
+  /** The artifact holding the whole output, when the result had to be cut to the budget. */
+  readonly artifact?: string;
 }
 
 /** How `run_tests` runs in one run. */
@@ -66,6 +74,8 @@ export interface RunTestsOptions {
   readonly readNodeTap?: (output: string) => TestCounts | undefined;
   /** The run's observation budget: failures, messages and the output's end are fitted to it. */
   readonly budget?: ObservationBudget;
+  /** Keeps an output cut to the budget whole (see `KeepOutput`). */
+  readonly keepOutput?: KeepOutput;
 }
 
 /**
@@ -165,30 +175,46 @@ export function createRunTests(
       );
     const read = readTestReport(planned, result, options.readNodeTap);
     const budget = options.budget ?? observationBudget();
-    if (read !== undefined)
-      return fitTestsResult(
-        {
-          ...read.counts,
-          exitCode: result.exitCode,
-          report: read.report,
-          command: planned.command,
-        },
-        budget,
-      );
-    return fitTestsResult(
-      {
-        passed: null,
-        failed: null,
-        skipped: null,
-        failures: [],
-        exitCode: result.exitCode,
-        report: "exit_code",
-        command: planned.command,
-        note: unreadableNote(planned, result.exitCode),
-        output: tail(stripVTControlCharacters(`${result.stdout}\n${result.stderr}`).trim(), 4_000),
-      },
-      budget,
-    );
+    const whole: RunTestsResult =
+      read !== undefined
+        ? {
+            ...read.counts,
+            exitCode: result.exitCode,
+            report: read.report,
+            command: planned.command,
+          }
+        : {
+            passed: null,
+            failed: null,
+            skipped: null,
+            failures: [],
+            exitCode: result.exitCode,
+            report: "exit_code",
+            command: planned.command,
+            note: unreadableNote(planned, result.exitCode),
+            output: tail(
+              stripVTControlCharacters(`${result.stdout}\n${result.stderr}`).trim(),
+              4_000,
+            ),
+          };
+    const fitted = fitTestsResult(whole, budget);
+    const output = stripVTControlCharacters(`${result.stdout}\n${result.stderr}`);
+    // Without counts the model sees the output's end: more than that end is cut too.
+    const cut = fitted !== whole || (read === undefined && output.trim().length > 4_000);
+    if (!cut || options.keepOutput === undefined) return fitted;
+    // Cut to the budget: the whole output is kept (redacted) and the result names it.
+    const id = await options.keepOutput(budget.redact?.(output) ?? output, "run_tests");
+    if (id === undefined) return fitted;
+    const named = fitTestsResult(whole, {
+      ...budget,
+      maxChars: budget.maxChars - ARTIFACT_NOTE_ROOM,
+    });
+    const reading = readArtifactNote(id, "完整的测试输出");
+    return {
+      ...named,
+      artifact: id,
+      note: named.note === undefined ? reading : `${named.note}；${reading}`,
+    };
   };
 }
 

@@ -1,5 +1,7 @@
 import { parseArgsOrExplain } from "./parse-args.ts";
+import { describeConfig } from "./print-config.ts";
 import { parseTraceArgs, TRACE_FLAGS, type TraceCommand } from "./report/trace-args.ts";
+import { applicableDefaults, NO_RUN_DEFAULTS, type RunDefaults } from "./run-defaults.ts";
 import { RUN_ID_PATTERN } from "./run-files.ts";
 import { RUN_FLAGS, RUN_PARSE_OPTIONS, RunFlagsSchema, runSpecOf } from "./run-flags.ts";
 import type { ProviderName, RunSpec } from "./run-spec.ts";
@@ -19,6 +21,8 @@ export type CliCommand =
   | { readonly kind: "eval"; readonly argv: readonly string[] }
   /** `replay <runId | state.jsonl>`: a run id, or the path of a state log. */
   | { readonly kind: "replay"; readonly target: string; readonly json: boolean }
+  /** `run --print-config`: each flag's value and where it came from, printed instead of a run. */
+  | { readonly kind: "print-config"; readonly text: string }
   | RunCommand;
 
 /** `coding-agent run`: the run spec its flags make, and how its result is printed. */
@@ -63,15 +67,23 @@ export function usage(): string {
       return `  ${left.padEnd(30)}${flag.help}`;
     }),
     "",
-    "密钥只从环境变量读取：OPENAI_API_KEY、ANTHROPIC_API_KEY（没有命令行选项）",
+    "密钥只从环境变量读取：OPENAI_API_KEY、ANTHROPIC_API_KEY 或各厂商的变量，--api-key-env 可以换一个变量名（密钥本身没有命令行选项）",
+    '默认值：$CODING_AGENT_HOME/settings.json 的 run 对象（键是上面的选项名，不带 --，如 { "run": { "provider": "deepseek", "max-steps": 40 } }）；受信任工作区的 .coding-agent/settings.json 的 run 盖在它上面，但不能设 provider、base-url、api-key-env、approval；命令行再盖在两者上面。用 Fake Model（--provider fake，或给了 --script 而没给 --provider）时不取真实模型的设置。run --print-config 列出每个选项的取值和来源',
     "运行记录（state.jsonl、trace.jsonl、artifacts/）写在 $CODING_AGENT_HOME/runs/<runId>/（默认 ~/.coding-agent），不写进工作区",
     "设置 OTEL_EXPORTER_OTLP_ENDPOINT（或 OTEL_EXPORTER_OTLP_TRACES_ENDPOINT）时，轨迹同时以 OpenTelemetry GenAI span 经 OTLP/HTTP 导出；OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true 才带消息内容（脱敏）",
     "退出码：0 完成 · 1 失败 · 2 用法错误 · 3 超出预算 · 4 被阻止 · 130 已取消",
   ].join("\n");
 }
 
-/** Parses argv (without node and the script) with `util.parseArgs`, then validates with zod. */
-export function parseCliArgs(argv: readonly string[]): CliArgsResult {
+/**
+ * Parses argv (without node and the script) with `util.parseArgs`, then validates with zod.
+ * `defaults` (from the settings files, `run-defaults.ts`) fill in the flags of `run` the
+ * command line leaves out, and are validated as if they had been typed.
+ */
+export function parseCliArgs(
+  argv: readonly string[],
+  defaults: RunDefaults = NO_RUN_DEFAULTS,
+): CliArgsResult {
   const [command, ...rest] = argv;
   // No command is a usage mistake (exit 2), not a request for help (exit 0).
   if (command === undefined) return bad(`缺少命令。可用命令：${COMMANDS.join("、")}`);
@@ -94,11 +106,24 @@ export function parseCliArgs(argv: readonly string[]): CliArgsResult {
     return bad(`${result.message}。可用选项：${known.join("、")}`);
   }
   const parsed = result.parsed;
-  const flags = RunFlagsSchema.safeParse(parsed.values);
+  const given: Readonly<Record<string, unknown>> = parsed.values;
+  const settings = applicableDefaults(given, defaults);
+  const flags = RunFlagsSchema.safeParse({ ...settings.values, ...given });
   if (!flags.success) {
-    return bad(flags.error.issues.map((issue) => issue.message).join("；"));
+    const messages = flags.error.issues.map((issue) => {
+      // A value from a settings file is named there, or the user looks for it on the command line.
+      const name = String(issue.path[0] ?? "");
+      const origin =
+        name in given ? undefined : settings.origins[name as keyof RunDefaults["origins"]];
+      return origin === undefined ? issue.message : `${issue.message}（来自 ${origin}）`;
+    });
+    return bad(messages.join("；"));
   }
   if (flags.data.help) return { ok: true, command: { kind: "help" } };
+  if (flags.data["print-config"]) {
+    const text = describeConfig(flags.data, given, settings, flags.data.json);
+    return { ok: true, command: { kind: "print-config", text } };
+  }
   if (parsed.positionals.length !== 1) {
     return bad(
       parsed.positionals.length === 0
@@ -165,6 +190,7 @@ function providerMismatch(
     readonly "base-url"?: string;
     readonly "fallback-model"?: string;
     readonly "reasoning-effort"?: string;
+    readonly "api-key-env"?: string;
     readonly script?: string;
     readonly "system-prompt-file"?: string;
   },
@@ -175,6 +201,7 @@ function providerMismatch(
     if (flags["base-url"] !== undefined) return `--base-url ${real}`;
     if (flags["fallback-model"] !== undefined) return `--fallback-model ${real}`;
     if (flags["reasoning-effort"] !== undefined) return `--reasoning-effort ${real}`;
+    if (flags["api-key-env"] !== undefined) return `--api-key-env ${real}`;
     if (flags["system-prompt-file"] !== undefined)
       return `--system-prompt-file ${real}（Fake Model 不读系统提示）`;
     return undefined;

@@ -2,9 +2,11 @@ import { parseCliArgs, usage } from "./args.ts";
 import type { CliIo } from "./cli-io.ts";
 import { runEvalCli } from "./eval-command.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
+import { loadRunDefaults } from "./load-run-defaults.ts";
 import type { CliEnv } from "./model-provider.ts";
 import { replayRun } from "./replay.ts";
 import { runTraceCommand } from "./report/trace-command.ts";
+import { NO_RUN_DEFAULTS, type RunDefaults } from "./run-defaults.ts";
 import { codingAgentHome, listRuns } from "./run-files.ts";
 import { resumeRun, startRun } from "./run-session.ts";
 import { formatRunsTable } from "./runs-table.ts";
@@ -50,7 +52,17 @@ export async function runCli(
   signal: AbortSignal,
   env: CliEnv = process.env,
 ): Promise<number> {
-  const args = parseCliArgs(argv);
+  // `run` takes its defaults from the settings files: read before its flags are validated.
+  let defaults: RunDefaults = NO_RUN_DEFAULTS;
+  if (argv[0] === "run") {
+    const loaded = await loadRunDefaults(argv.slice(1), env);
+    if (!loaded.ok) {
+      io.stderr(`${loaded.message}\n`);
+      return EXIT_CODES.usage;
+    }
+    defaults = loaded.defaults;
+  }
+  const args = parseCliArgs(argv, defaults);
   if (!args.ok) {
     io.stderr(`${args.message}\n`);
     return EXIT_CODES.usage;
@@ -59,6 +71,9 @@ export async function runCli(
   switch (command.kind) {
     case "help":
       io.stdout(`${usage()}\n`);
+      return EXIT_CODES.ok;
+    case "print-config":
+      io.stdout(command.text);
       return EXIT_CODES.ok;
     case "run":
       return startRun(command, io, signal, env);

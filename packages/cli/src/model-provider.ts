@@ -34,6 +34,8 @@ export function createModelBackend(
     readonly name: Exclude<ProviderName, "fake">;
     readonly model?: string;
     readonly baseUrl?: string;
+    /** `--api-key-env`: the variable holding the key, instead of the vendor's. */
+    readonly keyVariable?: string;
     readonly reasoningEffort?: ReasoningEffort;
   },
   env: CliEnv,
@@ -46,11 +48,12 @@ export function createModelBackend(
   if (choice.model === undefined) {
     return { ok: false, message: `--provider ${choice.name} 需要 --model <模型名>` };
   }
-  const apiKey = env[backend.keyVariable]?.trim() ?? "";
+  const keyVariable = choice.keyVariable ?? backend.keyVariable;
+  const apiKey = env[keyVariable]?.trim() ?? "";
   if (apiKey === "") {
     return {
       ok: false,
-      message: `--provider ${choice.name} 需要环境变量 ${backend.keyVariable}（密钥只从环境变量读取；本地服务不校验密钥时可设为任意值）`,
+      message: `--provider ${choice.name} 需要环境变量 ${keyVariable}（密钥只从环境变量读取；本地服务不校验密钥时可设为任意值）`,
     };
   }
   const baseUrl = choice.baseUrl ?? nonEmpty(env[backend.baseUrlVariable]) ?? backend.baseUrl;

@@ -173,3 +173,35 @@ function expected(kind: (typeof SETTABLE_FLAGS)[SettableFlag]): string {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** The flags that choose and reach a real model: none of them means anything to the Fake Model. */
+const REAL_MODEL_FLAGS: readonly SettableFlag[] = [
+  "provider",
+  "model",
+  "base-url",
+  "api-key-env",
+  "fallback-model",
+  "reasoning-effort",
+];
+
+/**
+ * The defaults that apply to a command line: all of them, except that a run of the Fake
+ * Model — `--provider fake`, or `--script` without `--provider` (a course command, a test) —
+ * takes none of a real model's settings. The settings say which model to use when none is
+ * named; they do not turn a scripted run into a paid one.
+ */
+export function applicableDefaults(
+  given: Readonly<Record<string, unknown>>,
+  defaults: RunDefaults,
+): RunDefaults {
+  const scripted = given.script !== undefined && given.provider === undefined;
+  const provider = given.provider ?? defaults.values.provider ?? "fake";
+  if (!scripted && provider !== "fake") return defaults;
+  const values = { ...defaults.values };
+  const origins = { ...defaults.origins };
+  for (const flag of REAL_MODEL_FLAGS) {
+    delete values[flag];
+    delete origins[flag];
+  }
+  return { values, origins };
+}

@@ -14,6 +14,7 @@ import {
 } from "@coding-agent/tools";
 import { z } from "zod";
 import {
+  ENV_VARIABLE_NAME,
   FINISH_GATES,
   PROVIDERS,
   RUN_SPEC_VERSION,
@@ -183,6 +184,18 @@ export const RUN_FLAGS = {
     schema: z.string().trim().min(1, "--base-url 需要地址").optional(),
     spec: (value) => ({ provider: { baseUrl: value } }),
   }),
+  "api-key-env": flag({
+    type: "string",
+    help: "从哪个环境变量读密钥（只用于真实模型；默认按后端，如 DEEPSEEK_API_KEY）：给的是变量名，密钥本身仍然只在环境变量里",
+    schema: z
+      .string()
+      .regex(
+        ENV_VARIABLE_NAME,
+        "--api-key-env 需要环境变量名（字母、数字、下划线，不以数字开头），不是密钥本身",
+      )
+      .optional(),
+    spec: (value) => ({ provider: { keyVariable: value } }),
+  }),
   "fallback-model": flag({
     type: "string",
     help: "备用模型名（只用于真实模型，同一后端）：主模型在 --max-retries + 1 次尝试都以可重试的失败结束后改问它，此后本次运行一直用它；结果和轨迹记下回答的模型",
@@ -312,6 +325,11 @@ export const RUN_FLAGS = {
     help: "最多同时运行几个子 Agent（默认 0：不提供 spawn_agent；子 Agent 在工作区的隔离副本里运行，预算从本次运行里分出）",
     schema: count("subagents").default(0),
     spec: (value) => ({ subagents: value === 0 ? undefined : value }),
+  }),
+  "print-config": flag({
+    type: "boolean",
+    help: "不运行：列出每个选项这次会取的值和它的来源（命令行、settings.json 的 run、默认），加 --json 输出 JSON",
+    schema: z.boolean().default(false),
   }),
   json: flag({ type: "boolean", help: "以 JSON 输出运行结果", schema: z.boolean().default(false) }),
   help: flag({ type: "boolean", help: "显示帮助", schema: z.boolean().default(false) }),

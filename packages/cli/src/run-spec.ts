@@ -13,6 +13,9 @@ export const RUN_SPEC_VERSION = 1;
 /** Model backends `--provider` accepts: the offline Fake Model, or a vendor by name. */
 export const PROVIDERS = ["fake", ...VENDOR_NAMES] as const;
 
+/** What an environment variable's name may be (POSIX: letters, digits, underscore; no digit first). */
+export const ENV_VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 /** A model backend. */
 export type ProviderName = (typeof PROVIDERS)[number];
 
@@ -44,6 +47,8 @@ const ProviderSchema = z.strictObject({
   name: z.enum(PROVIDERS),
   model: z.string().min(1).optional(),
   baseUrl: z.string().min(1).optional(),
+  /** `--api-key-env`: the environment variable the key is read from, instead of the vendor's. */
+  keyVariable: z.string().regex(ENV_VARIABLE_NAME).optional(),
   /** `--fallback-model`: asked once the model's attempts failed retryably (same backend). */
   fallbackModel: z.string().min(1).optional(),
   /** `--reasoning-effort`: how hard a reasoning model thinks; unset keeps the vendor's default. */

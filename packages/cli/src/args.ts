@@ -50,7 +50,7 @@ export function usage(): string {
     "      coding-agent runs [--json]",
     "",
     "命令：",
-    "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command、run_tests、edit_file、write_file、apply_edits（给了 --max-context-tokens 时还有 read_artifact）",
+    "  run    运行 Agent（默认离线 Fake Model，或 --provider 指定真实模型）；工具：echo、sleep、read_file、list_files、search、run_command、run_tests、edit_file、write_file、apply_edits；run_command、run_tests 的输出超出观察预算时完整地存成 artifact，之后还有 read_artifact 分页读它",
     "  resume 继续一次没有结束的运行（沿用它记录的选项和已用掉的预算；已结束的运行不能继续）",
     "  replay 离线重放一次已结束的运行：用记录的模型回复和工具结果重新走一遍循环（不联网、不执行工具），输出同样的结果、同样退出；今天的运行时做出不同决定时以 replay_diverged 结束（退出码 1），指出第一条不一致记录的 seq",
     "  runs   列出运行记录（运行 ID、开始时间、目标、状态），最新的在前",

@@ -1,6 +1,7 @@
 import {
   createContextBudget,
   createLoopDetection,
+  createModelRequest,
   DEFAULT_LOOP_WINDOW,
   type ModelRequest,
   type Redactor,
@@ -22,9 +23,10 @@ export interface RunFeatures {
 }
 
 /**
- * Loop detection always (`--loop-window`, `--max-repeated-actions`); with
- * `--max-context-tokens`, the context budget, its artifacts in the run folder's `artifacts/` and the
- * `read_artifact` tool. The loop detection comes first: it compares what the tools
+ * Loop detection always (`--loop-window`, `--max-repeated-actions`), and `read_artifact` over
+ * the run folder's `artifacts/`; with `--max-context-tokens`, the context budget that stores
+ * there (without it, only `run_command` and `run_tests` keep outputs there, and the tool is
+ * offered once one has). The loop detection comes first: it compares what the tools
  * returned, before the context budget replaces a large result by its preview.
  */
 export async function prepareRunFeatures(options: {
@@ -42,10 +44,14 @@ export async function prepareRunFeatures(options: {
     maxRepeatedActions: spec.limits.maxRepeatedActions,
     ...(options.version === undefined ? {} : { version: options.version }),
   });
-  if (spec.maxContextTokens === undefined) {
-    return { extensions: [loopDetection], tools: {} };
-  }
   const artifacts = createFileArtifactStore(options.artifactsDir);
+  const budget = observationBudget(spec.maxObservationChars, redact);
+  const readArtifact = { read_artifact: createReadArtifactTool(artifacts, budget) };
+  if (spec.maxContextTokens === undefined) {
+    // Only `run_command` and `run_tests` store anything here (an output cut to the budget):
+    // the model is offered `read_artifact` once a result names an artifact.
+    return { extensions: [loopDetection, artifactOffer()], tools: readArtifact };
+  }
   // OpenAI-style requests get the real tokenizer; Anthropic's and the fake model's the
   // conservative estimate (UTF-8 bytes / 3) of the Anthropic wire JSON.
   // The system prompt goes out with every request: it counts. The estimate is synchronous,
@@ -78,10 +84,29 @@ export async function prepareRunFeatures(options: {
     redact,
     maxObservationChars: spec.maxObservationChars,
   });
-  const budget = observationBudget(spec.maxObservationChars, redact);
   return {
     extensions: [loopDetection, ...systemPrompt, contextBudget],
-    tools: { read_artifact: createReadArtifactTool(artifacts, budget) },
+    tools: readArtifact,
+  };
+}
+
+/**
+ * Leaves `read_artifact` out of a request until a tool result in it names an artifact
+ * (`"artifact":"<id>"`, what `run_command` and `run_tests` add when they keep an output):
+ * a run with nothing stored is not offered a tool it cannot use. Decided from the request
+ * alone, so a resume and a replay offer exactly what the run offered.
+ */
+function artifactOffer(): RunExtension {
+  return {
+    name: "artifact-offer",
+    beforeModelCall(request) {
+      const named = request.messages.some(
+        (message) => message.role === "tool" && message.content.includes('"artifact":"'),
+      );
+      if (named || !request.tools.some((tool) => tool.name === "read_artifact")) return undefined;
+      const tools = request.tools.filter((tool) => tool.name !== "read_artifact");
+      return { kind: "rewrite", request: createModelRequest({ ...request, tools }) };
+    },
   };
 }
 

@@ -114,10 +114,12 @@ interface Session {
 /** A run or a resume: inputs checked, records opened, the run assembled, run and reported. */
 async function execute(session: Session): Promise<number> {
   const { json, io, signal, env, resume } = session;
+  const runId = resume?.runId ?? newRunId();
   const prepared = await prepareRunInputs(session.spec, {
     io,
     env,
     ...(resume === undefined ? {} : { plan: resume.plan }),
+    artifactsDir: path.join(runDirOf(codingAgentHome(env), runId), "artifacts"),
   });
   if (!prepared.ok) {
     io.stderr(`${prepared.message}\n`);
@@ -138,7 +140,6 @@ async function execute(session: Session): Promise<number> {
   });
   const spec =
     resume === undefined ? startedSpec(session.spec, inputs, servers?.record) : session.spec;
-  const runId = resume?.runId ?? newRunId();
   const opened = await openRunRecords({
     ...session,
     spec,

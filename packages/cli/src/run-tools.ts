@@ -9,6 +9,7 @@ import {
   createWorkspaceTools,
   denyAll,
   type EditSession,
+  type KeepOutput,
   readPackageTestScript,
   type SandboxMode,
 } from "@coding-agent/tools";
@@ -33,6 +34,8 @@ export interface RunToolsOptions {
   readonly redact?: Redactor;
   /** `run_command` hands its output back whole: the run keeps large results as artifacts. */
   readonly wholeCommandOutput?: boolean;
+  /** Where `run_command` and `run_tests` keep an output cut to the budget (`read_artifact` reads it). */
+  readonly keepOutput?: KeepOutput;
 }
 
 /** The run's tools, a Chinese warning to print, or a usage error (exit 2). */
@@ -82,6 +85,7 @@ export async function prepareRunTools(options: RunToolsOptions): Promise<RunTool
       : { maxObservationChars: options.maxObservationChars }),
     ...(options.redact === undefined ? {} : { redact: options.redact }),
     ...(options.wholeCommandOutput ? { wholeCommandOutput: true } : {}),
+    ...(options.keepOutput === undefined ? {} : { keepOutput: options.keepOutput }),
   });
   return {
     ok: true,

@@ -12,7 +12,7 @@ import {
   type ToolRegistry,
   type ToolSet,
 } from "@coding-agent/agent-core";
-import type { Approver } from "@coding-agent/tools";
+import { type Approver, createFileArtifactStore, type KeepOutput } from "@coding-agent/tools";
 import {
   orderRunExtensions,
   prepareRunFeatures,
@@ -42,6 +42,11 @@ export interface ToolPlace {
   readonly protectedFiles?: readonly string[];
   /** The run's redactor: results are measured as the model sees them. */
   readonly redact: Redactor;
+  /**
+   * The run's `artifacts/` folder: where `run_command` and `run_tests` keep an output cut to
+   * the observation budget (a replay's tools never run: none).
+   */
+  readonly artifactsDir?: string;
 }
 
 /**
@@ -64,7 +69,14 @@ export function runToolsOptions(spec: RunSpec, mode: RunMode, place: ToolPlace):
     maxObservationChars: spec.maxObservationChars,
     redact: place.redact,
     wholeCommandOutput: wholeCommandOutput(spec),
+    ...(place.artifactsDir === undefined ? {} : { keepOutput: keepOutputIn(place.artifactsDir) }),
   };
+}
+
+/** Keeps a tool's whole output in the run's artifacts, named after the tool (`run_tests-1`). */
+function keepOutputIn(dir: string): KeepOutput {
+  const store = createFileArtifactStore(dir);
+  return (text, tool) => store.put(text, { callId: tool, tool });
 }
 
 /**

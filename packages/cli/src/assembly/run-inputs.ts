@@ -37,7 +37,13 @@ export interface RunInputs {
  */
 export async function prepareRunInputs(
   spec: RunSpec,
-  context: { readonly io: CliIo; readonly env: CliEnv; readonly plan?: ResumePlan },
+  context: {
+    readonly io: CliIo;
+    readonly env: CliEnv;
+    readonly plan?: ResumePlan;
+    /** The run's `artifacts/` folder (made on the first output kept there). */
+    readonly artifactsDir: string;
+  },
 ): Promise<
   | { readonly ok: true; readonly inputs: RunInputs }
   | { readonly ok: false; readonly message: string }
@@ -80,6 +86,7 @@ export async function prepareRunInputs(
       ...(io.approver === undefined ? {} : { approver: io.approver }),
       protectedFiles: [...settings.scripts, ...(await mcpConfigInside(spec))],
       redact,
+      artifactsDir: context.artifactsDir,
     }),
   );
   if (!tools.ok) return tools;

@@ -89,6 +89,7 @@ async function runInCopy(
       ...(options.testCommand === undefined ? {} : { testCommand: options.testCommand }),
       ...(spec.allowPaths.length > 0 ? { allowPaths: spec.allowPaths } : {}),
       redact,
+      artifactsDir: path.join(options.runDir, "subagents", String(index), "artifacts"),
     }),
   );
   if (!tools.ok) throw new Error(tools.message);

@@ -1,15 +1,11 @@
 import { parseCliArgs, usage } from "./args.ts";
 import type { CliIo } from "./cli-io.ts";
-import { runEvalCli } from "./eval-command.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
-import { loadRunDefaults } from "./load-run-defaults.ts";
 import type { CliEnv } from "./model-provider.ts";
-import { replayRun } from "./replay.ts";
-import { runTraceCommand } from "./report/trace-command.ts";
 import { NO_RUN_DEFAULTS, type RunDefaults } from "./run-defaults.ts";
-import { codingAgentHome, listRuns } from "./run-files.ts";
-import { resumeRun, startRun } from "./run-session.ts";
-import { formatRunsTable } from "./runs-table.ts";
+
+// Each command's module is imported when that command runs: `--help` or `runs` does not
+// load a run's assembly, the MCP SDK, the report or BullMQ (start-up is a user's wait).
 
 /** What `runCliCaptured` saw: the exit code and everything printed, in order per stream. */
 export interface CapturedCliRun {
@@ -55,6 +51,7 @@ export async function runCli(
   // `run` takes its defaults from the settings files: read before its flags are validated.
   let defaults: RunDefaults = NO_RUN_DEFAULTS;
   if (argv[0] === "run") {
+    const { loadRunDefaults } = await import("./load-run-defaults.ts");
     const loaded = await loadRunDefaults(argv.slice(1), env);
     if (!loaded.ok) {
       io.stderr(`${loaded.message}\n`);
@@ -76,17 +73,23 @@ export async function runCli(
       io.stdout(command.text);
       return EXIT_CODES.ok;
     case "run":
-      return startRun(command, io, signal, env);
+      return (await import("./run-session.ts")).startRun(command, io, signal, env);
     case "resume":
-      return resumeRun(command.runId, command.json, io, signal, env);
+      return (await import("./run-session.ts")).resumeRun(
+        command.runId,
+        command.json,
+        io,
+        signal,
+        env,
+      );
     case "replay":
-      return replayRun(command.target, command.json, io, signal, env);
+      return (await import("./replay.ts")).replayRun(command.target, command.json, io, signal, env);
     case "runs":
       return listRunsCommand(command.json, io, env);
     case "trace":
-      return runTraceCommand(command, io, env);
+      return (await import("./report/trace-command.ts")).runTraceCommand(command, io, env);
     case "eval":
-      return runEvalCli(command.argv, io, signal, env);
+      return (await import("./eval-command.ts")).runEvalCli(command.argv, io, signal, env);
     default: {
       const unreachable: never = command;
       throw new TypeError(`unhandled command ${JSON.stringify(unreachable)}`);
@@ -96,6 +99,8 @@ export async function runCli(
 
 /** `coding-agent runs`: every run under `$CODING_AGENT_HOME`, newest first. */
 async function listRunsCommand(json: boolean, io: CliIo, env: CliEnv): Promise<number> {
+  const { codingAgentHome, listRuns } = await import("./run-files.ts");
+  const { formatRunsTable } = await import("./runs-table.ts");
   const runs = await listRuns(codingAgentHome(env));
   if (json) {
     io.stdout(`${JSON.stringify(runs)}\n`);

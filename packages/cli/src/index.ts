@@ -27,8 +27,8 @@ export {
   type McpSession,
   mcpApprovalCall,
   parseMcpServers,
-  startMcpServers,
 } from "./mcp/index.ts";
+export { startMcpServers } from "./mcp/servers.ts";
 export { type CliEnv, createModelBackend, type ModelBackend } from "./model-provider.ts";
 export {
   describeParseArgsError,

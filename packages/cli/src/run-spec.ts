@@ -2,7 +2,7 @@ import { formatValueIssues, ModelPriceSchema, toValueIssues } from "@coding-agen
 import { REASONING_EFFORTS, VENDOR_NAMES } from "@coding-agent/providers";
 import { APPROVAL_MODES, SANDBOX_MODES } from "@coding-agent/tools";
 import { z } from "zod";
-import { McpRecordSchema } from "./mcp/tools.ts";
+import { McpRecordSchema } from "./mcp/record.ts";
 
 /**
  * The version of the run spec this runtime writes. A log's `run_started.options` without a

@@ -16,7 +16,7 @@ import { createRedactor, createToolRegistry } from "@coding-agent/agent-core";
 import type { Approver } from "@coding-agent/tools";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
-import { startMcpServers } from "../src/mcp/index.ts";
+import { startMcpServers } from "../src/mcp/servers.ts";
 import { isRunning } from "./support/process-state.ts";
 import { call, captureCli, finish, runScripted } from "./support/run-cli.ts";
 import { spawnBin } from "./support/spawn-bin.ts";

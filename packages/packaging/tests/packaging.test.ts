@@ -227,6 +227,15 @@ describe.concurrent("the published packages, installed with npm outside the work
     expect(JSON.parse(ran.stdout)).toMatchObject({ status: "completed", summary: "已完成：你好" });
   });
 
+  it("prints the same help without loading the runtime (--help) as through the parser (run --help)", async () => {
+    const fast = await run("npx", ["--no-install", "coding-agent", "--help"], consumer);
+    const parsed = await run("npx", ["--no-install", "coding-agent", "run", "--help"], consumer);
+    expect(fast.code, describeRun("coding-agent --help", fast)).toBe(0);
+    expect(parsed.code, describeRun("coding-agent run --help", parsed)).toBe(0);
+    expect(fast.stdout).toContain("用法：coding-agent run");
+    expect(fast.stdout).toBe(parsed.stdout);
+  });
+
   it("runs the CLI README's budget example: budget_exceeded, exit 3", async () => {
     const readme = await readFile(path.join(repoRoot, "packages/cli/README.md"), "utf8");
     const example = fencedBlockAfter(readme, "## Example", "sh");

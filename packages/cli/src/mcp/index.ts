@@ -2,7 +2,7 @@ import type { Redactor } from "@coding-agent/agent-core";
 import type { ApprovalMode, Approver } from "@coding-agent/tools";
 import { loadMcpConfigFile, type McpServerConfig, mergeServers } from "./config.ts";
 import { expandServers } from "./expand.ts";
-import { type McpSession, startMcpServers } from "./servers.ts";
+import type { McpSession } from "./servers.ts";
 
 export {
   type McpApprovalCall,
@@ -15,10 +15,9 @@ export {
   type McpServersParse,
   parseMcpServers,
 } from "./config.ts";
+export { type McpRecord, McpRecordSchema, type McpToolRecord } from "./record.ts";
 export { mcpSecretValues } from "./secrets.ts";
 export type { McpSession } from "./servers.ts";
-export { startMcpServers } from "./servers.ts";
-export { type McpRecord, McpRecordSchema, type McpToolRecord, mcpToolShape } from "./tools.ts";
 
 /** The client version the CLI gives servers in `initialize`. */
 const CLIENT_VERSION = "0.1.0";
@@ -63,6 +62,8 @@ export async function prepareMcp(options: {
   readonly signal?: AbortSignal;
 }): Promise<McpSession | undefined> {
   if (options.servers.length === 0) return undefined;
+  // The MCP SDK (and its JSON Schema validator) loads only for a run that has servers.
+  const { startMcpServers } = await import("./servers.ts");
   return startMcpServers({
     servers: options.servers,
     workspace: options.workspace,

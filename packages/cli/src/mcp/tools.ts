@@ -1,49 +1,17 @@
 import {
   createToolRegistry,
-  type JsonSchema,
   type Tool,
   type ToolRegistry,
   type ToolSet,
 } from "@coding-agent/agent-core";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { z } from "zod";
+import type { McpRecord, McpToolRecord } from "./record.ts";
+
+export { type McpRecord, McpRecordSchema, type McpToolRecord } from "./record.ts";
 
 /** How agent-core accepts a tool name (kept in step with its registry). */
 const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
-
-/** A tool a server listed at start, as the run offers it and its log records it. */
-export interface McpToolRecord {
-  /** `mcp__<server>__<tool>`. */
-  readonly name: string;
-  readonly server: string;
-  /** The tool's own name on its server. */
-  readonly tool: string;
-  readonly description: string;
-  readonly inputSchema: JsonSchema;
-}
-
-/** What the run's log keeps of its MCP servers (`run_started.options.mcp`), for a replay. */
-export interface McpRecord {
-  /** Every configured server. */
-  readonly servers: readonly string[];
-  /** Those that never started (any tool name under them was answered `mcp_error`). */
-  readonly failed: readonly string[];
-  readonly tools: readonly McpToolRecord[];
-}
-
-export const McpRecordSchema = z.object({
-  servers: z.array(z.string()),
-  failed: z.array(z.string()),
-  tools: z.array(
-    z.object({
-      name: z.string(),
-      server: z.string(),
-      tool: z.string(),
-      description: z.string(),
-      inputSchema: z.record(z.string(), z.unknown()),
-    }),
-  ),
-});
 
 /** The name the model calls a server's tool by; undefined when agent-core could not register it. */
 export function mcpToolName(server: string, tool: string): string | undefined {

@@ -44,6 +44,12 @@ describe("readStateLog", () => {
     expect(!read.ok && read.message, "报错指出第几行").toContain("第 2 行");
   });
 
+  it("refuses a broken last line that a torn tail follows: a crash tears one write, not two", () => {
+    const read = readStateLog(`${started}{"seq":2,oops\n{"seq":3,"ty`);
+    expect(read.ok, "半行前面又坏了一行：不是一次崩溃能留下的").toBe(false);
+    expect(!read.ok && read.message, "报错指出第几行").toContain("第 2 行");
+  });
+
   it("refuses a gap or a repeat in seq", () => {
     for (const [name, text] of [
       ["少了 seq 2", started + intent],

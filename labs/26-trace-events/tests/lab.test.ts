@@ -120,6 +120,29 @@ describe("checkTrace", () => {
     });
   });
 
+  it("keeps apart the calls of one reply that overlap, by callId", async () => {
+    const events = await traceOf(
+      createScriptedProvider([{ actions: [read("a.txt"), read("b.txt")] }, { action: finish }]),
+    );
+    // 两个调用同时进行（第 39 课的子 Agent 就是这样）：两个都开始了，才先后完成。
+    const starts = events.filter((event) => event.type === "tool_started");
+    const rest = events.filter((event) => event.type !== "tool_started");
+    const firstDone = rest.findIndex((event) => event.type === "tool_completed");
+    const overlapping = renumber([
+      ...rest.slice(0, firstDone),
+      ...starts,
+      ...rest.slice(firstDone),
+    ]).map((event) => ({ ...event, atMs: 0 }));
+    expect(
+      overlapping.map((event) => event.type).slice(3, 7),
+      "先是两个 tool_started，再是两个 tool_completed",
+    ).toEqual(["tool_started", "tool_started", "tool_completed", "tool_completed"]);
+    expect(checkTrace(overlapping), "交错的两个调用各自配上了自己的开始").toEqual({
+      ok: true,
+      events: events.length,
+    });
+  });
+
   it("pairs every model_completed with the model_started of its step", async () => {
     const events = await oneRound();
     const otherStep = events.map((event) =>

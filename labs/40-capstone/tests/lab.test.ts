@@ -9,6 +9,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { evidenceOf, once, runEval, runFixture } from "./capstone-run.ts";
 import {
+  COMMAND_CHANGE_AFTER_TESTS,
   DELETED_TEST_FILE,
   FIX_SCRIPT,
   SKIPPED_TESTS,
@@ -119,6 +120,30 @@ describe("acceptCapstone refuses what a completed status hides", () => {
       const verdict = acceptCapstone(evidence);
       expect(verdict.accepted, "测过之后又改了代码").toBe(false);
       expect(checksOf(verdict), "最后一次测试早于最后一次改动").toContain("tests_after_change");
+    },
+    REAL,
+  );
+
+  it(
+    "a run whose last change came from run_command after its last run_tests: tests_after_change, seen in the workspace version",
+    async () => {
+      const evidence = await withGoodEval(
+        runFixture(COMMAND_CHANGE_AFTER_TESTS, [
+          "--finish-gate",
+          "none",
+          "--allow-command",
+          "node",
+        ]),
+      );
+      expect(evidence.run.status, "这次运行的 status 是 completed").toBe("completed");
+      expect(evidence.patch, "命令也改了 src/paginate.ts").toEqual([
+        { path: "src/paginate.ts", change: "modified" },
+      ]);
+      const verdict = acceptCapstone(evidence);
+      expect(verdict.accepted, "测过之后，一条命令又改了代码").toBe(false);
+      expect(checksOf(verdict), "最后一次改动来自 run_command，不是编辑工具").toContain(
+        "tests_after_change",
+      );
     },
     REAL,
   );

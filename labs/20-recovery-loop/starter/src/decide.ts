@@ -18,13 +18,10 @@ export function decideRetry(
 ): RetryDecision {
   checkPolicy(policy);
   // #region exercise
-  // TODO(lab-20): 决定这次失败之后要不要重试、等多久：
-  //   - 只有 input.failureClass 为 "retryable" 才重试，其余给 reason "not_retryable"；
-  //   - input.attempt 是刚失败的第几次（从 1 起），到了 policy.maxAttempts 给 "attempts_exhausted"；
-  //   - 与上一次的指纹（previousFingerprint）相同，给 "same_failure"：同样的失败连续两次，等待不会改变它；
-  //   - 等待：ceiling = min(maxDelayMs, baseDelayMs * 2^(attempt-1))，等 ceiling 的一半，
-  //     再加 random() 乘另一半，四舍五入（Math.round）。
-  //   现在的写法什么都重试，而且每次都等一样久。
+  // TODO(lab-20): 现在的写法什么都重试，而且每次都等一样久。
+  //   目标：只在再试一次可能换来不同结果时重试，不重试时给出放弃的理由（README 开头的表）；
+  //   要重试时，等待随失败次数增长，又不让许多同时失败的客户端在同一刻一起回来（见上面的注释）。
+  //   约束：纯函数，随机只来自注入的 random；等多少次都不超过 policy.maxDelayMs。
   void input;
   void random;
   return { retry: true, delayMs: policy.baseDelayMs };

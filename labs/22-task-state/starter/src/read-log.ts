@@ -31,9 +31,9 @@ export function readStateLog(text: string): StateLogRead {
   const events: StateLine[] = [];
   let bytes = 0;
   // #region exercise
-  // TODO(lab-22): 现在每一行都照单全收：读不懂的行悄悄跳过，seq 不看，字节数算的是整段文字。
-  //   改成：逐行读，读不懂的行只有在它是最后一行时才丢弃（并给出警告），否则整份日志报错并指出第几行；
-  //   seq 必须从 1 起一个接一个；bytes 只算留下的完整行（每行加上它的换行）。
+  // TODO(lab-22): 现在每一行都照单全收，bytes 是整段文字的长度。
+  //   目标：events 恰好是崩溃之前写完的那些事件；bytes 是它们在文件里占的字节，从这里截断再追加，日志读得回来。
+  //   约束：崩溃只会打断最后一次写入；除此之外读不懂或对不上号的地方都说明日志不可信，返回错误并写出第几行。
   for (const line of [...lines, tail]) {
     const event = parseLine(line);
     if (event !== undefined) events.push(event);

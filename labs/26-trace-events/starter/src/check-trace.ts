@@ -29,11 +29,9 @@ export type TraceCheck =
  */
 export function checkTrace(events: readonly TraceEvent[]): TraceCheck {
   // #region exercise
-  // TODO(lab-26): 现在什么都不检查，任何轨迹都算完整。改成依次检查每个事件：
-  //   - seq 必须正好是它的位置加 1，atMs 不能比前一个小；
-  //   - 第一个事件必须是 run_started；run_finished 之后不能再有事件；
-  //   - 记住进行中的模型调用（step）和工具调用（callId），完成事件必须对得上；
-  //   - 走完所有事件还没见到 run_finished，就是 unfinished。
+  // TODO(lab-26): 现在什么都不检查，任何轨迹都算完整。
+  //   目标：按上面注释里的规则判断，有问题时报告第一个露出问题的事件：问题的种类和它的 seq。
+  //   约束：从头到尾只走一遍；一个回复里可以有几个工具调用同时进行。
   return { ok: true, events: events.length };
   // #endregion exercise
 }

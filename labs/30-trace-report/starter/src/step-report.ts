@@ -59,14 +59,10 @@ export function summarizeSteps(events: readonly ReportEvent[]): StepRow[] {
     return row;
   };
   // #region exercise
-  // TODO(lab-30): 现在一步也不汇总：报告的时间线是空的。改成按顺序读 events：
-  //   - model_completed：把 usage 的 token 加到它那一步（stepOf(event.step)）上；带了 costUsd 的
-  //     把费用也加上。有一次是 null（价格未知），这一步的费用就是 null；一次都没有，保持 undefined；
-  //   - tool_started：在那一步的 calls 里记下这次调用（startedAtMs 记下它的 atMs）；
-  //   - tool_completed：找到它对应的那次调用，填上 ok、output（event.detail）和 durationMs；
-  //     trace 里没有 tool_started 的调用（执行前就被拒绝了）照样记下，输入为 ""；
-  //   - finish_rejected：把 reasons 记进那一步的 rejections；
-  //   - 其他事件跳过：以后的版本还会加新的事件类型，报告不能因此出错。
+  // TODO(lab-30): 现在一步也不汇总：报告的时间线是空的。
+  //   目标：按 README“按步汇总”那张表，把每个事件记到它那一步的行上（stepOf 找到或建出这一行）。
+  //   约束：费用有“没有 / 数字 / 未知”三种状态，哪一种都不能变成 0；每个结果配回它自己的那次调用，
+  //   执行前就被拒绝的调用也要留在报告里；不认识的事件类型不能让报告出错。
   void events;
   void stepOf;
   // #endregion exercise

@@ -36,9 +36,9 @@ function finishReasons(run: RunJson): CapstoneReason[] {
     reasons.push(reason("finished", `运行没有完成：status ${run.status}，code ${run.code}`));
   }
   // #region exercise
-  // TODO(lab-40): 现在只看 status：模型说完成就算完成。改成：还要完成验证门认可了它——
-  //   run.evidence.tests 不是 null，failed 为 0、passed 至少 1，而且它的 version 就是
-  //   run.evidence.endVersion（测试之后工作区没再变）。不满足就加一条 check 为 finish_gate 的理由。
+  // TODO(lab-40): 现在只看 status：模型说完成就算完成。
+  //   目标：完成验证门认可了这次完成——它记下的测试（run.evidence）通过了，测的正是交付的那个版本。
+  //   约束：门关着、没有记下测试，也不算认可；不满足时加一条 check 为 finish_gate 的理由。
   // #endregion exercise
   return reasons;
 }
@@ -46,11 +46,10 @@ function finishReasons(run: RunJson): CapstoneReason[] {
 /** 状态日志里最后一次 run_tests 通过，并且在最后一次改动工作区之后。 */
 function testReasons(state: readonly StateEvent[]): CapstoneReason[] {
   // #region exercise
-  // TODO(lab-40): 现在不看状态日志。改成：按 seq 顺序走一遍 state——
-  //   tool_intent 记下 callId → tool；tool_result 的 version 和前一个不同（第一个和
-  //   run_started 的 startVersion 比）就是一次改动，记下它的 seq；tool 是 run_tests 的
-  //   tool_result 记下最后一个。没有 run_tests、它早于最后一次改动、或者它没有通过（用下面的
-  //   passing），各是一条 check 为 tests_after_change 的理由。
+  // TODO(lab-40): 现在不看状态日志。
+  //   目标：从状态日志确认，最后一次 run_tests 通过了（用下面的 passing），而且在最后一次改动之后。
+  //   约束：run_command 也能改文件，所以“改动”看工作区的版本，不看工具名；没测、测早了、
+  //   没通过，各是一条 check 为 tests_after_change 的理由。
   void passing;
   void state;
   return [];
@@ -66,9 +65,9 @@ function passing(result: Extract<StateEvent, { type: "tool_result" }>): boolean 
 /** 轨迹完整（第 26 课的 checkTrace），而且是这次运行的轨迹。 */
 function traceReasons(trace: readonly TraceLine[], runId: string): CapstoneReason[] {
   // #region exercise
-  // TODO(lab-40): 现在不看轨迹。改成：用 agent-core 的 checkTrace 检查它完整（seq 没有缺口、
-  //   run_started 开头、run_finished 结尾……），不完整就把它的 message 写进理由；再检查每个
-  //   事件的 runId 都是这次运行的。check 都是 trace。
+  // TODO(lab-40): 现在不看轨迹。
+  //   目标：轨迹完整，而且确实是这次运行（runId）留下的。
+  //   约束：完整与否不自己数，交给 agent-core 已有的检查；理由写出它说了什么，check 都是 trace。
   void checkTrace;
   void trace;
   void runId;
@@ -84,9 +83,10 @@ function scopeReasons(
   allowPaths: readonly string[],
 ): CapstoneReason[] {
   // #region exercise
-  // TODO(lab-40): 现在不看补丁。改成：用 createPathAllowance(allowPaths) 判断补丁里的每个文件，
-  //   不在允许范围里的（新增、修改、删除都算）各是一条 check 为 scope 的理由，写出路径
-  //   和 CHANGE_WORDS 里的动作。
+  // TODO(lab-40): 现在不看补丁。
+  //   目标：补丁只碰任务允许的路径（范围用 createPathAllowance 判断）。
+  //   约束：新增、修改、删除都是改动；每个越界的文件一条 check 为 scope 的理由，写出路径和
+  //   CHANGE_WORDS 里的动作。
   void createPathAllowance;
   void CHANGE_WORDS;
   void patch;
@@ -98,9 +98,9 @@ function scopeReasons(
 /** 评测报告里这个任务通过，并且对照基线没有任何回归（别的任务也算）。 */
 function evalReasons(report: EvalReport, taskId: string): CapstoneReason[] {
   // #region exercise
-  // TODO(lab-40): 现在不看评测报告。改成：报告里找到 taskId 那一行，找不到或没有通过是一条
-  //   理由（写出没通过的评分器）；report.regressions 不是空的也是一条理由，写出回归的任务。
-  //   check 都是 eval。
+  // TODO(lab-40): 现在不看评测报告。
+  //   目标：评测里结业任务（taskId）通过了，而且对照基线没有任何回归。
+  //   约束：理由要说清是哪个评分器没通过、哪些任务回归了；check 都是 eval。
   void report;
   void taskId;
   return [];

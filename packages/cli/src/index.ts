@@ -13,12 +13,16 @@ export {
 export { BUILTIN_TOOLS } from "./builtin-tools.ts";
 export { type CapturedCliRun, runCli, runCliCaptured } from "./cli.ts";
 export type { CliIo } from "./cli-io.ts";
+// The bin imports each command when it runs (start-up); a program importing the package gets
+// them loaded with it, so its first `runCli` does not pay for loading a run's modules.
+export { runEvalCli } from "./eval-command.ts";
 export { EXIT_CODES, EXIT_USAGE, type ExitCode, exitCodeFor } from "./exit-codes.ts";
 export { createCommandHooks, type HookDecision } from "./hooks/command-hooks.ts";
 export { hookExtensions } from "./hooks/index.ts";
 export { type HookRun, runHookCommand } from "./hooks/run-hook.ts";
 export { type HookEntry, type HookEvent, loadHookSettings } from "./hooks/settings.ts";
 export { type HookVerdict, hookVerdict } from "./hooks/verdict.ts";
+export { loadRunDefaults } from "./load-run-defaults.ts";
 export {
   type McpApprovalCall,
   type McpGatedTool,
@@ -79,6 +83,7 @@ export {
   runDirOf,
 } from "./run-files.ts";
 export { RUN_FLAGS } from "./run-flags.ts";
+export { resumeRun, startRun } from "./run-session.ts";
 export { prepareRunTools, type RunToolsOptions, type RunToolsResult } from "./run-tools.ts";
 export {
   defaultScript,

@@ -20,6 +20,8 @@ export interface ChildBatch {
   skipBefore(order: number): void;
   /** No call not started yet will start (the reply is over, or the run). */
   skipAll(): void;
+  /** Settles once every call of the batch has its answer (or never started). */
+  readonly done: Promise<void>;
 }
 
 export interface ChildBatchOptions {
@@ -56,6 +58,7 @@ export function startChildBatch(options: ChildBatchOptions): ChildBatch {
     (call): Entry => ({ ...call, started: deferred(), result: deferred(), running: false }),
   );
   const { share } = options;
+  let done = Promise.resolve();
   if ("limits" in share) {
     const runAll = options.runAll ?? defaultRunAll;
     const tasks = entries.map((entry) => childTask(entry, share));
@@ -64,7 +67,7 @@ export function startChildBatch(options: ChildBatchOptions): ChildBatch {
         if (!entry.running && entry.launch) entry.result.resolve(entry.launch.failed(error(at)));
       });
     };
-    void runAll(tasks, { limit: options.limit, signal: options.signal }).then(
+    done = runAll(tasks, { limit: options.limit, signal: options.signal }).then(
       (settled) =>
         answerUnstarted((at) => {
           const one = settled[at];
@@ -90,6 +93,7 @@ export function startChildBatch(options: ChildBatchOptions): ChildBatch {
       for (const entry of entries) if (entry.order < order) skip(entry);
     },
     skipAll: () => entries.forEach(skip),
+    done,
   };
 }
 

@@ -132,6 +132,8 @@ export function createSubagents(options: SubagentsOptions): Subagents {
     async close() {
       for (const batch of state.batches) batch.skipAll();
       state.closing.abort(new Error("父运行已结束"));
+      // A batch's runAll may still start a child now (it ends at once): wait for those too.
+      await Promise.all(state.batches.map((batch) => batch.done));
       await Promise.all(state.running);
     },
     spent: () => state.spent,
@@ -197,6 +199,7 @@ function startCall(state: SubagentsState, input: ToolInput, signal: AbortSignal)
   const cancelled = () => parentCancel.aborted || signal.aborted || state.closing.signal.aborted;
   const launch: Launch = {
     run: (share, slot) => {
+      if (state.closing.signal.aborted) return Promise.reject(state.closing.signal.reason);
       const own = timeLimitsOf(signal, parentCancel);
       const stops = AbortSignal.any([slot, own.signal, state.closing.signal]);
       return runChild(state, child, share, stops).finally(own.dispose);

@@ -298,12 +298,14 @@ function immutableRequest(value: unknown, step: number): ModelRequest | undefine
   if (isImmutableRequest(request) && request.step === step) return request;
   try {
     // A text, a number or null has no such parts (null throws, and is caught below).
-    const { task, tools } = request;
+    const { task, tools, system } = request;
     const messages: unknown = request.messages;
     if (!Array.isArray(messages) || !Array.isArray(tools) || typeof task.goal !== "string") {
       return undefined;
     }
+    if (system !== undefined && typeof system !== "string") return undefined;
     return createModelRequest({
+      ...(system === undefined ? {} : { system }),
       task: deepFreeze(task),
       messages: isHistoryView(messages)
         ? messages

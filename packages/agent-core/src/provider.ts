@@ -33,6 +33,11 @@ export interface ModelRequest {
   /** 1-based number of this model call within the run. */
   readonly step: number;
   readonly tools: readonly ToolDescription[];
+  /**
+   * The system prompt to send before the messages, when the runtime gives one (an extension
+   * sets it, so everything after it — a token estimate, the provider — sees the same text).
+   */
+  readonly system?: string;
 }
 
 /**
@@ -98,12 +103,15 @@ class ImmutableModelRequest implements ModelRequest {
   readonly messages: readonly Message[];
   readonly step: number;
   readonly tools: readonly ToolDescription[];
+  declare readonly system?: string;
 
   constructor(parts: ModelRequest) {
     this.task = parts.task;
     this.messages = parts.messages;
     this.step = parts.step;
     this.tools = parts.tools;
+    // Only when given: a request without one has no `system` key at all.
+    if (parts.system !== undefined) this.system = parts.system;
     Object.freeze(this);
   }
 }

@@ -505,3 +505,65 @@ describe("a model call that does not answer", () => {
     expect(result).toMatchObject({ code: "cancelled", reason: "模型调用被中止" });
   });
 });
+
+describe("a request's system prompt", () => {
+  /** A provider that finishes at once and keeps the system prompt of each request. */
+  const seeing = (seen: (string | undefined)[]) => ({
+    complete: async (request: { readonly system?: string }) => {
+      seen.push(request.system);
+      return { action: finish };
+    },
+  });
+  const setting = (value: unknown, copy: boolean): RunExtension => ({
+    name: "system-prompt",
+    beforeModelCall: (request) => ({
+      kind: "rewrite",
+      // A plain copy is made immutable by the loop; it must keep the prompt too.
+      request: (copy
+        ? { ...request, messages: [...request.messages], system: value }
+        : createModelRequest({ ...request, system: value as string })) as typeof request,
+    }),
+  });
+
+  it.each([true, false])(
+    "set by an extension reaches the provider, and later extensions keep it (plain copy: %s)",
+    async (copy) => {
+      const seen: (string | undefined)[] = [];
+      const later: RunExtension = {
+        name: "later",
+        beforeModelCall: (request) => ({
+          kind: "rewrite",
+          request: createModelRequest({ ...request, tools: [] }),
+        }),
+      };
+      const result = await runAgent("目标", seeing(seen), tools, limits, undefined, {
+        extensions: [setting("你是编程助手", copy), later],
+      });
+      expect(result.status).toBe("completed");
+      expect(seen).toEqual(["你是编程助手"]);
+    },
+  );
+
+  it("is absent from a request no extension set it on (no key at all)", async () => {
+    const seen: (string | undefined)[] = [];
+    const keys: string[][] = [];
+    const provider = {
+      complete: async (request: object) => {
+        keys.push(Object.keys(request));
+        return seeing(seen).complete(request);
+      },
+    };
+    await runAgent("目标", provider, tools, limits);
+    expect(seen).toEqual([undefined]);
+    expect(keys[0]).not.toContain("system");
+  });
+
+  it("that is not a text fails closed: extension_error, no model call", async () => {
+    const seen: (string | undefined)[] = [];
+    const result = await runAgent("目标", seeing(seen), tools, limits, undefined, {
+      extensions: [setting(42, true)],
+    });
+    expect(result).toMatchObject({ status: "failed", code: "extension_error" });
+    expect(seen).toEqual([]);
+  });
+});

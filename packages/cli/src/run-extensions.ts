@@ -47,35 +47,38 @@ export async function prepareRunFeatures(options: {
   const artifacts = createFileArtifactStore(options.artifactsDir);
   const budget = observationBudget(spec.maxObservationChars, redact);
   const readArtifact = { read_artifact: createReadArtifactTool(artifacts, budget) };
-  if (spec.maxContextTokens === undefined) {
-    // Only `run_command` and `run_tests` store anything here (an output cut to the budget):
-    // the model is offered `read_artifact` once a result names an artifact.
-    return { extensions: [loopDetection, artifactOffer()], tools: readArtifact };
-  }
-  // OpenAI-style requests get the real tokenizer; Anthropic's and the fake model's the
-  // conservative estimate (UTF-8 bytes / 3) of the Anthropic wire JSON.
-  // The system prompt goes out with every request: it counts. The estimate is synchronous,
-  // so an extension asked just before the budget's takes the prompt of this request.
-  let system: string | undefined;
+  // A real model's system prompt is part of the request (`ModelRequest.system`): set here,
+  // before the context budget, so its estimate and the provider see the same text.
+  const build = options.system;
   const systemPrompt: RunExtension[] =
-    options.system === undefined
+    build === undefined
       ? []
       : [
           {
             name: "system-prompt",
             async beforeModelCall(request) {
-              system = await options.system?.(request);
-              return undefined;
+              const system = await build(request);
+              return { kind: "rewrite", request: createModelRequest({ ...request, system }) };
             },
           },
         ];
+  if (spec.maxContextTokens === undefined) {
+    // Only `run_command` and `run_tests` store anything here (an output cut to the budget):
+    // the model is offered `read_artifact` once a result names an artifact.
+    return {
+      extensions: [loopDetection, ...systemPrompt, artifactOffer()],
+      tools: readArtifact,
+    };
+  }
+  // OpenAI-style requests get the real tokenizer; Anthropic's and the fake model's the
+  // conservative estimate (UTF-8 bytes / 3) of the Anthropic wire JSON; the request's
+  // system prompt is counted with it.
   const estimate = await createTokenEstimator({
     // The Fake Model has no wire; its requests are estimated as the conservative kind.
     style:
       spec.provider.name !== "fake" && VENDOR_PRESETS[spec.provider.name].wire === "openai"
         ? "openai"
         : "anthropic",
-    system: () => system,
   });
   const contextBudget = createContextBudget({
     maxContextTokens: spec.maxContextTokens,

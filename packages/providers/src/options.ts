@@ -102,10 +102,12 @@ export function redactorFor(apiKey: string | undefined): Redactor {
   return createRedactor(apiKey === undefined || apiKey === "" ? {} : { secrets: [apiKey] });
 }
 
-/** The system prompt of one request, or undefined for none. */
+/** The system prompt of one request (its own, else the provider's option), or undefined for none. */
 export async function systemPromptFor(
   options: ProviderOptions,
   request: ModelRequest,
 ): Promise<string | undefined> {
+  // The request's own prompt first: the runtime set it, and its token estimate counted it.
+  if (request.system !== undefined) return request.system;
   return typeof options.system === "function" ? await options.system(request) : options.system;
 }

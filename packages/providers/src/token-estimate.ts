@@ -31,19 +31,21 @@ const BYTES_PER_TOKEN = 3;
 export async function createTokenEstimator(
   options: TokenEstimatorOptions,
 ): Promise<(request: ModelRequest) => number> {
-  const systemOf = () => (typeof options.system === "function" ? options.system() : options.system);
+  // The request's own system prompt, else the option's (the provider sends the same one).
+  const systemOf = (request: ModelRequest) =>
+    request.system ?? (typeof options.system === "function" ? options.system() : options.system);
   if (options.style === "openai") {
     const { countTokens } = await import("gpt-tokenizer");
     return (request) =>
       countTokens(
         JSON.stringify({
-          messages: toChatMessages(request.messages, systemOf()),
+          messages: toChatMessages(request.messages, systemOf(request)),
           tools: toChatTools(request.tools),
         }),
       );
   }
   return (request) => {
-    const system = systemOf();
+    const system = systemOf(request);
     const wire = JSON.stringify({
       ...(system === undefined ? {} : { system }),
       messages: toAnthropicMessages(request.messages),

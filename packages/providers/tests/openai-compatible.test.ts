@@ -1,4 +1,4 @@
-import { runAgent, type ToolSet } from "@coding-agent/agent-core";
+import { createModelRequest, runAgent, type ToolSet } from "@coding-agent/agent-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createOpenAICompatibleProvider, InvalidProviderOptionsError } from "../src/index.ts";
@@ -52,6 +52,24 @@ const run = (server: FakeModelServer, apiKey?: string) =>
   runAgent("说你好", providerFor(server, apiKey ?? KEY), tools, { maxSteps: 5 });
 
 describe("createOpenAICompatibleProvider", () => {
+  describe("the system prompt", () => {
+    it("sends the request's own system prompt first, over the provider's option", async () => {
+      const server = await serve([{ text: "好" }, { text: "好" }]);
+      const provider = createOpenAICompatibleProvider({
+        model: "gpt-test",
+        baseUrl: server.openaiBaseUrl,
+        apiKey: KEY,
+        system: "选项里的提示",
+      });
+      const base = { task: { goal: "说你好" }, messages: [], step: 1, tools: [] };
+      const signal = new AbortController().signal;
+      await provider.complete(createModelRequest({ ...base, system: "请求里的提示" }), signal);
+      await provider.complete(createModelRequest(base), signal);
+      expect(sent(server, 0).messages?.[0]).toEqual({ role: "system", content: "请求里的提示" });
+      expect(sent(server, 1).messages?.[0]).toEqual({ role: "system", content: "选项里的提示" });
+    });
+  });
+
   describe("a conversation", () => {
     it("calls echo once, sends its result back under the call's id, and finishes with the text", async () => {
       const server = await serve([

@@ -26,6 +26,19 @@ describe("createTokenEstimator", () => {
     expect(withSystem(request("x"))).toBeGreaterThan(bare(request("x")));
   });
 
+  it.each(["openai", "anthropic"] as const)(
+    "counts the request's own system prompt, which wins over the option (%s wire)",
+    async (style) => {
+      const prompt = "你是编程助手，先运行测试再完成。".repeat(50);
+      const bare = await createTokenEstimator({ style });
+      const own = createModelRequest({ ...request("x"), system: prompt });
+      expect(bare(own)).toBeGreaterThan(bare(request("x")) + 100);
+      // The option is what a provider sends when the request has none: the request's wins.
+      const withOption = await createTokenEstimator({ style, system: "短" });
+      expect(withOption(own)).toBe(bare(own));
+    },
+  );
+
   it("estimates other styles as UTF-8 bytes / 3, rounded up", async () => {
     const estimate = await createTokenEstimator({ style: "anthropic" });
     expect(estimate(request("a".repeat(3_000)))).toBeGreaterThanOrEqual(1_000);

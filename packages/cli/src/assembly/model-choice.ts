@@ -102,13 +102,14 @@ async function realModel(spec: RunSpec, context: ModelChoiceContext): Promise<Mo
       : undefined;
   const shown = (provider: Provider) =>
     echo === undefined ? provider : endingEcho(provider, echo);
-  const backend = createModelBackend({ ...spec.provider, name }, env, system, echo);
+  // The system prompt goes on each request (`prepareRunFeatures`), not into the provider.
+  const backend = createModelBackend({ ...spec.provider, name }, env, undefined, echo);
   if (!backend.ok) return backend;
   const fallbackModel = spec.provider.fallbackModel;
   let fallback: { readonly provider: Provider; readonly model: string } | undefined;
   if (fallbackModel !== undefined) {
     const other = { ...spec.provider, name, model: fallbackModel };
-    const second = createModelBackend(other, env, system, echo);
+    const second = createModelBackend(other, env, undefined, echo);
     if (!second.ok) return second;
     fallback = { provider: shown(second.provider), model: fallbackModel };
   }

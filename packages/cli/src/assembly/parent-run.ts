@@ -189,6 +189,7 @@ async function subagentsOf(
       runId: records.runId,
       runDir: records.runDir,
       provider: inputs.model.child,
+      ...(inputs.model.system === undefined ? {} : { system: inputs.model.system }),
       redact,
       price: inputs.price.price,
       ...(retry === undefined ? {} : { retry }),

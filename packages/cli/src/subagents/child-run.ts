@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import {
   type ModelPrice,
+  type ModelRequest,
   type ModelRetryOptions,
   type Provider,
   type Redactor,
@@ -29,6 +30,8 @@ export interface ChildRunOptions {
   readonly runDir: string;
   /** The model a child with this goal talks to (the fake model: the turns tagged with it). */
   readonly provider: (goal: string) => Provider;
+  /** A real model's system prompt for a request: the parent's (a child works on its copy of the same repository). */
+  readonly system?: (request: ModelRequest) => Promise<string>;
   readonly redact: Redactor;
   readonly price: ModelPrice | null;
   readonly retry?: ModelRetryOptions;
@@ -133,6 +136,7 @@ async function runInCopy(
       mode: "child",
       redact,
       provider: options.provider(spec.goal),
+      ...(options.system === undefined ? {} : { system: options.system }),
       tools: tools.tools,
       artifactsDir: path.join(dir, "artifacts"),
       version: () => tracker.current,

@@ -92,3 +92,51 @@ describe("a real model's first request", () => {
     expect(missing.stderr).toContain("--system-prompt-file 读不到文件");
   });
 });
+
+describe("a subagent's requests", () => {
+  it("carry the same system prompt as the parent's, set on each request", async () => {
+    server = await startFakeModelServer({
+      apiKey: KEY,
+      script: [
+        { calls: [{ name: "spawn_agent", input: { goal: "看看 src" } }] },
+        // The child's one request: it finishes at once.
+        { text: "子任务看完了" },
+        { text: "都看完了" },
+      ],
+    });
+    const home = await mkdtemp(join(tmpdir(), "prompt-home-"));
+    try {
+      const { code, stderr } = await captureCli(
+        openaiRun(
+          "看看",
+          server.openaiBaseUrl,
+          "--workspace",
+          workspace,
+          "--subagents",
+          "1",
+          "--finish-gate",
+          "none",
+          "--approval",
+          "auto",
+        ),
+        { OPENAI_API_KEY: KEY, CODING_AGENT_HOME: home, PATH: process.env.PATH },
+      );
+      expect(code, stderr).toBe(0);
+      const systems = server.requests.map((request) => {
+        const [first] = (request.body as { messages: Array<{ role: string; content: string }> })
+          .messages;
+        return first?.role === "system" ? first.content : undefined;
+      });
+      expect(systems).toHaveLength(3);
+      // The child's request is the second: the parent waits on its spawn_agent call.
+      const goals = server.requests.map((request) =>
+        JSON.stringify((request.body as { messages: unknown[] }).messages),
+      );
+      expect(goals[1]).toContain("看看 src");
+      for (const system of systems) expect(system?.startsWith(BUILTIN_SYSTEM_PROMPT)).toBe(true);
+      expect(systems[1]).toBe(systems[0]);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});

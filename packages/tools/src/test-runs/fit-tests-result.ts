@@ -4,8 +4,8 @@ import {
   type ObservationBudget,
   omitMiddle,
 } from "../observation-budget.ts";
-import type { RunTestsResult } from "./run-tests.ts";
 import { clipMessage, MAX_MESSAGE_CHARS } from "./test-name.ts";
+import type { RunTestsResult } from "./test-report.ts";
 
 /** The shortest a failure's message is clipped to before failures are left out. */
 const MIN_MESSAGE_CHARS = 300;

@@ -28,8 +28,8 @@ import { parseTap } from "./tap-report.ts";
 import {
   parseJestLikeJson,
   parseNodeTap,
+  type RunTestsResult,
   type TestCounts,
-  type TestFailure,
 } from "./test-report.ts";
 import { parseUnittestSummary } from "./unittest-report.ts";
 
@@ -39,25 +39,7 @@ export const RunTestsInputSchema = z.strictObject({
 });
 export type RunTestsInput = z.output<typeof RunTestsInputSchema>;
 
-/** What `run_tests` returns (docs/contracts.md §6), with where the numbers came from. */
-export interface RunTestsResult {
-  readonly passed: number | null;
-  readonly failed: number | null;
-  readonly skipped: number | null;
-  readonly failures: readonly TestFailure[];
-  readonly exitCode: number | null;
-  readonly report: TestReportKind;
-  /** The command that ran (with the reporter flag added, if one was). */
-  readonly command: string;
-  /** Why there are no counts, in Chinese, when `report` is `exit_code`. */
-  readonly note?: string;
-  /** The end of the output when there are no counts, so the model still sees what happened. */
-  readonly output?: string;
-  /** Failures counted but not listed, to fit the observation budget (the first ones are listed). */
-  readonly omittedFailures?: number;
-  /** The artifact holding the whole output, when the result had to be cut to the budget. */
-  readonly artifact?: string;
-}
+export type { RunTestsResult } from "./test-report.ts";
 
 /** How `run_tests` runs in one run. */
 export interface RunTestsOptions {

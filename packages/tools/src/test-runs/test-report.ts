@@ -4,6 +4,7 @@
  * and jest (`--json`), which share one shape. Pure: text in, report out. Other TAP
  * producers: `tap-report.ts`; mocha's own summary: `mocha-report.ts`.
  */
+import type { TestReportKind } from "./plan-test-command.ts";
 import { clipMessage, joinTestName, unescapeTapName } from "./test-name.ts";
 
 /** One failed test: its full name (ancestors joined by " > ") and the runner's message. */
@@ -201,4 +202,24 @@ function findReport(output: string): JestLikeReport | undefined {
     }
   }
   return undefined;
+}
+
+/** What `run_tests` returns (docs/contracts.md §6), with where the numbers came from. */
+export interface RunTestsResult {
+  readonly passed: number | null;
+  readonly failed: number | null;
+  readonly skipped: number | null;
+  readonly failures: readonly TestFailure[];
+  readonly exitCode: number | null;
+  readonly report: TestReportKind;
+  /** The command that ran (with the reporter flag added, if one was). */
+  readonly command: string;
+  /** Why there are no counts, in Chinese, when `report` is `exit_code`. */
+  readonly note?: string;
+  /** The end of the output when there are no counts, so the model still sees what happened. */
+  readonly output?: string;
+  /** Failures counted but not listed, to fit the observation budget (the first ones are listed). */
+  readonly omittedFailures?: number;
+  /** The artifact holding the whole output, when the result had to be cut to the budget. */
+  readonly artifact?: string;
 }

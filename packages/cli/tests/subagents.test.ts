@@ -141,8 +141,7 @@ describe("spawn_agent in a git repository", HANG_GUARD, () => {
       finish(),
       turn("改 a", waitForB),
       turn("改 a", write("src/a.txt", "A by child\n")),
-      // Half a second more: the second child, with nothing left to wait for, ends first.
-      turn("改 a", finish("a 好了").action, { delayMs: 500 }),
+      turn("改 a", finish("a 好了").action),
       turn("改 b", markB),
       turn("改 b", write("src/new.txt", "new\n")),
       turn("改 b", finish("b 好了").action),
@@ -157,9 +156,10 @@ describe("spawn_agent in a git repository", HANG_GUARD, () => {
       "none",
     ]);
     expect(code, stderr).toBe(0);
+    // Answers in call order, whichever child ended first: which one that is depends on the
+    // machine's load (a delay cannot decide it), so the order of completion is proven where
+    // it can be held still, in runAll's tests and lesson 39's completion-order gate.
     const [a, b] = spawned(result);
-    // Call order, although the second child finished first.
-    expect(stderr.indexOf("子 Agent #2 结束")).toBeLessThan(stderr.indexOf("子 Agent #1 结束"));
     expect(a).toMatchObject({ status: "completed", code: "finished", summary: "a 好了" });
     expect(a?.files).toEqual(["src/a.txt"]);
     // The child started from the parent's uncommitted state, not from HEAD.

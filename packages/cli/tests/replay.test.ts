@@ -1,12 +1,11 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startFakeModelServer } from "@coding-agent/providers/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { compareWithLog } from "../src/replay/divergence.ts";
 import type { StateEvent } from "../src/state/log.ts";
 import { call, captureCli } from "./support/run-cli.ts";
-import { BUGGY, createSumRepo, FIXED, sha256 } from "./support/sum-repo.ts";
+import { BUGGY, FIXED, sha256, useSumRepoAndHome } from "./support/sum-repo.ts";
 
 // Real files and test processes: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 120_000 };
@@ -14,14 +13,9 @@ const HANG_GUARD = { timeout: 120_000 };
 let base: string;
 let workspace: string;
 let home: string;
-beforeEach(async () => {
-  ({ base, workspace } = await createSumRepo());
-  home = await mkdtemp(join(tmpdir(), "coding-agent-home-"));
-}, 60_000);
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-  await rm(home, { recursive: true, force: true });
-}, 60_000);
+useSumRepoAndHome((made) => {
+  ({ base, workspace, home } = made);
+});
 
 const finish = (summary = "修好了") => ({ action: { type: "finish", summary } });
 const fix = call("edit_file", { path: "src/sum.js", old: "return a - b;", new: "return a + b;" });

@@ -6,15 +6,14 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseStateLog } from "../src/state/log.ts";
 import { acquireRunLock, RUN_LOCK_FILE } from "../src/state/run-lock.ts";
 import { call, captureCli } from "./support/run-cli.ts";
 import { BIN } from "./support/spawn-bin.ts";
-import { createSumRepo } from "./support/sum-repo.ts";
+import { useSumRepoAndHome } from "./support/sum-repo.ts";
 
 // Real processes and files: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 120_000 };
@@ -22,14 +21,9 @@ const HANG_GUARD = { timeout: 120_000 };
 let base: string;
 let workspace: string;
 let home: string;
-beforeEach(async () => {
-  ({ base, workspace } = await createSumRepo());
-  home = await mkdtemp(join(tmpdir(), "coding-agent-home-"));
-}, 60_000);
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-  await rm(home, { recursive: true, force: true });
-}, 60_000);
+useSumRepoAndHome((made) => {
+  ({ base, workspace, home } = made);
+});
 
 const env = () => ({ CODING_AGENT_HOME: home, PATH: process.env.PATH });
 const finish = { action: { type: "finish", summary: "好了" } };

@@ -4,13 +4,12 @@
  * version (the CLI's parse result, with `kind` and `json`), its temporary folder replaced by
  * `<base>`: such logs still resume and replay.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseRecordedSpec, RUN_SPEC_VERSION } from "../src/run-spec.ts";
 import { captureCli } from "./support/run-cli.ts";
-import { createSumRepo, FIXED } from "./support/sum-repo.ts";
+import { FIXED, useSumRepoAndHome } from "./support/sum-repo.ts";
 
 // Real files and test processes: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 120_000 };
@@ -20,14 +19,9 @@ const RUN_ID = "20261204-231658Z-0dee8c";
 let base: string;
 let workspace: string;
 let home: string;
-beforeEach(async () => {
-  ({ base, workspace } = await createSumRepo());
-  home = await mkdtemp(join(tmpdir(), "coding-agent-home-"));
-}, 60_000);
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-  await rm(home, { recursive: true, force: true });
-}, 60_000);
+useSumRepoAndHome((made) => {
+  ({ base, workspace, home } = made);
+});
 
 const cli = (argv: string[]) =>
   captureCli(argv, { CODING_AGENT_HOME: home, PATH: process.env.PATH });

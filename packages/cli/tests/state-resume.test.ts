@@ -1,13 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseStateLog } from "../src/state/log.ts";
 import { decideInDoubt } from "../src/state/resume.ts";
 import { call, captureCli } from "./support/run-cli.ts";
 import { BIN } from "./support/spawn-bin.ts";
-import { BUGGY, createSumRepo, FIXED } from "./support/sum-repo.ts";
+import { BUGGY, FIXED, useSumRepoAndHome } from "./support/sum-repo.ts";
 
 // Real processes and files: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 120_000 };
@@ -16,14 +15,9 @@ const SECRET = "ghp_R3alLookingTokenValue1234567890abcd";
 let base: string;
 let workspace: string;
 let home: string;
-beforeEach(async () => {
-  ({ base, workspace } = await createSumRepo());
-  home = await mkdtemp(join(tmpdir(), "coding-agent-home-"));
-}, 60_000);
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
-  await rm(home, { recursive: true, force: true });
-}, 60_000);
+useSumRepoAndHome((made) => {
+  ({ base, workspace, home } = made);
+});
 
 const finish = { action: { type: "finish", summary: "修好了" } };
 const fix = call("edit_file", { path: "src/sum.js", old: "return a - b;", new: "return a + b;" });

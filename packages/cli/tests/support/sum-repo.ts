@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 
 export const BUGGY = "export function sum(a, b) {\n  return a - b;\n}\n";
 export const FIXED = "export function sum(a, b) {\n  return a + b;\n}\n";
@@ -27,4 +28,30 @@ export async function createSumRepo(): Promise<{ base: string; workspace: string
   );
   await writeFile(join(base, "outside.js"), "outside\n");
   return { base, workspace };
+}
+
+/** A test's sum repository and its own `$CODING_AGENT_HOME`. */
+export interface SumRepoAndHome {
+  readonly base: string;
+  readonly workspace: string;
+  readonly home: string;
+}
+
+/**
+ * Gives every test of the file a fresh sum repository and `$CODING_AGENT_HOME` (handed to
+ * `use` before the test), and removes both after it. The timeouts only turn a hang into a
+ * failure.
+ */
+export function useSumRepoAndHome(use: (made: SumRepoAndHome) => void): void {
+  let made: SumRepoAndHome | undefined;
+  beforeEach(async () => {
+    const repo = await createSumRepo();
+    made = { ...repo, home: await mkdtemp(join(tmpdir(), "coding-agent-home-")) };
+    use(made);
+  }, 60_000);
+  afterEach(async () => {
+    if (made === undefined) return;
+    await rm(made.base, { recursive: true, force: true });
+    await rm(made.home, { recursive: true, force: true });
+  }, 60_000);
 }

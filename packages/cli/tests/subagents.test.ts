@@ -401,23 +401,28 @@ describe("spawn_agent in a git repository", HANG_GUARD, () => {
   });
 });
 
+/** A git workspace whose PreToolUse hook vetoes any spawn_agent call whose input says 禁止. */
+async function vetoingWorkspace(): Promise<void> {
+  await gitWorkspace();
+  await mkdir(join(ws, ".coding-agent"));
+  await writeFile(
+    join(ws, WORKSPACE_SETTINGS),
+    JSON.stringify({
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "spawn_agent",
+            command: "if grep -q 禁止; then echo '不许这个子 Agent' >&2; exit 2; fi",
+          },
+        ],
+      },
+    }),
+  );
+}
+
 describe("spawn_agent against hooks and the default sandbox", HANG_GUARD, () => {
   it("a later spawn_agent a hook vetoes starts no child", async () => {
-    await gitWorkspace();
-    await mkdir(join(ws, ".coding-agent"));
-    await writeFile(
-      join(ws, WORKSPACE_SETTINGS),
-      JSON.stringify({
-        hooks: {
-          PreToolUse: [
-            {
-              matcher: "spawn_agent",
-              command: "if grep -q 禁止; then echo '不许这个子 Agent' >&2; exit 2; fi",
-            },
-          ],
-        },
-      }),
-    );
+    await vetoingWorkspace();
     const turns = [
       { actions: [spawn("允许"), spawn("禁止")] },
       finish(),
@@ -441,21 +446,7 @@ describe("spawn_agent against hooks and the default sandbox", HANG_GUARD, () => 
   });
 
   it("under --subagents 1, a vetoed first spawn_agent holds no slot: the next one's child runs", async () => {
-    await gitWorkspace();
-    await mkdir(join(ws, ".coding-agent"));
-    await writeFile(
-      join(ws, WORKSPACE_SETTINGS),
-      JSON.stringify({
-        hooks: {
-          PreToolUse: [
-            {
-              matcher: "spawn_agent",
-              command: "if grep -q 禁止; then echo '不许这个子 Agent' >&2; exit 2; fi",
-            },
-          ],
-        },
-      }),
-    );
+    await vetoingWorkspace();
     const turns = [
       { actions: [spawn("禁止"), spawn("允许")] },
       finish(),

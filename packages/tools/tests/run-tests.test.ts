@@ -48,6 +48,15 @@ describe("suite", () => {
 test("parent", async (t) => { await t.test("child", () => { assert.ok(false, "child's 'quoted' msg"); }); });
 `;
 
+/** `run_tests` over this test's folder, unsandboxed, with the given options. */
+function runTestsWith(options: Omit<RunTestsOptions, "policy" | "sandbox">) {
+  return createRunTests({
+    policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
+    sandbox: { kind: "none" },
+    ...options,
+  });
+}
+
 function runTests(
   testCommand: string | undefined,
   timeoutMs?: number,
@@ -90,9 +99,7 @@ describe("run_tests", HANG_GUARD, () => {
     const seen: string[] = [];
     const counts = { passed: 7, failed: 0, skipped: 0, failures: [] };
     const withReader = (found: typeof counts | undefined) =>
-      createRunTests({
-        policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
-        sandbox: { kind: "none" },
+      runTestsWith({
         testCommand: "node --test",
         readNodeTap: (output) => {
           seen.push(output);
@@ -240,9 +247,7 @@ describe("run_tests", HANG_GUARD, () => {
       join(dir, "many.test.js"),
       `import test from "node:test";\n${tests.join("\n")}\n`,
     );
-    const run = createRunTests({
-      policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
-      sandbox: { kind: "none" },
+    const run = runTestsWith({
       testCommand: "node --test",
       budget: observationBudget(3_000),
     });
@@ -272,9 +277,7 @@ describe("run_tests", HANG_GUARD, () => {
     );
     const kept: string[] = [];
     const redact = (text: string) => text.replaceAll(secret, "[REDACTED:github-token]");
-    const run = createRunTests({
-      policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
-      sandbox: { kind: "none" },
+    const run = runTestsWith({
       testCommand: "node --test",
       budget: observationBudget(3_000, redact),
       keepOutput: async (text, tool) => {
@@ -301,9 +304,7 @@ describe("run_tests", HANG_GUARD, () => {
   it("keeps the output of an unreadable runner once more than its end is shown; a short one stores nothing", async () => {
     const kept: string[] = [];
     const make = (testCommand: string) =>
-      createRunTests({
-        policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
-        sandbox: { kind: "none" },
+      runTestsWith({
         testCommand,
         keepOutput: async (text) => {
           kept.push(text);

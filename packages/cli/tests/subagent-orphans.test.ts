@@ -42,7 +42,9 @@ const copies = async () => (await readdir(temp)).filter((name) => name.startsWit
 
 /** Starts a process that makes a copy of `workspace` in `temp`; resolves once the copy exists. */
 function makeCopy(workspace: string, stay: boolean) {
-  const child = spawn(process.execPath, [COPY_THEN_DIE, workspace, ...(stay ? ["--stay"] : [])], {
+  // The workspace's packages from their sources, as the tests themselves import them.
+  const args = ["--conditions=@coding-agent/source", COPY_THEN_DIE, workspace];
+  const child = spawn(process.execPath, [...args, ...(stay ? ["--stay"] : [])], {
     env: { ...process.env, TMPDIR: temp },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -52,6 +54,8 @@ function makeCopy(workspace: string, stay: boolean) {
       out += String(chunk);
       if (out.includes("\n")) resolve(out.trim());
     });
+    // A child that dies before printing fails the test now instead of at the timeout.
+    child.on("close", () => resolve(out.trim()));
   });
   const exited = new Promise<NodeJS.Signals | null>((resolve) =>
     child.on("exit", (_code, signal) => resolve(signal)),

@@ -138,6 +138,7 @@ export {
   type ProgramResolution,
   type SandboxPolicy,
 } from "./sandbox/policy.ts";
+export { isProcessAlive } from "./sandbox/process-alive.ts";
 export {
   type KillReason,
   OWN_PROCESS_GROUP,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { link, readFile, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { isProcessAlive } from "@coding-agent/tools";
 
 /** The lock file in a run folder: who runs or resumes the run now. */
 export const RUN_LOCK_FILE = "owner.lock";
@@ -65,7 +66,7 @@ export async function acquireRunLock(runDir: string): Promise<RunLockResult> {
       const seen = await readFile(file, "utf8").catch(() => undefined);
       if (seen === undefined) continue; // Released or moved aside just now: try again.
       const holder = parseOwner(seen);
-      if (holder !== undefined && isAlive(holder.pid))
+      if (holder !== undefined && isProcessAlive(holder.pid))
         return { ok: false, reason: "held", pid: holder.pid };
       await takeOverStale(file, seen, mine);
     }
@@ -93,7 +94,7 @@ async function takeOverStale(file: string, seen: string, mine: string): Promise<
   if (!entered) {
     // A taker that died inside its guard leaves it behind: a guard whose process is gone is removed.
     const holder = parseOwner((await readFile(guard, "utf8").catch(() => undefined)) ?? "");
-    if (holder !== undefined && !isAlive(holder.pid)) await unlink(guard).catch(() => {});
+    if (holder !== undefined && !isProcessAlive(holder.pid)) await unlink(guard).catch(() => {});
     await new Promise((resolve) => setTimeout(resolve, 10));
     return false;
   }
@@ -128,15 +129,5 @@ function parseOwner(text: string): LockOwner | undefined {
       : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** True while a process with this pid exists (EPERM: it exists, owned by someone else). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -15,7 +15,7 @@ import {
 } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { isAlive } from "../state/run-lock.ts";
+import { isProcessAlive } from "@coding-agent/tools";
 
 /**
  * A child's own copy of the parent's workspace (docs/contracts.md §7, lesson 39): a detached git
@@ -139,7 +139,7 @@ export async function removeOrphanedCopies(tempDir = os.tmpdir()): Promise<strin
   for (const name of names.filter((entry) => entry.startsWith(COPY_PREFIX))) {
     const temp = path.join(tempDir, name);
     const owner = await readOwner(temp);
-    if (owner === undefined || isAlive(owner.pid)) continue;
+    if (owner === undefined || isProcessAlive(owner.pid)) continue;
     const tree = path.join(temp, "tree");
     if (owner.top !== undefined) {
       await git(["worktree", "remove", "--force", tree], { cwd: owner.top }).catch(() => {});

@@ -1,20 +1,11 @@
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { isProcessAlive } from "@coding-agent/tools";
 
 /** Who may run a job's trials: one process at a time, so a trial never runs in two at once. */
 export type JobLock =
   | { readonly ok: true; readonly release: () => Promise<void> }
   | { readonly ok: false; readonly pid: number };
-
-/** Whether a process with this id exists (EPERM: it does, under another user). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * Takes `<job>/owner.lock` for this process (created exclusively, holding its pid). A lock
@@ -31,7 +22,7 @@ export async function lockJob(jobDir: string): Promise<JobLock> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const pid = Number((await readFile(file, "utf8").catch(() => "")).trim());
-      if (Number.isSafeInteger(pid) && pid > 0 && isAlive(pid)) return { ok: false, pid };
+      if (Number.isSafeInteger(pid) && pid > 0 && isProcessAlive(pid)) return { ok: false, pid };
       await rm(file, { force: true });
     }
   }

@@ -14,7 +14,7 @@ import {
   childrenOverBudget,
   NOTHING_SPENT,
   withChildSpend,
-} from "../src/subagents/spend.ts";
+} from "../src/subagents/spawn-agent.ts";
 
 const parentResult = (costUsd: number | null): RunResult => ({
   status: "completed",

@@ -305,6 +305,33 @@ describe("coding-agent replay: the week 1–5 checkpoint scenarios, run by the C
   );
 });
 
+describe("coding-agent replay of a reply whose calls ran together", () => {
+  it(
+    "answers each read from the log although the intents come before the results",
+    HANG_GUARD,
+    async () => {
+      const read = (path: string) => ({ type: "tool_call", tool: "read_file", input: { path } });
+      const original = await run(
+        [{ actions: [read("src/sum.js"), read("test/sum.test.js")] }, finish("读完了")],
+        ["--finish-gate", "none"],
+      );
+      expect(original.result.status).toBe("completed");
+      const types = (await readFile(stateFile(original.result.runId), "utf8"))
+        .trimEnd()
+        .split("\n")
+        .map((line) => (JSON.parse(line) as StateEvent).type);
+      // Both reads started before the first was recorded: the log has both intents first.
+      expect(types.slice(2, 6)).toEqual([
+        "tool_intent",
+        "tool_intent",
+        "tool_result",
+        "tool_result",
+      ]);
+      await expectSameReplay(original);
+    },
+  );
+});
+
 describe("coding-agent replay runs nothing", () => {
   it(
     "does not write a file a replayed write_file wrote, nor run a replayed command",

@@ -99,15 +99,15 @@ export function createReplayer(
         const verdict = compare({ kind: "tool_call", callId, tool, input }, intent);
         if (verdict.kind === "diverged") return diverged(verdict.seq, verdict.what);
         cursor.take();
-        const result = cursor.peek();
-        if (result?.type === "tool_result" && result.callId === call.callId) {
-          cursor.take();
-          version = result.version;
-          const value = result.ok
-            ? result.value
-            : toolError(result.error?.code ?? "tool_error", result.error?.message ?? "");
+        const answered = cursor.takeResult(call.callId);
+        if (answered !== undefined) {
+          version = answered.version;
+          const value = answered.ok
+            ? answered.value
+            : toolError(answered.error?.code ?? "tool_error", answered.error?.message ?? "");
           return { kind: "answer", value };
         }
+        const result = cursor.peek();
         // An intent without a result in a finished run: the call never came back.
         if (result?.type === "run_finished") {
           const ended = endedWithoutResult(call.tool, result);

@@ -1,6 +1,6 @@
 import { type ArtifactStore, artifactMainField, artifactText } from "./artifacts.ts";
 import { InvalidLimitsError } from "./errors.ts";
-import type { BeforeModelCallDecision, RunExtension } from "./extension.ts";
+import type { BeforeModelCallDecision, Compaction, RunExtension } from "./extension.ts";
 import type { Message, ToolResultMessage } from "./messages.ts";
 import { createModelRequest, type ModelRequest } from "./provider.ts";
 import type { Redactor } from "./redact.ts";
@@ -217,11 +217,14 @@ async function fitToBudget(
   if (choice.kind === "exhausted") return exhausted(budget, choice.tokens);
   if (choice.callIds.length === 0) {
     if (compacted.size === 0) return undefined;
-    return rewrite(build([], stored), budget, compacted, {
+    const rewritten = build([], stored);
+    const step = {
       estimatedTokens: before,
       compactedTokens: tokensWith([])([]),
+      maxContextTokens: budget,
       results: [],
-    });
+    };
+    return rewrite(rewritten, step, compacted);
   }
   let fresh: readonly string[] = [];
   while (choice.kind === "fits") {
@@ -243,11 +246,8 @@ async function fitToBudget(
         const { tool } = results.get(callId) as ToolResultMessage;
         return { callId, tool, artifactId: stored.get(callId) as string };
       });
-      return rewrite(compactedRequest, budget, compacted, {
-        estimatedTokens: before,
-        compactedTokens: after,
-        results: done,
-      });
+      const step = { estimatedTokens: before, compactedTokens: after, maxContextTokens: budget };
+      return rewrite(compactedRequest, { ...step, results: done }, compacted);
     }
     // Real ids may be longer than the placeholders: ask again with these compacted.
     choice = ask(fresh);
@@ -255,27 +255,13 @@ async function fitToBudget(
   return exhausted(budget, choice.kind === "exhausted" ? choice.tokens : before);
 }
 
-/** The rewrite decision for `request`, its compaction counted against every result compacted so far. */
+/** The rewrite decision for `request`; `totalCompacted` counts every result compacted so far. */
 function rewrite(
   request: ModelRequest,
-  maxContextTokens: number,
+  step: Omit<Compaction, "totalCompacted">,
   compacted: ReadonlySet<string>,
-  step: {
-    readonly estimatedTokens: number;
-    readonly compactedTokens: number;
-    readonly results: readonly CompactedResult[];
-  },
 ): BeforeModelCallDecision {
-  const { estimatedTokens, compactedTokens, results } = step;
-  const totalCompacted = compacted.size;
-  const compaction = {
-    estimatedTokens,
-    compactedTokens,
-    maxContextTokens,
-    results,
-    totalCompacted,
-  };
-  return { kind: "rewrite", request, compaction };
+  return { kind: "rewrite", request, compaction: { ...step, totalCompacted: compacted.size } };
 }
 
 function exhausted(budget: number, floor: number): BeforeModelCallDecision {

@@ -99,23 +99,6 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
   const budget = options.budget ?? observationBudget();
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
 
-  /** The permission a resolved program needs: none when it is on the allowlist. */
-  const gatedCall = (
-    input: RunCommandInput,
-    program: { path: string; allowed: boolean },
-  ): GatedCall | undefined => {
-    if (program.allowed) return undefined;
-    return {
-      request: {
-        tool: "run_command",
-        argv: input.argv,
-        program: program.path,
-        reason: `${input.argv[0] ?? ""} 不在允许的命令里（--allow-command）`,
-      },
-      undone: `${JSON.stringify(input.argv)} 没有执行`,
-    };
-  };
-
   async function authorize(
     input: RunCommandInput,
     signal?: AbortSignal,
@@ -202,6 +185,23 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
   }
 
   return Object.assign(runCommand, { authorize });
+}
+
+/** The permission a resolved program needs: none when it is on the allowlist. */
+function gatedCall(
+  input: RunCommandInput,
+  program: { path: string; allowed: boolean },
+): GatedCall | undefined {
+  if (program.allowed) return undefined;
+  return {
+    request: {
+      tool: "run_command",
+      argv: input.argv,
+      program: program.path,
+      reason: `${input.argv[0] ?? ""} 不在允许的命令里（--allow-command）`,
+    },
+    undone: `${JSON.stringify(input.argv)} 没有执行`,
+  };
 }
 
 /**

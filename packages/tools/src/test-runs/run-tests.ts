@@ -10,9 +10,10 @@ import {
   observationBudget,
   readArtifactNote,
 } from "../observation-budget.ts";
-import { buildBwrapArgv } from "../sandbox/bwrap.ts";
+import { bwrapCommand } from "../sandbox/bwrap.ts";
 import { type ProcessResult, runProcess } from "../sandbox/exec.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
+import { OWN_PROCESS_GROUP } from "../sandbox/process-group.ts";
 import type { SandboxChoice } from "../sandbox/sandbox-mode.ts";
 import { fitTestsResult } from "./fit-tests-result.ts";
 import { parseGoTestJson } from "./go-test-report.ts";
@@ -121,23 +122,26 @@ export function createRunTests(
     );
     const command: [string, ...string[]] = [shell.path, "-c", planned.command];
     const cwd = options.policy.cwd;
-    const argv =
+    const { argv, group } =
       options.sandbox.kind === "bwrap"
-        ? buildBwrapArgv({
+        ? bwrapCommand({
             bwrap: options.sandbox.bwrap,
             workspace: cwd,
             argv: command,
             ...(options.policy.readOnly === undefined ? {} : { readOnly: options.policy.readOnly }),
           })
-        : command;
-    const result = await runProcess({
-      argv: argv as [string, ...string[]],
-      cwd,
-      env: testRunEnv(options.policy.env, cwd),
-      timeoutMs,
-      maxOutputBytes: options.maxOutputBytes ?? 4_000_000,
-      ...(signal === undefined ? {} : { signal }),
-    });
+        : { argv: command, group: OWN_PROCESS_GROUP };
+    const result = await runProcess(
+      {
+        argv: argv as [string, ...string[]],
+        cwd,
+        env: testRunEnv(options.policy.env, cwd),
+        timeoutMs,
+        maxOutputBytes: options.maxOutputBytes ?? 4_000_000,
+        ...(signal === undefined ? {} : { signal }),
+      },
+      group,
+    );
     if (result.timedOut)
       return toolError(
         "timeout",

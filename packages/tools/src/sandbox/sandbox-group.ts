@@ -1,0 +1,70 @@
+import { randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { OWN_PROCESS_GROUP, type ProcessGroup } from "./process-group.ts";
+
+/**
+ * The variable a sandbox's bwrap sets inside it (`--setenv`), its value unique to one
+ * command: it stands in bwrap's own command line, which is how a killed sandbox's leftover
+ * is found (see `sandboxGroup`).
+ */
+export const SANDBOX_MARKER_ENV = "CODING_AGENT_SANDBOX";
+
+/** A fresh marker for one sandboxed command. */
+export function newSandboxMarker(): string {
+  return randomUUID();
+}
+
+/**
+ * The process group of one bwrap-sandboxed command: the default's SIGKILL to bwrap's whole
+ * group, and, once this runtime has killed it, every process still carrying the command's
+ * `marker` in its command line.
+ *
+ * Why: bwrap (0.8) clones the sandbox's first process and only then, inside it, asks the
+ * kernel for `--die-with-parent`. A bwrap killed between the two leaves that process running,
+ * reparented and outside the group (`--new-session`), and it goes on to run the command: a
+ * Ctrl-C right after a command started left its `sleep 40` running 40 s. That process is a
+ * copy of bwrap, so its command line is bwrap's, marker included; killing it (the first
+ * process of the sandbox's PID namespace) ends everything in the sandbox. Looked for when
+ * the kill is sent and again when bwrap has exited (`runProcess` calls `killAll("exit")`),
+ * when no clone can still be under way. A command that ends by itself is never looked for.
+ */
+export function sandboxGroup(marker: string): ProcessGroup {
+  let killed = false;
+  return {
+    newGroup: true,
+    killAll(child, reason) {
+      OWN_PROCESS_GROUP.killAll(child, reason);
+      if (reason !== "exit") killed = true;
+      if (killed) killMarked(marker);
+    },
+  };
+}
+
+/** SIGKILLs every process of this user whose command line holds `marker` as one argument. */
+export function killMarked(marker: string): number {
+  const needle = `\0${marker}\0`;
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 0;
+  }
+  let killed = 0;
+  for (const pid of pids) {
+    if (Number(pid) === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, "latin1");
+    } catch {
+      continue; // Gone already, or not ours to read.
+    }
+    if (!`\0${cmdline}`.includes(needle)) continue;
+    try {
+      process.kill(Number(pid), "SIGKILL");
+      killed += 1;
+    } catch {
+      // ESRCH: gone meanwhile; EPERM: another user's, not ours to end.
+    }
+  }
+  return killed;
+}

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -77,6 +78,51 @@ describe("sandboxGroup", () => {
     );
     expect(result.exitCode).toBe(0);
     expect(running(bystander)).toBe(true);
+  });
+});
+
+/** Whether `pid` is a process that still runs (not gone, not a zombie). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
+  } catch {
+    return false;
+  }
+}
+
+const EXEC = new URL("../src/sandbox/exec.ts", import.meta.url).href;
+const GROUP = new URL("../src/sandbox/sandbox-group.ts", import.meta.url).href;
+
+describe("sandboxGroup when this process exits at once", () => {
+  it("ends what took the marker after the kill, although the command's exit was never seen", async () => {
+    const marker = newSandboxMarker();
+    // The kill, then (as bwrap's late clone would) a process taking the marker, then an exit
+    // before any event is handled: only the look on exit can find it.
+    const script = `
+      import { spawn } from "node:child_process";
+      import { runProcess } from ${JSON.stringify(EXEC)};
+      import { sandboxGroup } from ${JSON.stringify(GROUP)};
+      const controller = new AbortController();
+      runProcess({ argv: ["sleep", "30"], cwd: "/", env: process.env, timeoutMs: 60000, signal: controller.signal }, sandboxGroup(${JSON.stringify(marker)})).catch(() => {});
+      controller.abort();
+      const late = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", "--", "--setenv", "CODING_AGENT_SANDBOX", ${JSON.stringify(marker)}], { detached: true, stdio: "ignore" });
+      process.stdout.write(String(late.pid), () => process.exit(130));
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    expect(await new Promise((resolve) => child.on("close", resolve))).toBe(130);
+    const late = Number(out);
+    expect(late).toBeGreaterThan(0);
+    // Killed, it may stay a zombie a while (its parent is gone): only a running one counts.
+    const alive = isRunning(late);
+    if (alive) process.kill(late, "SIGKILL");
+    expect(alive, "退出时没有找到带标记的进程").toBe(false);
   });
 });
 

@@ -26,7 +26,8 @@ export function newSandboxMarker(): string {
  * copy of bwrap, so its command line is bwrap's, marker included; killing it (the first
  * process of the sandbox's PID namespace) ends everything in the sandbox. Looked for when
  * the kill is sent and again when bwrap has exited (`runProcess` calls `killAll("exit")`),
- * when no clone can still be under way. A command that ends by itself is never looked for.
+ * when no clone can still be under way; should this process exit before bwrap's exit is seen
+ * (a second Ctrl-C), once more as it exits. A command that ends by itself is never looked for.
  */
 export function sandboxGroup(marker: string): ProcessGroup {
   let killed = false;
@@ -34,10 +35,56 @@ export function sandboxGroup(marker: string): ProcessGroup {
     newGroup: true,
     killAll(child, reason) {
       OWN_PROCESS_GROUP.killAll(child, reason);
-      if (reason !== "exit") killed = true;
+      if (reason === "exit") unlist(marker);
+      else if (!killed) {
+        killed = true;
+        list(marker, child.pid);
+      }
       if (killed) killMarked(marker);
     },
   };
+}
+
+/**
+ * Killed sandboxes whose bwrap has not been seen to exit, by marker: this process may exit
+ * first (a second Ctrl-C exits at once), so they are looked for once more as it does.
+ */
+const killedNotGone = new Map<string, number>();
+
+function list(marker: string, bwrapPid: number): void {
+  if (killedNotGone.size === 0) process.once("exit", lookOnceMore);
+  killedNotGone.set(marker, bwrapPid);
+}
+
+function unlist(marker: string): void {
+  if (!killedNotGone.delete(marker) || killedNotGone.size > 0) return;
+  process.removeListener("exit", lookOnceMore);
+}
+
+/** On exit: waits (briefly) until each killed bwrap is dead, then ends what carries its marker. */
+function lookOnceMore(): void {
+  for (const [marker, pid] of killedNotGone) {
+    waitUntilDead(pid, 200);
+    killMarked(marker);
+  }
+  killedNotGone.clear();
+}
+
+/** Blocks until `pid` is gone or a zombie (it can clone nothing more), at most `maxMs`. */
+function waitUntilDead(pid: number, maxMs: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; waited < maxMs; waited += 5) {
+    let state: string | undefined;
+    try {
+      // "pid (comm) S ...": the state follows the last ")".
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    } catch {
+      return;
+    }
+    if (state === "Z" || state === "X") return;
+    Atomics.wait(pause, 0, 0, 5);
+  }
 }
 
 /** SIGKILLs every process of this user whose command line holds `marker` as one argument. */

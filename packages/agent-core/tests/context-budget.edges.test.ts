@@ -1,28 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import {
   type CompactionQuestion,
   type ContextBudgetOptions,
   chooseCompaction,
   createContextBudget,
-  createRedactor,
-  defineTool,
   InvalidLimitsError,
   type Message,
   type ModelRequest,
-  runAgent,
-  type TraceEvent,
 } from "../src/index.ts";
-import { createScriptedProvider, type ScriptedTurn } from "../src/testing/index.ts";
+import type { ScriptedTurn } from "../src/testing/index.ts";
+import {
+  estimateChars,
+  lastRequest,
+  read,
+  readCall,
+  readResult,
+  runUnderBudget,
+} from "./support/budget-run.ts";
 import { memoryStore } from "./support/memory-artifacts.ts";
 
 /** Edges of the context budget the main test file leaves out: each names what it guards. */
-
-const estimateChars = (request: ModelRequest) => JSON.stringify(request.messages).length;
-const read = (path: string): ScriptedTurn => ({
-  action: { type: "tool_call", tool: "read_file", input: { path } },
-});
-const finish: ScriptedTurn = { action: { type: "finish", summary: "完成" } };
 
 /** A run whose read_file returns `files[path]` (a string, an object, or an expected error). */
 async function run(
@@ -30,34 +27,25 @@ async function run(
   files: Record<string, unknown>,
   options: Partial<ContextBudgetOptions> & { store?: ReturnType<typeof memoryStore> } = {},
 ) {
-  const memory = options.store ?? memoryStore();
-  const provider = createScriptedProvider([...turns, finish]);
-  const redact = createRedactor({ env: {} });
+  const { store, ...budget } = options;
+  const memory = store ?? memoryStore();
   let estimates = 0;
   const estimate = (request: ModelRequest) => {
     estimates += 1;
     return (options.estimate ?? estimateChars)(request);
   };
-  const tools = {
-    read_file: defineTool({
-      inputSchema: z.object({ path: z.string() }),
-      execute: ({ path }) => files[path] ?? "",
-    }),
-  };
-  const events: TraceEvent[] = [];
-  const result = await runAgent("读文件", provider, tools, { maxSteps: 30 }, undefined, {
-    redact,
-    trace: (event) => {
-      events.push(event);
-    },
-    extensions: [createContextBudget({ artifacts: memory.store, redact, ...options, estimate })],
-  });
+  const { result, requests, events } = await runUnderBudget(
+    turns,
+    (path) => files[path] ?? "",
+    { artifacts: memory.store, ...budget, estimate },
+    30,
+  );
   const compactions = events.flatMap((event) =>
     event.type === "compacted" ? [event.results.map((r) => r.callId)] : [],
   );
   return {
     result,
-    requests: provider.requests,
+    requests,
     ...memory,
     compactions,
     estimates: () => estimates,
@@ -66,7 +54,6 @@ async function run(
 
 const toolMessages = (request: ModelRequest) =>
   request.messages.filter((m): m is Extract<Message, { role: "tool" }> => m.role === "tool");
-const last = (requests: readonly ModelRequest[]) => requests[requests.length - 1] as ModelRequest;
 
 describe("createContextBudget, options", () => {
   const { store } = memoryStore();
@@ -106,7 +93,7 @@ describe("createContextBudget, cost of a run under budget", () => {
     const { requests, estimates, texts } = await run([read("a"), read("a")], files, {});
     expect(estimates()).toBe(0);
     expect(texts.size).toBe(0);
-    expect(toolMessages(last(requests)).map((m) => m.content)).toEqual([
+    expect(toolMessages(lastRequest(requests)).map((m) => m.content)).toEqual([
       "a".repeat(5_000),
       "a".repeat(5_000),
     ]);
@@ -207,7 +194,7 @@ describe("createContextBudget, outputs over maxObservationChars", () => {
       maxContextTokens: 2_000,
     });
     expect([...texts.keys()]).toEqual(["call_1-1"]);
-    expect(toolMessages(last(requests))[0]?.content).toMatch(
+    expect(toolMessages(lastRequest(requests))[0]?.content).toMatch(
       /^\[为节省上下文已压缩\] read_file 调用 call_1 的结果已存为 artifact call_1-1；/,
     );
     expect(requests.every((request) => estimateChars(request) <= 2_000)).toBe(true);
@@ -221,7 +208,7 @@ describe("createContextBudget, compacting", () => {
     const { requests, texts } = await run([read("gone"), read("c"), read("d")], files, {
       maxContextTokens: 2_100,
     });
-    const [stub] = toolMessages(last(requests));
+    const [stub] = toolMessages(lastRequest(requests));
     expect(stub).toMatchObject({ ok: false, error: { code: "not_found" } });
     expect(stub?.content).toMatch(/read_file 调用 call_1 的结果已存为 artifact call_1-1/);
     expect(stub?.ok === false && stub.error.message).toBe(stub?.content);
@@ -233,7 +220,7 @@ describe("createContextBudget, compacting", () => {
     const { requests } = await run([read("a"), read("c"), read("d")], files, {
       maxContextTokens: 1_700,
     });
-    const [stub] = toolMessages(last(requests));
+    const [stub] = toolMessages(lastRequest(requests));
     expect(stub?.content).toMatch(/^\[为节省上下文已压缩\] read_file 调用 call_1 /);
     expect(stub).toMatchObject({ ok: true, truncated: false });
     expect(stub?.ok && stub.originalLength).toBe(stub?.content.length);
@@ -297,28 +284,14 @@ describe("createContextBudget, compacting", () => {
       choose,
     });
     expect(result).toMatchObject({ status: "budget_exceeded", code: "context_exhausted" });
-    const size = estimateChars({ ...last(requests), messages: result.messages });
+    const size = estimateChars({ ...lastRequest(requests), messages: result.messages });
     expect(result.reason).toContain(`估计仍有 ${size} token`);
   });
 });
 
 describe("chooseCompaction, replies of several calls", () => {
-  const call = (callId: string): Message => ({
-    role: "assistant",
-    type: "tool_call",
-    callId,
-    tool: "read_file",
-    input: {},
-  });
-  const result = (callId: string): Message => ({
-    role: "tool",
-    callId,
-    tool: "read_file",
-    ok: true,
-    content: "x".repeat(100),
-    truncated: false,
-    originalLength: 100,
-  });
+  const call = readCall;
+  const result = (callId: string) => readResult(callId, 100);
   // Reply 1: c1. Reply 2: c2 and c3 at once. Reply 3: c4 and c5. The last two replies are protected.
   const messages: Message[] = [
     { role: "user", content: "目标" },

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import {
   artifactMainField,
   artifactText,
@@ -8,23 +7,24 @@ import {
   chooseCompaction,
   createContextBudget,
   createRedactor,
-  defineTool,
   InvalidLimitsError,
   type Message,
   type ModelRequest,
   runAgent,
-  type TraceEvent,
 } from "../src/index.ts";
 import { createScriptedProvider, type ScriptedTurn } from "../src/testing/index.ts";
+import {
+  estimateChars as estimate,
+  finish,
+  lastRequest,
+  read,
+  readCall,
+  readFileTool,
+  readResult,
+  runUnderBudget,
+} from "./support/budget-run.ts";
 import { memoryStore } from "./support/memory-artifacts.ts";
 
-/** Characters of the messages' JSON: a stand-in tokenizer, exact and easy to reason about. */
-const estimate = (request: ModelRequest) => JSON.stringify(request.messages).length;
-
-const read = (path: string): ScriptedTurn => ({
-  action: { type: "tool_call", tool: "read_file", input: { path } },
-});
-const finish: ScriptedTurn = { action: { type: "finish", summary: "完成" } };
 const SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789";
 
 async function run(
@@ -32,28 +32,12 @@ async function run(
   options: Partial<ContextBudgetOptions> & { files?: Record<string, string> },
 ) {
   const { store, texts } = memoryStore();
-  const files = options.files ?? {};
-  const provider = createScriptedProvider([...turns, finish]);
-  const redact = createRedactor({ env: {} });
-  const events: TraceEvent[] = [];
-  const tools = {
-    read_file: defineTool({
-      inputSchema: z.object({ path: z.string() }),
-      execute: ({ path }) => ({ content: files[path] ?? "", path }),
-    }),
-  };
-  const result = await runAgent("读文件", provider, tools, { maxSteps: 20 }, undefined, {
-    redact,
-    trace: (event) => {
-      events.push(event);
-    },
-    extensions: [createContextBudget({ artifacts: store, redact, estimate, ...options })],
-  });
-  return { result, requests: provider.requests, texts, events };
+  const { files = {}, ...budget } = options;
+  const answer = (path: string) => ({ content: files[path] ?? "", path });
+  const ran = await runUnderBudget(turns, answer, { artifacts: store, estimate, ...budget }, 20);
+  return { ...ran, texts };
 }
 
-const lastRequest = (requests: readonly ModelRequest[]) =>
-  requests[requests.length - 1] as ModelRequest;
 const toolContents = (request: ModelRequest) =>
   request.messages
     .filter((m): m is Extract<Message, { role: "tool" }> => m.role === "tool")
@@ -134,10 +118,7 @@ describe("createContextBudget", () => {
       "读文件",
       provider,
       {
-        read_file: defineTool({
-          inputSchema: z.object({ path: z.string() }),
-          execute: ({ path }) => files[path as keyof typeof files] ?? "",
-        }),
+        read_file: readFileTool((path) => files[path as keyof typeof files] ?? ""),
       },
       { maxSteps: 20 },
       undefined,
@@ -233,25 +214,9 @@ describe("createContextBudget", () => {
 });
 
 describe("chooseCompaction", () => {
-  const call = (callId: string): Message => ({
-    role: "assistant",
-    type: "tool_call",
-    callId,
-    tool: "read_file",
-    input: {},
-  });
-  const result = (callId: string, size: number): Message => ({
-    role: "tool",
-    callId,
-    tool: "read_file",
-    ok: true,
-    content: "x".repeat(size),
-    truncated: false,
-    originalLength: size,
-  });
   const messages: Message[] = [
     { role: "user", content: "目标" },
-    ...["c1", "c2", "c3", "c4"].flatMap((id) => [call(id), result(id, 100)]),
+    ...["c1", "c2", "c3", "c4"].flatMap((id) => [readCall(id), readResult(id, 100)]),
   ];
   /** Each result 100 tokens, a stub 10. */
   const question = (maxContextTokens: number, compacted: string[] = []): CompactionQuestion => ({

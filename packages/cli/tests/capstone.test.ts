@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TraceReport } from "../src/index.ts";
 import { readRunRecords } from "../src/run-evidence.ts";
 import { call, captureCli } from "./support/run-cli.ts";
+import { runArgv, UNATTENDED } from "./support/scripted-run.ts";
 
 const EXAMPLES = join(
   dirname(createRequire(import.meta.url).resolve("@coding-agent/eval/package.json")),
@@ -40,19 +41,8 @@ async function fixtureCopy(name: string): Promise<string> {
   return workspace;
 }
 
-const runFlags = (script: string, workspace: string) => [
-  "run",
-  "修好 paginate：最后一页不满也是一页，测试都要通过",
-  "--script",
-  script,
-  "--workspace",
-  workspace,
-  "--approval",
-  "auto",
-  "--sandbox",
-  "none",
-  "--json",
-];
+const runFlags = (script: string, workspace: string) =>
+  runArgv("修好 paginate：最后一页不满也是一页，测试都要通过", script, workspace, ...UNATTENDED);
 
 describe("the capstone fixture end to end", () => {
   let runId = "";

@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call, captureCli } from "./support/run-cli.ts";
+import { NO_FINISH_GATE, runArgv, UNATTENDED, writeScript } from "./support/scripted-run.ts";
 import { BIN } from "./support/spawn-bin.ts";
+import { useWorkspaceAndHome } from "./support/workspace-home.ts";
 
 // Real processes killed at an exact point: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 120_000 };
@@ -14,15 +15,11 @@ const CRASH = fileURLToPath(new URL("./support/crash-before-rename.ts", import.m
 let base: string;
 let workspace: string;
 let home: string;
-beforeEach(async () => {
-  base = await mkdtemp(join(tmpdir(), "edit-crash-"));
-  workspace = join(base, "ws");
-  home = join(base, "home");
-  await mkdir(workspace);
+useWorkspaceAndHome("edit-crash-", async (made) => {
+  ({ base, workspace, home } = made);
   await writeFile(join(workspace, "one.txt"), "one old\n");
   await writeFile(join(workspace, "two.txt"), "two old\n");
 });
-afterEach(() => rm(base, { recursive: true, force: true }));
 
 const env = () => ({ CODING_AGENT_HOME: home, PATH: process.env.PATH });
 const finish = { action: { type: "finish", summary: "写好了" } };
@@ -35,31 +32,12 @@ const both = call("apply_edits", {
 
 /** Runs the script in a real CLI process that dies (SIGKILL) just before renaming `file` into place. */
 async function runKilledBeforeRename(turns: unknown[], file: string, more: string[] = []) {
-  const script = join(base, "script.json");
-  await writeFile(script, JSON.stringify(turns));
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      CRASH,
-      BIN,
-      "run",
-      "写两个文件",
-      "--script",
-      script,
-      "--workspace",
-      workspace,
-      "--approval",
-      "auto",
-      "--sandbox",
-      "none",
-      "--finish-gate",
-      "none",
-      "--json",
-      ...more,
-    ],
-    { stdio: "ignore", env: { ...env(), CRASH_BEFORE_RENAME: file } },
-  );
+  const script = await writeScript(base, turns);
+  const argv = runArgv("写两个文件", script, workspace, ...UNATTENDED, ...NO_FINISH_GATE, ...more);
+  const child = spawn(process.execPath, ["--import", CRASH, BIN, ...argv], {
+    stdio: "ignore",
+    env: { ...env(), CRASH_BEFORE_RENAME: file },
+  });
   const signal = await new Promise((resolve) => child.on("exit", (_code, sig) => resolve(sig)));
   expect(signal, "the run was killed at the fault point").toBe("SIGKILL");
   const runs = JSON.parse((await captureCli(["runs", "--json"], env())).stdout);

@@ -6,26 +6,22 @@
  * `.mcp.json` and the scripts hooks run.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { captureCli } from "./support/run-cli.ts";
+import { NO_FINISH_GATE, runArgv, writeScript } from "./support/scripted-run.ts";
+import { useWorkspaceAndHome } from "./support/workspace-home.ts";
 
 let base: string;
 let ws: string;
 let home: string;
 let marker: string;
-beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "coding-agent-pins-")));
-  ws = join(base, "ws");
-  home = join(base, "home");
+useWorkspaceAndHome("coding-agent-pins-", async (made) => {
+  ({ base, workspace: ws, home } = made);
   marker = join(base, "hook-ran");
-  await Promise.all([mkdir(join(ws, ".coding-agent"), { recursive: true }), mkdir(home)]);
-});
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
+  await mkdir(join(ws, ".coding-agent"));
 });
 
 const preToolUse = (command: string) => ({ hooks: { PreToolUse: [{ command }] } });
@@ -36,23 +32,11 @@ const echoTurns = [
 ];
 
 async function run(flags: string[] = [], turns: unknown[] = echoTurns) {
-  const script = join(base, "script.json");
-  await writeFile(script, JSON.stringify(turns));
-  return captureCli(
-    [
-      "run",
-      "看看",
-      "--script",
-      script,
-      "--workspace",
-      ws,
-      "--json",
-      "--finish-gate",
-      "none",
-      ...flags,
-    ],
-    { CODING_AGENT_HOME: home, PATH: process.env.PATH },
-  );
+  const script = await writeScript(base, turns);
+  return captureCli(runArgv("看看", script, ws, ...NO_FINISH_GATE, ...flags), {
+    CODING_AGENT_HOME: home,
+    PATH: process.env.PATH,
+  });
 }
 
 const changedLines = (stderr: string) =>

@@ -6,26 +6,22 @@
  * parents and children, a settings file that points out of the workspace, and bad files.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { captureCli } from "./support/run-cli.ts";
+import { NO_FINISH_GATE, runArgv, writeScript } from "./support/scripted-run.ts";
+import { useWorkspaceAndHome } from "./support/workspace-home.ts";
 
 let base: string;
 let ws: string;
 let home: string;
 let marks: string;
-beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "coding-agent-trust-")));
-  ws = join(base, "ws");
-  home = join(base, "home");
+useWorkspaceAndHome("coding-agent-trust-", async (made) => {
+  ({ base, workspace: ws, home } = made);
   marks = join(base, "marks");
-  await Promise.all([mkdir(ws), mkdir(home), mkdir(marks)]);
-});
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
+  await mkdir(marks);
 });
 
 const mark = (name: string) => join(marks, name);
@@ -51,29 +47,14 @@ async function workspaceSettings(dir: string, settings: unknown) {
 }
 
 async function run(workspace: string, flags: string[] = []) {
-  const script = join(base, "script.json");
-  await writeFile(
-    script,
-    JSON.stringify([
-      { action: { type: "tool_call", tool: "echo", input: { text: "hi" } } },
-      { action: { type: "finish", summary: "好了" } },
-    ]),
-  );
-  return captureCli(
-    [
-      "run",
-      "看看",
-      "--script",
-      script,
-      "--workspace",
-      workspace,
-      "--json",
-      "--finish-gate",
-      "none",
-      ...flags,
-    ],
-    { CODING_AGENT_HOME: home, PATH: process.env.PATH },
-  );
+  const script = await writeScript(base, [
+    { action: { type: "tool_call", tool: "echo", input: { text: "hi" } } },
+    { action: { type: "finish", summary: "好了" } },
+  ]);
+  return captureCli(runArgv("看看", script, workspace, ...NO_FINISH_GATE, ...flags), {
+    CODING_AGENT_HOME: home,
+    PATH: process.env.PATH,
+  });
 }
 
 const trust = (...workspaces: string[]) =>

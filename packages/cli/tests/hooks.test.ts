@@ -5,14 +5,15 @@
  * what a replay and a resume do with a run that had hooks.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { isRunning } from "./support/process-state.ts";
 import { call, captureCli } from "./support/run-cli.ts";
+import { NO_FINISH_GATE, runArgv, writeScript } from "./support/scripted-run.ts";
 import { createSumRepo } from "./support/sum-repo.ts";
+import { useWorkspaceAndHome } from "./support/workspace-home.ts";
 
 interface ToolMessage {
   readonly role: string;
@@ -36,15 +37,10 @@ let base: string;
 let ws: string;
 let home: string;
 let marks: string;
-beforeEach(async () => {
-  base = await mkdtemp(join(tmpdir(), "coding-agent-hooks-"));
-  ws = join(base, "ws");
-  home = join(base, "home");
+useWorkspaceAndHome("coding-agent-hooks-", async (made) => {
+  ({ base, workspace: ws, home } = made);
   marks = join(base, "marks");
-  await Promise.all([mkdir(ws), mkdir(home), mkdir(marks)]);
-});
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
+  await mkdir(marks);
 });
 
 const finish = (summary = "好了") => ({ action: { type: "finish", summary } });
@@ -66,21 +62,9 @@ async function run(
   flags: string[] = ["--trust-workspace"],
   options: { workspace?: string; env?: Record<string, string> } = {},
 ) {
-  const script = join(base, "script.json");
-  await writeFile(script, JSON.stringify(turns));
+  const script = await writeScript(base, turns);
   return cli(
-    [
-      "run",
-      "看看",
-      "--script",
-      script,
-      "--workspace",
-      options.workspace ?? ws,
-      "--json",
-      "--finish-gate",
-      "none",
-      ...flags,
-    ],
+    runArgv("看看", script, options.workspace ?? ws, ...NO_FINISH_GATE, ...flags),
     options.env,
   );
 }

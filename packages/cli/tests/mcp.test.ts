@@ -7,19 +7,20 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createRedactor, createToolRegistry } from "@coding-agent/agent-core";
 import type { Approver } from "@coding-agent/tools";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { startMcpServers } from "../src/mcp/servers.ts";
 import { isRunning } from "./support/process-state.ts";
 import { call, captureCli, finish, runScripted } from "./support/run-cli.ts";
+import { NO_FINISH_GATE, runArgv, writeScript } from "./support/scripted-run.ts";
 import { spawnBin } from "./support/spawn-bin.ts";
+import { useWorkspaceAndHome } from "./support/workspace-home.ts";
 
 const EVERYTHING = join(
   dirname(
@@ -36,15 +37,9 @@ let base: string;
 let ws: string;
 let home: string;
 let pidFile: string;
-beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "coding-agent-mcp-")));
-  ws = join(base, "ws");
-  home = join(base, "home");
+useWorkspaceAndHome("coding-agent-mcp-", (made) => {
+  ({ base, workspace: ws, home } = made);
   pidFile = join(base, "pids");
-  await Promise.all([mkdir(ws), mkdir(home)]);
-});
-afterEach(async () => {
-  await rm(base, { recursive: true, force: true });
 });
 
 /** A stdio server entry for server-everything that records its pid. */
@@ -66,23 +61,12 @@ async function mcpConfig(servers: Record<string, unknown>, name = "mcp.json") {
 }
 
 async function run(turns: unknown[], flags: string[], env: Record<string, string> = {}) {
-  const script = join(base, "script.json");
-  await writeFile(script, JSON.stringify(turns));
-  return captureCli(
-    [
-      "run",
-      "用 MCP 工具",
-      "--script",
-      script,
-      "--workspace",
-      ws,
-      "--json",
-      "--finish-gate",
-      "none",
-      ...flags,
-    ],
-    { CODING_AGENT_HOME: home, PATH: process.env.PATH, ...env },
-  );
+  const script = await writeScript(base, turns);
+  return captureCli(runArgv("用 MCP 工具", script, ws, ...NO_FINISH_GATE, ...flags), {
+    CODING_AGENT_HOME: home,
+    PATH: process.env.PATH,
+    ...env,
+  });
 }
 
 /** The tool messages of a run, in call order: `{ ok, content }` or `{ ok, error }`. */
@@ -597,17 +581,13 @@ describe("resume", () => {
 describe("cleanup", () => {
   it("leaves no server process when the run is cancelled by Ctrl-C", async () => {
     const config = await mcpConfig({ everything: everything() });
-    const script = join(base, "script.json");
     const startedMark = join(ws, "started");
-    await writeFile(
-      script,
-      JSON.stringify([
-        call("mcp__everything__echo", { message: "x" }),
-        call("run_command", { argv: ["touch", "started"] }),
-        call("sleep", { ms: 30_000 }),
-        finish,
-      ]),
-    );
+    const script = await writeScript(base, [
+      call("mcp__everything__echo", { message: "x" }),
+      call("run_command", { argv: ["touch", "started"] }),
+      call("sleep", { ms: 30_000 }),
+      finish,
+    ]);
     const { code } = await spawnBin(
       [
         "run",

@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { parseStateLog } from "../src/state/log.ts";
 import { acquireRunLock, RUN_LOCK_FILE } from "../src/state/run-lock.ts";
 import { call, captureCli } from "./support/run-cli.ts";
+import { NO_FINISH_GATE, runArgv, UNATTENDED, writeScript } from "./support/scripted-run.ts";
 import { BIN } from "./support/spawn-bin.ts";
 import { useSumRepoAndHome } from "./support/sum-repo.ts";
 
@@ -85,19 +86,8 @@ describe("acquireRunLock", () => {
 
 describe("coding-agent resume, one owner", HANG_GUARD, () => {
   it("refuses (exit 2) a resume of a run that is still running, naming its process", async () => {
-    const script = join(base, "script.json");
-    await writeFile(script, JSON.stringify([call("sleep", { ms: 60_000 }), finish]));
-    const running = startBin([
-      "run",
-      "等一会",
-      "--script",
-      script,
-      "--workspace",
-      workspace,
-      "--json",
-      "--finish-gate",
-      "none",
-    ]);
+    const script = await writeScript(base, [call("sleep", { ms: 60_000 }), finish]);
+    const running = startBin(runArgv("等一会", script, workspace, ...NO_FINISH_GATE));
     try {
       const runId = await waitForRunId(running.child);
       const resumed = await captureCli(["resume", runId], env());
@@ -121,29 +111,10 @@ describe("coding-agent resume, one owner", HANG_GUARD, () => {
         `const fs=require('fs');fs.appendFileSync(${JSON.stringify(marker)},'x');const t=setInterval(()=>{if(fs.existsSync(${JSON.stringify(release)}))clearInterval(t)},20)`,
       ],
     });
-    const script = join(base, "script.json");
-    await writeFile(script, JSON.stringify([call("echo", { text: "a" }), slow, finish]));
+    const script = await writeScript(base, [call("echo", { text: "a" }), slow, finish]);
     await writeFile(release, "");
-    const original = await captureCli(
-      [
-        "run",
-        "跑一次",
-        "--script",
-        script,
-        "--workspace",
-        workspace,
-        "--json",
-        "--finish-gate",
-        "none",
-        "--approval",
-        "auto",
-        "--sandbox",
-        "none",
-        "--allow-command",
-        "node",
-      ],
-      env(),
-    );
+    const flags = [...NO_FINISH_GATE, ...UNATTENDED, "--allow-command", "node"];
+    const original = await captureCli(runArgv("跑一次", script, workspace, ...flags), env());
     expect(original.code).toBe(0);
     const runId: string = original.result.runId;
     // A crash right after the echo: the command is not in the log yet.
@@ -174,20 +145,9 @@ describe("coding-agent resume, one owner", HANG_GUARD, () => {
   });
 
   it("takes over the lock of a run whose process was killed, and finishes it", async () => {
-    const script = join(base, "script.json");
-    await writeFile(script, JSON.stringify([call("echo", { text: "a" }), finish]));
+    const script = await writeScript(base, [call("echo", { text: "a" }), finish]);
     const original = await captureCli(
-      [
-        "run",
-        "跑一次",
-        "--script",
-        script,
-        "--workspace",
-        workspace,
-        "--json",
-        "--finish-gate",
-        "none",
-      ],
+      runArgv("跑一次", script, workspace, ...NO_FINISH_GATE),
       env(),
     );
     const runId: string = original.result.runId;

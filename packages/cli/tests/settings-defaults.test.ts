@@ -5,36 +5,29 @@
  * not choose the backend, the key or the approval, and a scripted (Fake Model) run that no
  * real-model setting can turn into a paid one.
  */
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { SETTABLE_FLAGS } from "../src/run-defaults.ts";
 import { RUN_FLAGS } from "../src/run-flags.ts";
 import { call, captureCli } from "./support/run-cli.ts";
+import { NO_FINISH_GATE, runArgv, writeScript } from "./support/scripted-run.ts";
+import { useWorkspaceAndHome } from "./support/workspace-home.ts";
 
-let base: string;
 let home: string;
 let ws: string;
 let script: string;
-beforeEach(async () => {
-  base = await realpath(await mkdtemp(join(tmpdir(), "coding-agent-settings-")));
-  home = join(base, "home");
-  ws = join(base, "ws");
-  script = join(base, "script.json");
-  await Promise.all([mkdir(home), mkdir(join(ws, ".coding-agent"), { recursive: true })]);
+useWorkspaceAndHome("coding-agent-settings-", async (made) => {
+  ({ workspace: ws, home } = made);
+  await mkdir(join(ws, ".coding-agent"));
   // Two tool calls, then a finish: three model steps.
-  await writeFile(
-    script,
-    JSON.stringify([
-      call("echo", { text: "一" }),
-      call("echo", { text: "二" }),
-      { action: { type: "finish", summary: "好了" } },
-    ]),
-  );
+  script = await writeScript(made.base, [
+    call("echo", { text: "一" }),
+    call("echo", { text: "二" }),
+    { action: { type: "finish", summary: "好了" } },
+  ]);
 });
-afterEach(() => rm(base, { recursive: true, force: true }));
 
 const userSettings = (run: unknown) =>
   writeFile(join(home, "settings.json"), JSON.stringify({ run }));
@@ -46,21 +39,7 @@ const env = (more: Record<string, string> = {}) => ({
   ...more,
 });
 const scripted = (...flags: string[]) =>
-  captureCli(
-    [
-      "run",
-      "看看",
-      "--script",
-      script,
-      "--workspace",
-      ws,
-      "--finish-gate",
-      "none",
-      "--json",
-      ...flags,
-    ],
-    env(),
-  );
+  captureCli(runArgv("看看", script, ws, ...NO_FINISH_GATE, ...flags), env());
 const printConfig = async (...flags: string[]) => {
   const { code, stdout, stderr } = await captureCli(
     ["run", "--print-config", "--json", "--workspace", ws, ...flags],

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parseStateLog } from "../src/state/log.ts";
 import { decideInDoubt } from "../src/state/resume.ts";
 import { call, captureCli } from "./support/run-cli.ts";
+import { runArgv, UNATTENDED, writeScript } from "./support/scripted-run.ts";
 import { BIN } from "./support/spawn-bin.ts";
 import { BUGGY, FIXED, useSumRepoAndHome } from "./support/sum-repo.ts";
 
@@ -26,22 +27,8 @@ const env = () => ({ CODING_AGENT_HOME: home, GITHUB_TOKEN: SECRET, PATH: proces
 const cli = (argv: string[]) => captureCli(argv, env());
 
 async function run(turns: unknown[], more: string[] = []) {
-  const script = join(base, "script.json");
-  await writeFile(script, JSON.stringify(turns));
-  return cli([
-    "run",
-    "修复 sum",
-    "--script",
-    script,
-    "--workspace",
-    workspace,
-    "--approval",
-    "auto",
-    "--sandbox",
-    "none",
-    "--json",
-    ...more,
-  ]);
+  const script = await writeScript(base, turns);
+  return cli(runArgv("修复 sum", script, workspace, ...UNATTENDED, ...more));
 }
 
 const stateFile = (runId: string) => join(home, "runs", runId, "state.jsonl");
@@ -275,28 +262,13 @@ describe("coding-agent resume", HANG_GUARD, () => {
         `require('fs').appendFileSync(${JSON.stringify(marker)}, 'x'); setTimeout(() => {}, 60000)`,
       ],
     });
-    const scriptFile = join(base, "script.json");
-    await writeFile(scriptFile, JSON.stringify([fix, slow, call("run_tests", {}), finish]));
-    const child = spawn(
-      process.execPath,
-      [
-        BIN,
-        "run",
-        "修复 sum",
-        "--script",
-        scriptFile,
-        "--workspace",
-        workspace,
-        "--approval",
-        "auto",
-        "--sandbox",
-        "none",
-        "--allow-command",
-        "node",
-        "--json",
-      ],
-      { detached: true, stdio: "ignore", env: env() },
-    );
+    const script = await writeScript(base, [fix, slow, call("run_tests", {}), finish]);
+    const argv = runArgv("修复 sum", script, workspace, ...UNATTENDED, "--allow-command", "node");
+    const child = spawn(process.execPath, [BIN, ...argv], {
+      detached: true,
+      stdio: "ignore",
+      env: env(),
+    });
     const exited = new Promise((resolve) => child.on("exit", resolve));
     // Kill the whole process group once the command has started (its marker file exists).
     for (let waited = 0; waited < 60_000; waited += 50) {

@@ -6,18 +6,13 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { observationBudget, observedLength } from "../src/observation-budget.ts";
-import { createSandboxPolicy } from "../src/sandbox/policy.ts";
 import { parseMochaSummary } from "../src/test-runs/mocha-report.ts";
 import { withMachineReporter } from "../src/test-runs/plan-test-command.ts";
-import {
-  createRunTests,
-  type RunTestsOptions,
-  readPackageTestScript,
-} from "../src/test-runs/run-tests.ts";
+import { type RunTestsOptions, readPackageTestScript } from "../src/test-runs/run-tests.ts";
 import { parseTap } from "../src/test-runs/tap-report.ts";
 import { parseJestLikeJson, parseNodeTap } from "../src/test-runs/test-report.ts";
-import { createWorkspace } from "../src/workspace.ts";
 import { bwrapForTests, requireBwrap } from "./support/bwrap.ts";
+import { runTestsIn } from "./support/run-tests.ts";
 
 // Real test runners (vitest among them) on a shared machine: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 120_000 };
@@ -48,25 +43,12 @@ describe("suite", () => {
 test("parent", async (t) => { await t.test("child", () => { assert.ok(false, "child's 'quoted' msg"); }); });
 `;
 
-/** `run_tests` over this test's folder, unsandboxed, with the given options. */
-function runTestsWith(options: Omit<RunTestsOptions, "policy" | "sandbox">) {
-  return createRunTests({
-    policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
-    sandbox: { kind: "none" },
-    ...options,
-  });
-}
-
 function runTests(
   testCommand: string | undefined,
   timeoutMs?: number,
   sandbox: RunTestsOptions["sandbox"] = { kind: "none" },
 ) {
-  const run = createRunTests({
-    policy: createSandboxPolicy({ workspace: createWorkspace(dir), allowCommands: [] }),
-    sandbox,
-    ...(testCommand === undefined ? {} : { testCommand }),
-  });
+  const run = runTestsIn(dir, { sandbox, ...(testCommand === undefined ? {} : { testCommand }) });
   return run(timeoutMs === undefined ? {} : { timeoutMs });
 }
 
@@ -99,7 +81,7 @@ describe("run_tests", HANG_GUARD, () => {
     const seen: string[] = [];
     const counts = { passed: 7, failed: 0, skipped: 0, failures: [] };
     const withReader = (found: typeof counts | undefined) =>
-      runTestsWith({
+      runTestsIn(dir, {
         testCommand: "node --test",
         readNodeTap: (output) => {
           seen.push(output);
@@ -247,7 +229,7 @@ describe("run_tests", HANG_GUARD, () => {
       join(dir, "many.test.js"),
       `import test from "node:test";\n${tests.join("\n")}\n`,
     );
-    const run = runTestsWith({
+    const run = runTestsIn(dir, {
       testCommand: "node --test",
       budget: observationBudget(3_000),
     });
@@ -277,7 +259,7 @@ describe("run_tests", HANG_GUARD, () => {
     );
     const kept: string[] = [];
     const redact = (text: string) => text.replaceAll(secret, "[REDACTED:github-token]");
-    const run = runTestsWith({
+    const run = runTestsIn(dir, {
       testCommand: "node --test",
       budget: observationBudget(3_000, redact),
       keepOutput: async (text, tool) => {
@@ -304,7 +286,7 @@ describe("run_tests", HANG_GUARD, () => {
   it("keeps the output of an unreadable runner once more than its end is shown; a short one stores nothing", async () => {
     const kept: string[] = [];
     const make = (testCommand: string) =>
-      runTestsWith({
+      runTestsIn(dir, {
         testCommand,
         keepOutput: async (text) => {
           kept.push(text);

@@ -1,7 +1,6 @@
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Approver } from "@coding-agent/tools";
 import { runCli, runCliCaptured } from "../../src/cli.ts";
+import { runArgv, writeScript } from "./scripted-run.ts";
 
 /** A scripted model turn calling `tool`, and the turn that finishes. */
 export const call = (tool: string, input: unknown) => ({
@@ -22,21 +21,11 @@ export async function runScripted(options: {
   readonly approver?: Approver;
   readonly goal?: string;
 }) {
-  const script = join(options.scriptDir, "script.json");
-  await writeFile(script, JSON.stringify(options.turns));
+  const script = await writeScript(options.scriptDir, options.turns);
   const out: string[] = [];
   const err: string[] = [];
   const code = await runCli(
-    [
-      "run",
-      options.goal ?? "看看仓库",
-      "--script",
-      script,
-      "--workspace",
-      options.workspace,
-      "--json",
-      ...options.flags,
-    ],
+    runArgv(options.goal ?? "看看仓库", script, options.workspace, ...options.flags),
     {
       stdout: (text) => out.push(text),
       stderr: (text) => err.push(text),

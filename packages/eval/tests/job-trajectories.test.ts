@@ -101,6 +101,70 @@ describe("runJobTrials({ trajectoryOf })", () => {
     const recorded = await readJobTrials(job);
     expect(recorded.done.get("broken#1")?.result.code).toBe("crash");
     expect(recorded.done.get("broken#1")?.trajectory).toBeUndefined();
-    expect([asked, warnings]).toEqual([[], []]);
+    // Nothing to read, and the one line that says so.
+    expect(asked).toEqual([]);
+    expect(warnings).toEqual([
+      "broken（crash）的 ATIF 轨迹没有写出：没有运行记录可读（运行没有开始，或没有报出运行 id）",
+    ]);
+  });
+
+  it("reads the run of a trial killed at its timeout or dead without a result by the id it gave it, as cut", async () => {
+    const job = await jobOf(
+      [task({ id: "slow", goal: "hang", timeoutMs: 300 }), task({ id: "broken", goal: "crash" })],
+      1,
+    );
+    let given = 0;
+    const asked: [string, string | undefined][] = [];
+    const warnings: string[] = [];
+    const outcome = await runJobTrials(job, trialsOf(job.spec.tasks, 1), {
+      runner: { ...fakeRunner(), newRunId: () => `run-${++given}` },
+      concurrency: 1,
+      signal: never,
+      trajectoryOf: async (runId, cut) => {
+        asked.push([runId, cut]);
+        return { ok: true, trajectory: { session_id: runId, extra: { incomplete: true } } };
+      },
+      onWarning: (message) => warnings.push(message),
+    });
+    expect(outcome.kind === "done" && outcome.results.map((result) => result.code)).toEqual([
+      "timeout",
+      "crash",
+    ]);
+    expect(asked).toEqual([
+      ["run-1", "timeout"],
+      ["run-2", "crash"],
+    ]);
+    expect(warnings).toEqual([]);
+    const recorded = await readJobTrials(job);
+    for (const [id, runId] of [
+      ["slow", "run-1"],
+      ["broken", "run-2"],
+    ] as const) {
+      const file = recorded.done.get(`${id}#1`);
+      expect(file?.result.runId).toBe(runId);
+      expect(file?.trajectory).toBe(path.join("atif", id, "1.json"));
+      const stored = JSON.parse(await readFile(path.join(job.dir, file?.trajectory ?? ""), "utf8"));
+      expect(stored).toEqual({ session_id: runId, extra: { incomplete: true } });
+    }
+  });
+
+  it("records a timed-out trial whose run left nothing without a trajectory, with one warning", async () => {
+    const job = await jobOf([task({ id: "slow", goal: "hang", timeoutMs: 300 })], 1);
+    const warnings: string[] = [];
+    await runJobTrials(job, trialsOf(job.spec.tasks, 1), {
+      runner: { ...fakeRunner(), newRunId: () => "gone" },
+      concurrency: 1,
+      signal: never,
+      trajectoryOf: async (runId) => ({ ok: false, message: `读不到状态日志 ${runId}（ENOENT）` }),
+      onWarning: (message) => warnings.push(message),
+    });
+    const recorded = await readJobTrials(job);
+    expect(recorded.pending).toEqual([]);
+    const file = recorded.done.get("slow#1");
+    expect(file?.result).toMatchObject({ code: "timeout", runId: "gone" });
+    expect(file?.trajectory).toBeUndefined();
+    expect(warnings).toEqual([
+      "slow（timeout）的 ATIF 轨迹没有写出：运行没有留下可读的记录：读不到状态日志 gone（ENOENT）",
+    ]);
   });
 });

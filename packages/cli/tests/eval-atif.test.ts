@@ -3,7 +3,7 @@
  * the trial finishes, valid against ATIF v1.4's field list, with every step, tool call,
  * observation and token count of that run's state log.
  */
-import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -297,5 +297,115 @@ describe("coding-agent eval: a trial whose run was cut short keeps what the run 
       "运行没有留下可读的记录",
     );
     expect(warnings.find((line) => line.includes("gone（crash）"))).toContain("读不到状态日志");
+  });
+});
+
+/**
+ * Turns a job into one recorded before ATIF files were kept: no `atif/` folder, no
+ * `trajectory` in its trial files. Returns each trial file's text as it now is.
+ */
+async function asOldJob(job: string): Promise<Map<string, string>> {
+  await rm(path.join(job, "atif"), { recursive: true });
+  const texts = new Map<string, string>();
+  for (const task of await readdir(path.join(job, "trials"))) {
+    const file = path.join(job, "trials", task, "1.json");
+    const { trajectory: _trajectory, ...old } = JSON.parse(await readFile(file, "utf8"));
+    const text = `${JSON.stringify(old, null, 2)}\n`;
+    await writeFile(file, text);
+    texts.set(task, text);
+  }
+  return texts;
+}
+
+/** Every run folder under the home, and how many model replies their state logs hold. */
+async function runsAndReplies() {
+  const runs = (await readdir(path.join(home, "runs"))).sort();
+  let replies = 0;
+  for (const runId of runs) {
+    const text = await readFile(path.join(home, "runs", runId, "state.jsonl"), "utf8").catch(
+      () => "",
+    );
+    replies += text.split("\n").filter((line) => line.includes('"type":"model_reply"')).length;
+  }
+  return { runs, replies };
+}
+
+describe("coding-agent eval regrade / resume: a job recorded before ATIF gains its files", () => {
+  it("regrade writes each missing trajectory from the kept run folders, without a run or a model call", async () => {
+    const suite = path.join(base, "suite");
+    for (const id of ["whole", "torn", "empty", "gone"]) await addReadingTask(suite, id);
+    const first = await spawnBin(["eval", suite, "--keep-workspaces", "--json"], { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    const { job, trialFile } = await onlyJob();
+    const runIdOf = async (task: string) => (await trialFile(task)).result.runId as string;
+    const stateOf = async (task: string) =>
+      path.join(home, "runs", await runIdOf(task), "state.jsonl");
+    await asOldJob(job);
+    // The attacks on what the runs left: a log cut mid-line (its run_finished half written),
+    // an empty log, a run folder that is gone.
+    const torn = await readFile(await stateOf("torn"), "utf8");
+    await writeFile(await stateOf("torn"), torn.slice(0, torn.length - 20));
+    await writeFile(await stateOf("empty"), "");
+    await rm(path.dirname(await stateOf("gone")), { recursive: true });
+    const before = await runsAndReplies();
+
+    const regraded = await spawnBin(["eval", "regrade", job, "--json"], { env: env() });
+    expect(regraded.code, regraded.stderr).toBe(0);
+    expect(await runsAndReplies()).toEqual(before);
+    expect(regraded.stderr).toContain("从运行记录补写了 2 次试验的 ATIF 轨迹（不调用模型）");
+
+    const whole = await trialFile("whole");
+    expect(whole.trajectory).toBe("atif/whole/1.json");
+    const trajectory = AtifTrajectorySchema.parse(
+      JSON.parse(await readFile(path.join(job, "atif", "whole", "1.json"), "utf8")),
+    );
+    expect(trajectory.session_id).toBe(whole.result.runId);
+    expect(trajectory.steps.map((step) => step.source)).toEqual(["user", "agent", "agent"]);
+    expect(trajectory.extra).toEqual({ status: "completed", code: "finished" });
+
+    const cut = AtifTrajectorySchema.parse(
+      JSON.parse(
+        await readFile(path.join(job, (await trialFile("torn")).trajectory ?? ""), "utf8"),
+      ),
+    );
+    expect(cut.extra).toEqual({ incomplete: true, incomplete_reason: "unfinished" });
+    expect(cut.notes).toContain("最后一行写到一半就中断了");
+
+    expect((await trialFile("empty")).trajectory).toBeUndefined();
+    expect((await trialFile("gone")).trajectory).toBeUndefined();
+    const warnings = regraded.stderr.split("\n").filter((line) => line.startsWith("警告："));
+    expect(warnings).toHaveLength(2);
+    expect(warnings.find((line) => line.startsWith("警告：empty 的"))).toContain(
+      "不是以 run_started 开头",
+    );
+    expect(warnings.find((line) => line.startsWith("警告：gone 的"))).toContain("读不到状态日志");
+    // Every trial is still graded and reported.
+    expect(JSON.parse(regraded.stdout)).toMatchObject({ passed: 4, total: 4 });
+  });
+
+  it("a resume of a finished job without kept workspaces writes them too, adding only `trajectory`", async () => {
+    const suite = path.join(base, "suite");
+    await addReadingTask(suite, "read-a");
+    await addReadingTask(suite, "read-b");
+    const first = await spawnBin(["eval", suite], { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    const { job } = await onlyJob();
+    const old = await asOldJob(job);
+    const before = await runsAndReplies();
+
+    const resumed = await spawnBin(["eval", "resume", job, "--json"], { env: env() });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).not.toContain("警告");
+    expect(await runsAndReplies()).toEqual(before);
+    for (const task of ["read-a", "read-b"]) {
+      const now = JSON.parse(await readFile(path.join(job, "trials", task, "1.json"), "utf8"));
+      expect(now).toEqual({
+        ...JSON.parse(old.get(task) ?? ""),
+        trajectory: `atif/${task}/1.json`,
+      });
+      AtifTrajectorySchema.parse(
+        JSON.parse(await readFile(path.join(job, now.trajectory), "utf8")),
+      );
+    }
   });
 });

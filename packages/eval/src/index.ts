@@ -46,6 +46,7 @@ export {
 } from "./harness.ts";
 export { escapeHtml, renderHtmlReport } from "./html-report.ts";
 export { writeFileAtomic } from "./jobs/atomic-write.ts";
+export { backfillTrajectories } from "./jobs/backfill-trajectories.ts";
 export {
   createJob,
   type JobFolder,

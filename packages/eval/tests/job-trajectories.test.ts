@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  backfillTrajectories,
   createJob,
   readJobTrials,
   runJobTrials,
@@ -166,5 +167,54 @@ describe("runJobTrials({ trajectoryOf })", () => {
     expect(warnings).toEqual([
       "slow（timeout）的 ATIF 轨迹没有写出：运行没有留下可读的记录：读不到状态日志 gone（ENOENT）",
     ]);
+  });
+
+  it("backfillTrajectories: only trials without a trajectory, every other field kept, one warning per trial it cannot fill", async () => {
+    const job = await jobOf(
+      [task({ id: "one", goal: "ok" }), task({ id: "broken", goal: "crash" })],
+      2,
+    );
+    await runJobTrials(job, trialsOf(job.spec.tasks, 2), {
+      runner: fakeRunner(),
+      concurrency: 1,
+      signal: never,
+    });
+    // A job recorded without a reader: no trial has a trajectory.
+    const before = [...(await readJobTrials(job)).done.values()];
+    expect(before.map((file) => file.trajectory)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    const asked: string[] = [];
+    const warnings: string[] = [];
+    const filled = await backfillTrajectories(job, before, {
+      trajectoryOf: async (runId) => {
+        asked.push(runId);
+        return asked.length === 1
+          ? { ok: true, trajectory: { session_id: runId } }
+          : { ok: false, message: `读不到 ${runId}` };
+      },
+      signal: never,
+      onWarning: (message) => warnings.push(message),
+    });
+    expect(filled.written).toBe(1);
+    expect(asked).toEqual(["fake-ok", "fake-ok"]);
+    expect(warnings).toEqual([
+      "one #2 的 ATIF 轨迹没有写出：读不到 fake-ok",
+      "broken #1（crash）的 ATIF 轨迹没有写出：没有运行记录可读（运行没有开始，或没有报出运行 id）",
+      "broken #2（crash）的 ATIF 轨迹没有写出：没有运行记录可读（运行没有开始，或没有报出运行 id）",
+    ]);
+    const after = await readJobTrials(job);
+    expect(after.done.get("one#1")).toEqual({
+      ...before[0],
+      trajectory: path.join("atif", "one", "1.json"),
+    });
+    expect(filled.records).toEqual([...after.done.values()]);
+    for (const key of ["one#2", "broken#1", "broken#2"])
+      expect(after.done.get(key)).toEqual(
+        before.find((file) => `${file.taskId}#${file.trial}` === key),
+      );
   });
 });

@@ -48,7 +48,8 @@ export function runJobTrials(
       options.trajectoryOf === undefined && shipped === undefined
         ? undefined
         : await keepTrialTrajectory(job, {
-            trial,
+            taskId: trial.task.id,
+            trial: trial.trial,
             result,
             read: await readOf(result, shipped),
             onWarning: options.onWarning,

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { TaskResult } from "../run-task.ts";
 import { runCutOf, type TrajectoryRead } from "../trajectory-read.ts";
-import { type EvalTrial, trialLabel } from "../trial.ts";
+import { trialLabel } from "../trial.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import type { JobFolder } from "./job-folder.ts";
 
@@ -45,16 +45,17 @@ export async function writeTrialTrajectory(
 export async function keepTrialTrajectory(
   job: JobFolder,
   options: {
-    readonly trial: EvalTrial;
+    readonly taskId: string;
+    readonly trial: number;
     readonly result: TaskResult;
     /** The trial's run as read; undefined when no one read it (no run id, a worker without a reader). */
     readonly read: TrajectoryRead | undefined;
     readonly onWarning?: ((message: string) => void) | undefined;
   },
 ): Promise<string | undefined> {
-  const { trial, result, read } = options;
+  const { taskId, trial, result, read } = options;
   const cut = runCutOf(result);
-  const label = trialLabel(trial.task.id, trial.trial, job.spec.trials);
+  const label = trialLabel(taskId, trial, job.spec.trials);
   const warn = (why: string) => {
     const who = cut === undefined ? `${label} ` : `${label}（${result.code}）`;
     options.onWarning?.(`${who}的 ATIF 轨迹没有写出：${why}`);
@@ -64,10 +65,6 @@ export async function keepTrialTrajectory(
     return warn("没有运行记录可读（运行没有开始，或没有报出运行 id）");
   if (read === undefined) return warn("运行它的 worker 没有带回轨迹");
   if (!read.ok && cut !== undefined) return warn(`运行没有留下可读的记录：${read.message}`);
-  const written = await writeTrialTrajectory(job, {
-    taskId: trial.task.id,
-    trial: trial.trial,
-    read,
-  });
+  const written = await writeTrialTrajectory(job, { taskId, trial, read });
   return written.ok ? written.path : warn(written.message);
 }

@@ -30,6 +30,8 @@ export interface RunCommand {
   readonly kind: "run";
   readonly json: boolean;
   readonly spec: RunSpec;
+  /** `--run-id`: the new run's id, chosen by the caller (an eval harness); generated otherwise. */
+  readonly runId?: string;
 }
 
 /** The outcome of `parseCliArgs`: a command, or a Chinese usage message (exit 2). */
@@ -136,7 +138,16 @@ export function parseCliArgs(
   const f = flags.data;
   const mismatch = providerMismatch(f.provider, f);
   if (mismatch !== undefined) return bad(mismatch);
-  return { ok: true, command: { kind: "run", json: f.json, spec: runSpecOf(goal, f) } };
+  const runId = f["run-id"];
+  return {
+    ok: true,
+    command: {
+      kind: "run",
+      json: f.json,
+      spec: runSpecOf(goal, f),
+      ...(runId === undefined ? {} : { runId }),
+    },
+  };
 }
 
 /** `runs [--json]` and `resume <runId> [--json]`. */

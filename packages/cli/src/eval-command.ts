@@ -5,7 +5,7 @@ import { parseCliArgs } from "./args.ts";
 import type { CliIo } from "./cli-io.ts";
 import type { CliEnv } from "./model-provider.ts";
 import { readRunAtif } from "./report/run-atif.ts";
-import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
+import { codingAgentHome, newRunId, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
 
 /**
  * The bin that starts this very CLI: from the TypeScript sources (`src/`) the development
@@ -18,7 +18,9 @@ function selfRunner(env: CliEnv): AgentRunner {
   const bin = fileURLToPath(
     new URL(fromSources ? "../bin/coding-agent-dev.js" : "../bin/coding-agent.js", import.meta.url),
   );
-  return { command: process.execPath, args: [bin], env: { ...env } };
+  // Each run gets its id from here (`--run-id`): a run killed at its timeout still has a
+  // folder the job can read its trajectory from.
+  return { command: process.execPath, args: [bin], env: { ...env }, newRunId: () => newRunId() };
 }
 
 /** A task's `args`, checked by the parser `coding-agent run` itself uses; the usage text left out. */
@@ -44,10 +46,10 @@ export function runEvalCli(
     runner: selfRunner(env),
     validateRunArgs,
     jobsDir: path.join(home, "evals"),
-    trajectoryOf: async (runId) =>
-      // The id came from a child's output: it must name a run folder, nothing beside it.
+    trajectoryOf: async (runId, cut) =>
+      // The id came from a child's output or a trial file: it must name a run folder, nothing beside it.
       RUN_ID_PATTERN.test(runId)
-        ? readRunAtif(runDirOf(home, runId))
+        ? readRunAtif(runDirOf(home, runId), cut)
         : { ok: false, message: `不是运行 id：${runId}` },
   });
 }

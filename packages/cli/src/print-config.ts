@@ -1,8 +1,8 @@
 import type { RunDefaults } from "./run-defaults.ts";
 import { RUN_FLAGS, type RunFlagValues } from "./run-flags.ts";
 
-/** Flags that say how to print, not how to run: left out of the listing. */
-const NOT_CONFIG = new Set(["help", "print-config", "json"]);
+/** Flags that say how to print or which folder the run gets, not how it runs: left out of the listing. */
+const NOT_CONFIG = new Set(["help", "print-config", "json", "run-id"]);
 
 /** Where one flag's value came from. */
 type Source =

@@ -33,10 +33,22 @@ export function newRunId(now: Date = new Date()): string {
 /** What a run id may look like: nothing that could name another folder. */
 export const RUN_ID_PATTERN = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
 
-/** Creates the run's folder (private to the user: it holds what the run saw). */
+/**
+ * Creates a new run's folder (private to the user: it holds what the run saw). The folder
+ * itself must not exist yet: a new run never appends to another run's records, whether its
+ * id was generated or given with `--run-id`.
+ */
 export async function createRunDir(home: string, runId: string): Promise<string> {
   const dir = runDirOf(home, runId);
-  await mkdir(path.join(dir, "artifacts"), { recursive: true, mode: 0o700 });
+  await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+  try {
+    await mkdir(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST")
+      throw new Error(`运行 ${runId} 的目录已经存在（${dir}），新的运行要用没有用过的 ID`);
+    throw error;
+  }
+  await mkdir(path.join(dir, "artifacts"), { mode: 0o700 });
   return dir;
 }
 

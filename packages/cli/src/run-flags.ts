@@ -13,6 +13,7 @@ import {
   SANDBOX_MODES,
 } from "@coding-agent/tools";
 import { z } from "zod";
+import { RUN_ID_PATTERN } from "./run-files.ts";
 import {
   ENV_VARIABLE_NAME,
   FINISH_GATES,
@@ -325,6 +326,18 @@ export const RUN_FLAGS = {
     help: "最多同时运行几个子 Agent（默认 0：不提供 spawn_agent；子 Agent 在工作区的隔离副本里运行，预算从本次运行里分出）",
     schema: count("subagents").default(0),
     spec: (value) => ({ subagents: value === 0 ? undefined : value }),
+  }),
+  // No spec part: the id names the run's folder, it is not how the run runs (a resume keeps it).
+  "run-id": flag({
+    type: "string",
+    help: "这次运行的 ID（默认由开始时间和随机数生成）：评测框架先定好它，运行被杀掉后也找得到运行目录；这个 ID 的目录已经存在时不运行",
+    schema: z
+      .string()
+      .regex(
+        RUN_ID_PATTERN,
+        "--run-id 只能由字母、数字、_、- 组成（字母或数字开头，最长 100 个字符）",
+      )
+      .optional(),
   }),
   "print-config": flag({
     type: "boolean",

@@ -34,8 +34,17 @@ export async function startRun(
   // it while it runs is refused.
   const owner: RunOwner = {};
   try {
-    const { spec, json } = command;
-    return await execute({ spec, json, io, signal, env, resume: undefined, owner });
+    const { spec, json, runId } = command;
+    return await execute({
+      spec,
+      json,
+      io,
+      signal,
+      env,
+      resume: undefined,
+      owner,
+      ...(runId === undefined ? {} : { runId }),
+    });
   } finally {
     await owner.lock?.release();
   }
@@ -109,12 +118,14 @@ interface Session {
   /** Where a new run keeps the lock it takes on its folder (a resume holds its own). */
   readonly owner?: RunOwner;
   readonly resume: ResumedRun | undefined;
+  /** A new run's id given with `--run-id` (its folder must not exist yet); generated otherwise. */
+  readonly runId?: string;
 }
 
 /** A run or a resume: inputs checked, records opened, the run assembled, run and reported. */
 async function execute(session: Session): Promise<number> {
   const { json, io, signal, env, resume } = session;
-  const runId = resume?.runId ?? newRunId();
+  const runId = resume?.runId ?? session.runId ?? newRunId();
   const prepared = await prepareRunInputs(session.spec, {
     io,
     env,

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AtifTrajectorySchema } from "../src/report/atif.ts";
+import { readRunAtif } from "../src/report/run-atif.ts";
 import { captureCli, runScripted } from "./support/run-cli.ts";
 
 let dir: string;
@@ -121,5 +122,101 @@ describe("coding-agent trace --atif", () => {
     const missing = await captureCli(["trace", run.result.runId, "--atif", join(dir, "o.json")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("写不了 ATIF：读不到状态日志");
+  });
+});
+
+/** A finished run that read a file, then finished: its folder, its state log's lines. */
+async function finishedRun() {
+  const run = await runScripted({
+    workspace: dir,
+    scriptDir: dir,
+    flags: ["--finish-gate", "none"],
+    turns: [
+      {
+        action: { type: "tool_call", tool: "read_file", input: { path: "notes.txt" } },
+        usage: usage(100, 20),
+      },
+      { action: { type: "finish", summary: "读完了" }, usage: usage(150, 10) },
+    ],
+  });
+  expect(run.code).toBe(0);
+  const file = join(run.result.runDir, "state.jsonl");
+  const lines = (await readFile(file, "utf8")).split("\n").filter((line) => line !== "");
+  return { runDir: run.result.runDir as string, runId: run.result.runId as string, file, lines };
+}
+
+/** The log cut right after the first tool intent, as a kill during that call leaves it. */
+const untilFirstIntent = (lines: readonly string[]) =>
+  lines.slice(0, lines.findIndex((line) => JSON.parse(line).type === "tool_intent") + 1);
+
+describe("readRunAtif of a run that was cut short", () => {
+  it("keeps the steps up to the kill, drops a line the kill tore in half, and marks it incomplete", async () => {
+    const run = await finishedRun();
+    const kept = untilFirstIntent(run.lines);
+    // What a SIGKILL in the middle of appending the tool's result leaves: half a line.
+    const torn = run.lines[kept.length]?.slice(0, 25) ?? "";
+    await writeFile(run.file, `${kept.join("\n")}\n${torn}`);
+    const read = await readRunAtif(run.runDir, "crash");
+    if (!read.ok) throw new Error(read.message);
+    const trajectory = AtifTrajectorySchema.parse(read.trajectory);
+    expect(trajectory.session_id).toBe(run.runId);
+    expect(trajectory.steps.map((step) => step.source)).toEqual(["user", "agent"]);
+    const call = trajectory.steps[1];
+    expect(call?.tool_calls?.map((each) => each.function_name)).toEqual(["read_file"]);
+    // The call never returned: its observation names it, with no content.
+    expect(call?.observation?.results).toEqual([
+      { source_call_id: call?.tool_calls?.[0]?.tool_call_id },
+    ]);
+    expect(trajectory.extra).toEqual({ incomplete: true, incomplete_reason: "crash" });
+    expect(trajectory.notes).toContain("没有输出结果就结束了");
+    expect(trajectory.notes).toContain("最后一行写到一半就中断了");
+    expect(trajectory.final_metrics?.total_prompt_tokens).toBe(100);
+  });
+
+  it("marks a run an eval stopped at its time limit incomplete, even when its log ends with run_finished", async () => {
+    const run = await finishedRun();
+    const read = await readRunAtif(run.runDir, "timeout");
+    if (!read.ok) throw new Error(read.message);
+    expect(read.trajectory.extra).toEqual({
+      status: "completed",
+      code: "finished",
+      incomplete: true,
+      incomplete_reason: "timeout",
+    });
+    expect(read.trajectory.notes).toContain("时限");
+  });
+
+  it("a log that just stops, read by trace --atif with no one to say why, is incomplete (unfinished)", async () => {
+    const run = await finishedRun();
+    await writeFile(run.file, `${untilFirstIntent(run.lines).join("\n")}\n`);
+    const file = join(dir, "cut.atif.json");
+    const written = await captureCli(["trace", run.runId, "--atif", file]);
+    expect(written.code, written.stderr).toBe(0);
+    const trajectory = AtifTrajectorySchema.parse(JSON.parse(await readFile(file, "utf8")));
+    expect(trajectory.extra).toEqual({ incomplete: true, incomplete_reason: "unfinished" });
+    expect(trajectory.notes).not.toContain("最后一行");
+  });
+
+  it("a finished run's trajectory carries no incomplete mark and no notes", async () => {
+    const run = await finishedRun();
+    const read = await readRunAtif(run.runDir);
+    if (!read.ok) throw new Error(read.message);
+    expect(read.trajectory.extra).toEqual({ status: "completed", code: "finished" });
+    expect(read.trajectory.notes).toBeUndefined();
+  });
+
+  it("is no trajectory when nothing was left: an empty log, a torn first line, no run folder", async () => {
+    const run = await finishedRun();
+    await writeFile(run.file, "");
+    const empty = await readRunAtif(run.runDir, "timeout");
+    expect(empty).toEqual({
+      ok: false,
+      message: expect.stringContaining("不是以 run_started 开头"),
+    });
+    await writeFile(run.file, run.lines[0]?.slice(0, 30) ?? "");
+    expect((await readRunAtif(run.runDir, "crash")).ok).toBe(false);
+    await rm(run.runDir, { recursive: true });
+    const gone = await readRunAtif(run.runDir, "crash");
+    expect(gone).toEqual({ ok: false, message: expect.stringContaining("读不到状态日志") });
   });
 });

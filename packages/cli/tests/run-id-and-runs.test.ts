@@ -2,7 +2,7 @@
  * Finding a run again: `coding-agent run` names its run id on a terminal's stderr (never in
  * `--json`'s stdout, never in piped output), and `coding-agent runs` is a table with headers.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -54,6 +54,52 @@ describe("coding-agent run names its run id", () => {
     const ran = await captureCli(["run", "你好", "--workspace", EMPTY_WORKSPACE], env());
     expect(ran.code).toBe(0);
     expect(ran.stderr).not.toContain("运行 ID");
+  });
+});
+
+describe("coding-agent run --run-id", () => {
+  it("runs under the id it is given, so a caller finds the folder without the run's output", async () => {
+    const ran = await captureCli(
+      ["run", "你好", "--workspace", EMPTY_WORKSPACE, "--json", "--run-id", "trial-fix_sum-2"],
+      env(),
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.result.runId).toBe("trial-fix_sum-2");
+    const log = await readFile(join(home, "runs", "trial-fix_sum-2", "state.jsonl"), "utf8");
+    expect(JSON.parse(log.split("\n")[0] ?? "")).toMatchObject({
+      type: "run_started",
+      runId: "trial-fix_sum-2",
+    });
+  });
+
+  it("refuses an id whose folder exists, and leaves that run's records as they were", async () => {
+    const first = await captureCli(
+      ["run", "你好", "--workspace", EMPTY_WORKSPACE, "--json", "--run-id", "taken"],
+      env(),
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const file = join(home, "runs", "taken", "state.jsonl");
+    const before = await readFile(file, "utf8");
+    const again = await captureCli(
+      ["run", "你好", "--workspace", EMPTY_WORKSPACE, "--json", "--run-id", "taken"],
+      env(),
+    );
+    expect(again.code).not.toBe(0);
+    expect(again.result).toMatchObject({ status: "failed", code: "state_failed" });
+    expect(again.result.reason).toContain("运行 taken 的目录已经存在");
+    expect(await readFile(file, "utf8")).toBe(before);
+  });
+
+  it("refuses an id that could name another folder, before anything runs", async () => {
+    for (const id of ["../escape", "a/b", "-x", ""]) {
+      const ran = await captureCli(
+        ["run", "你好", "--workspace", EMPTY_WORKSPACE, `--run-id=${id}`],
+        env(),
+      );
+      expect(ran.code, id).toBe(2);
+      expect(ran.stderr, id).toContain("--run-id 只能由字母、数字、_、- 组成");
+    }
+    expect(await readdir(home)).toEqual([]);
   });
 });
 

@@ -96,7 +96,7 @@ export function evalUsage(): string {
     "      coding-agent eval worker --queue redis://主机:端口 [--concurrency N]",
     "",
     "任务集：每个任务一个目录 <任务集>/<id>/task.json",
-    "作业：每次评测把每次试验的结果在它结束时写进 $CODING_AGENT_HOME/evals/<作业 id>/（一次试验一个文件，运行另存为 ATIF 轨迹 atif/<任务 id>/<n>.json），开始时打印作业 id",
+    "作业：每次评测把每次试验的结果在它结束时写进 $CODING_AGENT_HOME/evals/<作业 id>/（一次试验一个文件，运行另存为 ATIF 轨迹 atif/<任务 id>/<n>.json；超时或崩溃的试验是运行到被杀为止的部分，标明不完整；resume 和 regrade 从运行目录补写旧作业缺的轨迹，不调用模型），开始时打印作业 id",
     "",
     "选项：",
     ...Object.entries(EVAL_FLAGS).map(([name, flag]) => {

@@ -46,6 +46,7 @@ export {
 } from "./harness.ts";
 export { escapeHtml, renderHtmlReport } from "./html-report.ts";
 export { writeFileAtomic } from "./jobs/atomic-write.ts";
+export { backfillTrajectories } from "./jobs/backfill-trajectories.ts";
 export {
   createJob,
   type JobFolder,
@@ -66,7 +67,11 @@ export {
 } from "./jobs/job-spec.ts";
 export { type RegradeOutcome, regradeTrials } from "./jobs/regrade.ts";
 export { runJobTrials } from "./jobs/run-job.ts";
-export { trialTrajectoryPath, writeTrialTrajectory } from "./jobs/trial-trajectory.ts";
+export {
+  keepTrialTrajectory,
+  trialTrajectoryPath,
+  writeTrialTrajectory,
+} from "./jobs/trial-trajectory.ts";
 export { renderJunit, xml } from "./junit.ts";
 export { countTrials, passAtK, suitePassAtK, type TrialCount } from "./pass-at-k.ts";
 export { PASS_RATE_TOLERANCE, type PassRateDrop, passRateDrops } from "./pass-rate-gate.ts";
@@ -118,5 +123,11 @@ export {
   reservedFlagIn,
   TaskFileSchema,
 } from "./task-file.ts";
-export { readTrajectory, type TrajectoryOf, type TrajectoryRead } from "./trajectory-read.ts";
+export {
+  type RunCut,
+  readTrajectory,
+  runCutOf,
+  type TrajectoryOf,
+  type TrajectoryRead,
+} from "./trajectory-read.ts";
 export { type EvalTrial, trialLabel, trialsOf } from "./trial.ts";

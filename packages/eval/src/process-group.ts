@@ -8,7 +8,7 @@ export type ProcessOutcome =
       readonly stdout: string;
       readonly stderr: string;
     }
-  | { readonly kind: "timeout"; readonly stderr: string }
+  | { readonly kind: "timeout"; readonly stdout: string; readonly stderr: string }
   | { readonly kind: "cancelled" }
   | { readonly kind: "spawn_error"; readonly message: string };
 
@@ -80,7 +80,7 @@ export function runProcessGroup(options: {
     };
     child.on("error", (error) => finish({ kind: "spawn_error", message: error.message }));
     child.on("close", (code) => {
-      if (ended === "timeout") finish({ kind: "timeout", stderr });
+      if (ended === "timeout") finish({ kind: "timeout", stdout, stderr });
       else if (ended === "cancelled") finish({ kind: "cancelled" });
       else finish({ kind: "exited", code, stdout, stderr });
     });

@@ -10,7 +10,12 @@ import {
 } from "./harness.ts";
 import { type AgentRunner, crashedTask, runTask, type TaskResult } from "./run-task.ts";
 import type { EvalTask } from "./task-file.ts";
-import { readTrajectory, type TrajectoryOf, type TrajectoryRead } from "./trajectory-read.ts";
+import {
+  readTrajectory,
+  runCutOf,
+  type TrajectoryOf,
+  type TrajectoryRead,
+} from "./trajectory-read.ts";
 import { type EvalTrial, trialLabel, trialsOf } from "./trial.ts";
 
 /** The BullMQ queue every producer and worker of `coding-agent eval` shares. */
@@ -251,7 +256,7 @@ export async function runQueueWorker(options: {
     const trajectory =
       result.runId === undefined || options.trajectoryOf === undefined
         ? undefined
-        : await readTrajectory(options.trajectoryOf, result.runId);
+        : await readTrajectory(options.trajectoryOf, result.runId, runCutOf(result));
     return trajectory === undefined ? { result } : { result, trajectory };
   };
   const worker = new Worker<EvalJobData, EvalJobReturn>(QUEUE_NAME, processor, {

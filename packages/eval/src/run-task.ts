@@ -24,6 +24,12 @@ export interface AgentRunner {
   readonly command: string;
   readonly args: readonly string[];
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * A fresh id for each run (given as `--run-id`): the harness knows where a run keeps its
+   * records before it starts, so a run killed at its timeout or dead without a result can
+   * still be read. Without it a run is only known by the result it prints.
+   */
+  readonly newRunId?: () => string;
 }
 
 /** Per-task timeout when neither the task (`timeoutMs`) nor `--timeout-ms` sets one. */
@@ -86,6 +92,7 @@ export async function runTask(
     const approvalGiven = task.args.some(
       (arg) => arg === "--approval" || arg.startsWith("--approval="),
     );
+    const givenRunId = options.runner.newRunId?.();
     const ran = await runProcessGroup({
       command: options.runner.command,
       args: [
@@ -99,6 +106,7 @@ export async function runTask(
         task.testCommand,
         ...(task.script === undefined ? [] : ["--script", scriptPath]),
         ...(approvalGiven ? [] : ["--approval", "auto"]),
+        ...(givenRunId === undefined ? [] : ["--run-id", givenRunId]),
         ...task.args,
       ],
       cwd: workspace,
@@ -106,7 +114,7 @@ export async function runTask(
       signal: options.signal,
       ...(options.runner.env === undefined ? {} : { env: options.runner.env }),
     });
-    const run = runOutcome(ran, timeoutMs);
+    const run = runOutcome(ran, timeoutMs, givenRunId);
     const diff = options.diff ?? changedPaths;
     const changed = diff(snapshotFixture(task.files), await snapshotWorkspace(workspace));
     const graders = await gradeWorkspace({
@@ -192,17 +200,26 @@ export function crashedTask(id: string, message: string, durationMs: number): Ta
   };
 }
 
+/**
+ * A run's status, code and id as the harness reports them. A run killed at its timeout (it
+ * may print the result of its cancel first) or gone without a result keeps the id it was
+ * given, so what it left can still be read; a result it printed names its own run.
+ */
 function runOutcome(
   ran: Awaited<ReturnType<typeof runProcessGroup>>,
   timeoutMs: number,
+  givenRunId: string | undefined,
 ): { status: string; code: string; runId?: string; error?: string } {
   switch (ran.kind) {
-    case "timeout":
+    case "timeout": {
+      const runId = parseRunResult(ran.stdout)?.runId ?? givenRunId;
       return {
         status: HARNESS_ERROR_STATUS,
         code: "timeout",
+        ...(runId === undefined ? {} : { runId }),
         error: `${timeoutMs} 毫秒内没有结束`,
       };
+    }
     case "cancelled":
       return { status: "cancelled", code: "cancelled" };
     case "spawn_error":
@@ -213,7 +230,8 @@ function runOutcome(
         return {
           status: HARNESS_ERROR_STATUS,
           code: "crash",
-          error: `coding-agent 退出码 ${ran.code}，没有输出运行结果：${tail(ran.stderr)}`,
+          ...(givenRunId === undefined ? {} : { runId: givenRunId }),
+          error: `coding-agent 退出码 ${ran.code ?? "无（被信号杀掉）"}，没有输出运行结果：${tail(ran.stderr)}`,
         };
       return result;
     }

@@ -15,7 +15,14 @@ export const RUN_STATUSES = [
 ] as const satisfies readonly RunStatus[];
 
 /** Flags the harness sets itself for every run; a task's `args` may not name them. */
-export const RESERVED_RUN_FLAGS = ["workspace", "json", "script", "test-command", "help"] as const;
+export const RESERVED_RUN_FLAGS = [
+  "workspace",
+  "json",
+  "script",
+  "test-command",
+  "run-id",
+  "help",
+] as const;
 
 /** One `<suite>/<id>/task.json` (docs/contracts.md §7, Eval), as written in the file. */
 export const TaskFileSchema = z.strictObject({

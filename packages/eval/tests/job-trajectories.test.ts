@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  backfillTrajectories,
   createJob,
   readJobTrials,
   runJobTrials,
@@ -101,6 +102,119 @@ describe("runJobTrials({ trajectoryOf })", () => {
     const recorded = await readJobTrials(job);
     expect(recorded.done.get("broken#1")?.result.code).toBe("crash");
     expect(recorded.done.get("broken#1")?.trajectory).toBeUndefined();
-    expect([asked, warnings]).toEqual([[], []]);
+    // Nothing to read, and the one line that says so.
+    expect(asked).toEqual([]);
+    expect(warnings).toEqual([
+      "broken（crash）的 ATIF 轨迹没有写出：没有运行记录可读（运行没有开始，或没有报出运行 id）",
+    ]);
+  });
+
+  it("reads the run of a trial killed at its timeout or dead without a result by the id it gave it, as cut", async () => {
+    const job = await jobOf(
+      [task({ id: "slow", goal: "hang", timeoutMs: 300 }), task({ id: "broken", goal: "crash" })],
+      1,
+    );
+    let given = 0;
+    const asked: [string, string | undefined][] = [];
+    const warnings: string[] = [];
+    const outcome = await runJobTrials(job, trialsOf(job.spec.tasks, 1), {
+      runner: { ...fakeRunner(), newRunId: () => `run-${++given}` },
+      concurrency: 1,
+      signal: never,
+      trajectoryOf: async (runId, cut) => {
+        asked.push([runId, cut]);
+        return { ok: true, trajectory: { session_id: runId, extra: { incomplete: true } } };
+      },
+      onWarning: (message) => warnings.push(message),
+    });
+    expect(outcome.kind === "done" && outcome.results.map((result) => result.code)).toEqual([
+      "timeout",
+      "crash",
+    ]);
+    expect(asked).toEqual([
+      ["run-1", "timeout"],
+      ["run-2", "crash"],
+    ]);
+    expect(warnings).toEqual([]);
+    const recorded = await readJobTrials(job);
+    for (const [id, runId] of [
+      ["slow", "run-1"],
+      ["broken", "run-2"],
+    ] as const) {
+      const file = recorded.done.get(`${id}#1`);
+      expect(file?.result.runId).toBe(runId);
+      expect(file?.trajectory).toBe(path.join("atif", id, "1.json"));
+      const stored = JSON.parse(await readFile(path.join(job.dir, file?.trajectory ?? ""), "utf8"));
+      expect(stored).toEqual({ session_id: runId, extra: { incomplete: true } });
+    }
+  });
+
+  it("records a timed-out trial whose run left nothing without a trajectory, with one warning", async () => {
+    const job = await jobOf([task({ id: "slow", goal: "hang", timeoutMs: 300 })], 1);
+    const warnings: string[] = [];
+    await runJobTrials(job, trialsOf(job.spec.tasks, 1), {
+      runner: { ...fakeRunner(), newRunId: () => "gone" },
+      concurrency: 1,
+      signal: never,
+      trajectoryOf: async (runId) => ({ ok: false, message: `读不到状态日志 ${runId}（ENOENT）` }),
+      onWarning: (message) => warnings.push(message),
+    });
+    const recorded = await readJobTrials(job);
+    expect(recorded.pending).toEqual([]);
+    const file = recorded.done.get("slow#1");
+    expect(file?.result).toMatchObject({ code: "timeout", runId: "gone" });
+    expect(file?.trajectory).toBeUndefined();
+    expect(warnings).toEqual([
+      "slow（timeout）的 ATIF 轨迹没有写出：运行没有留下可读的记录：读不到状态日志 gone（ENOENT）",
+    ]);
+  });
+
+  it("backfillTrajectories: only trials without a trajectory, every other field kept, one warning per trial it cannot fill", async () => {
+    const job = await jobOf(
+      [task({ id: "one", goal: "ok" }), task({ id: "broken", goal: "crash" })],
+      2,
+    );
+    await runJobTrials(job, trialsOf(job.spec.tasks, 2), {
+      runner: fakeRunner(),
+      concurrency: 1,
+      signal: never,
+    });
+    // A job recorded without a reader: no trial has a trajectory.
+    const before = [...(await readJobTrials(job)).done.values()];
+    expect(before.map((file) => file.trajectory)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    const asked: string[] = [];
+    const warnings: string[] = [];
+    const filled = await backfillTrajectories(job, before, {
+      trajectoryOf: async (runId) => {
+        asked.push(runId);
+        return asked.length === 1
+          ? { ok: true, trajectory: { session_id: runId } }
+          : { ok: false, message: `读不到 ${runId}` };
+      },
+      signal: never,
+      onWarning: (message) => warnings.push(message),
+    });
+    expect(filled.written).toBe(1);
+    expect(asked).toEqual(["fake-ok", "fake-ok"]);
+    expect(warnings).toEqual([
+      "one #2 的 ATIF 轨迹没有写出：读不到 fake-ok",
+      "broken #1（crash）的 ATIF 轨迹没有写出：没有运行记录可读（运行没有开始，或没有报出运行 id）",
+      "broken #2（crash）的 ATIF 轨迹没有写出：没有运行记录可读（运行没有开始，或没有报出运行 id）",
+    ]);
+    const after = await readJobTrials(job);
+    expect(after.done.get("one#1")).toEqual({
+      ...before[0],
+      trajectory: path.join("atif", "one", "1.json"),
+    });
+    expect(filled.records).toEqual([...after.done.values()]);
+    for (const key of ["one#2", "broken#1", "broken#2"])
+      expect(after.done.get(key)).toEqual(
+        before.find((file) => `${file.taskId}#${file.trial}` === key),
+      );
   });
 });

@@ -117,7 +117,7 @@ describe("loadSuite", () => {
     );
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).toMatch(/args: --max-steps 需要非负整数/);
-    for (const flag of ["--workspace=/", "--json", "--script", "--test-command"]) {
+    for (const flag of ["--workspace=/", "--json", "--script", "--test-command", "--run-id=x"]) {
       const reserved = await loadOne({ ...valid, args: [flag] });
       expect(reserved.result.ok, flag).toBe(false);
       if (!reserved.result.ok) expect(reserved.result.message).toContain(flag);

@@ -134,14 +134,66 @@ function metricsOf(usage: ReplyUsage) {
 }
 
 /**
+ * How a run's process ended when it did not end on its own, as the one who ran it saw it:
+ * an eval harness killed it at its trial's time limit (`timeout`), or it exited or was killed
+ * without printing a result (`crash`).
+ */
+export type RunCut = "timeout" | "crash";
+
+/** What the reader of the log knows beyond the events: who cut the run, a dropped torn line. */
+export interface AtifEnding {
+  readonly cut?: RunCut;
+  /** The log's last line was cut short by a kill mid-write and left out. */
+  readonly tornLastLine?: boolean;
+}
+
+/**
+ * The root `notes` and `extra` of a trajectory: how its run ended. ATIF v1.4 has no field
+ * for a trajectory that stops before its run's end; RFC 0001 gives the root object `extra`,
+ * "custom root-level metadata not covered by the core schema" (since v1.1), and `notes`,
+ * "explanations for format discrepancies". So the run's own end is `extra.status` and
+ * `extra.code`; a trajectory cut short says `extra.incomplete: true` with
+ * `extra.incomplete_reason` (`timeout`, `crash`, or `unfinished`: the log has no
+ * `run_finished` and nobody said why), and `notes` says it in words.
+ */
+function rootEnd(events: readonly StateEvent[], ending: AtifEnding) {
+  const finished = events.findLast((event) => event.type === "run_finished");
+  const extra: Record<string, string | boolean> =
+    finished?.type === "run_finished" ? { status: finished.status, code: finished.code } : {};
+  const notes: string[] = [];
+  if (ending.cut === "timeout")
+    notes.push("评测在试验的时限处停止了这次运行，轨迹只到停止的那一刻");
+  if (ending.cut === "crash") notes.push("运行的进程没有输出结果就结束了（被杀掉或崩溃）");
+  if (finished === undefined) notes.push("运行没有正常结束（state.jsonl 里没有 run_finished）");
+  if (ending.tornLastLine) notes.push("state.jsonl 的最后一行写到一半就中断了，已丢弃");
+  // A run that wrote run_finished is whole, unless a harness's time limit stopped it.
+  const reason =
+    ending.cut === "timeout"
+      ? "timeout"
+      : finished === undefined
+        ? (ending.cut ?? "unfinished")
+        : undefined;
+  if (reason !== undefined) {
+    extra.incomplete = true;
+    extra.incomplete_reason = reason;
+  }
+  return {
+    ...(notes.length === 0 ? {} : { notes: notes.join("；") }),
+    ...(Object.keys(extra).length === 0 ? {} : { extra }),
+  };
+}
+
+/**
  * A run's state log as an ATIF trajectory: the goal as the user's step; each model reply as
  * an agent step (its text, its reasoning, its tool calls with their results as the
  * observation, its tokens as metrics); each rejected finish as the user message the
- * model was shown. Every step, call, result and token count of the log is kept.
+ * model was shown. Every step, call, result and token count of the log is kept; a log that
+ * stops before the run's end (or a run `ending` says was cut) is marked incomplete.
  */
 export function toAtif(
   events: readonly StateEvent[],
   agent: { readonly name: string; readonly version: string },
+  ending: AtifEnding = {},
 ): AtifTrajectory {
   const started = events.find((event) => event.type === "run_started");
   const results = new Map<string, Extract<StateEvent, { type: "tool_result" }>>();
@@ -190,7 +242,6 @@ export function toAtif(
       extra: { step: event.step },
     });
   }
-  const finished = events.findLast((event) => event.type === "run_finished");
   return {
     schema_version: ATIF_VERSION,
     session_id: started?.type === "run_started" ? started.runId : "unknown",
@@ -202,9 +253,7 @@ export function toAtif(
       total_cached_tokens: totals.cached,
       total_steps: steps.length,
     },
-    ...(finished?.type === "run_finished"
-      ? { extra: { status: finished.status, code: finished.code } }
-      : { notes: "运行没有正常结束（state.jsonl 里没有 run_finished）" }),
+    ...rootEnd(events, ending),
   };
 }
 

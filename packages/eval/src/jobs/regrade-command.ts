@@ -5,6 +5,7 @@ import { deliverReport, type EvalIo } from "../report-output.ts";
 import type { TaskResult } from "../run-task.ts";
 import { loadSuite } from "../task-file.ts";
 import { trialsOf } from "../trial.ts";
+import { withTrajectories } from "./backfill-trajectories.ts";
 import { baselineOrExit, type GateBaseline, whileLocked } from "./command-checks.ts";
 import { type JobFolder, openJob, readJobTrials, trialKey } from "./job-folder.ts";
 import { type RegradeOutcome, regradeTrials } from "./regrade.ts";
@@ -49,7 +50,7 @@ async function regradeLocked(
   const current = await loadSuite(job.spec.suiteDir, deps.validateRunArgs);
   const now = new Map(current.ok ? current.suite.tasks.map((task) => [task.id, task]) : []);
   if (!current.ok) io.stderr(`任务集读不了，按作业记录的任务评分：${current.message}\n`);
-  const records = [...trials.done.values()];
+  const records = await withTrajectories(job, [...trials.done.values()], invocation);
   io.stderr(
     `评测作业 ${job.spec.jobId}：在保留的工作区上重新评分 ${records.length} 次试验（不调用模型）\n`,
   );

@@ -1,5 +1,6 @@
 import type { EvalInvocation } from "../eval-dependencies.ts";
 import { EVAL_EXIT_CODES } from "../eval-exit-codes.ts";
+import { withTrajectories } from "./backfill-trajectories.ts";
 import { baselineOrExit, queueUnreachable, whileLocked } from "./command-checks.ts";
 import { openJob, readJobTrials } from "./job-folder.ts";
 import { runAndReport } from "./run-and-report.ts";
@@ -28,6 +29,10 @@ export async function runResumeCommand(invocation: EvalInvocation<"resume">): Pr
     io.stderr(
       `评测作业 ${job.spec.jobId}：已有 ${trials.done.size} 次试验的结果，还要运行 ${trials.pending.length} 次\n`,
     );
+    // Trials run by queue workers keep their run folders on the workers' machines: only a
+    // local resume looks for the runs of finished trials that have no ATIF file yet.
+    if (command.queue === undefined)
+      await withTrajectories(job, [...trials.done.values()], invocation);
     return runAndReport(job, trials.pending, trials.done, { ...invocation, baseline });
   });
 }

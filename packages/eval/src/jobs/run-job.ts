@@ -2,10 +2,15 @@ import path from "node:path";
 import { type HarnessOutcome, type OnTaskFinished, runTrials } from "../harness.ts";
 import { type RedisAddress, runTrialsOnQueue } from "../queue.ts";
 import type { AgentRunner, TaskResult } from "../run-task.ts";
-import { readTrajectory, type TrajectoryOf, type TrajectoryRead } from "../trajectory-read.ts";
-import { type EvalTrial, trialLabel } from "../trial.ts";
+import {
+  readTrajectory,
+  runCutOf,
+  type TrajectoryOf,
+  type TrajectoryRead,
+} from "../trajectory-read.ts";
+import type { EvalTrial } from "../trial.ts";
 import { type JobFolder, keptTrialDir, writeTrial } from "./job-folder.ts";
-import { writeTrialTrajectory } from "./trial-trajectory.ts";
+import { keepTrialTrajectory } from "./trial-trajectory.ts";
 
 /**
  * Runs some of a job's trials (all of them for a new job, those without a result for a
@@ -24,37 +29,31 @@ export function runJobTrials(
     /** How a local trial's run is read as ATIF; a queued trial's comes from its worker. */
     readonly trajectoryOf?: TrajectoryOf;
     readonly onTaskFinished?: OnTaskFinished;
-    /** A trial recorded without its trajectory file, and why (Chinese, one line). */
+    /** A trial recorded without its trajectory file, and why (Chinese, one line per trial). */
     readonly onWarning?: (message: string) => void;
   },
 ): Promise<HarnessOutcome> {
   const { spec } = job;
   const keptOf = (trial: EvalTrial) =>
     spec.keepWorkspaces ? keptTrialDir(trial.task.id, trial.trial) : undefined;
-  const trajectoryFileOf = async (
-    trial: EvalTrial,
-    result: TaskResult,
-    shipped: TrajectoryRead | undefined,
-  ): Promise<string | undefined> => {
-    // A trial without a run (a timeout, a crash before the run began) has no trajectory.
-    if (result.runId === undefined) return undefined;
-    const local = options.queue === undefined ? options.trajectoryOf : undefined;
-    const read =
-      shipped ?? (local === undefined ? undefined : await readTrajectory(local, result.runId));
-    if (read === undefined) return undefined;
-    const written = await writeTrialTrajectory(job, {
-      taskId: trial.task.id,
-      trial: trial.trial,
-      read,
-    });
-    if (written.ok) return written.path;
-    const label = trialLabel(trial.task.id, trial.trial, spec.trials);
-    options.onWarning?.(`${label} 的 ATIF 轨迹没有写出：${written.message}`);
-    return undefined;
+  const readOf = async (result: TaskResult, shipped: TrajectoryRead | undefined) => {
+    // A queued trial's run is read by its worker, on the machine where its records are.
+    if (shipped !== undefined || options.queue !== undefined) return shipped;
+    if (options.trajectoryOf === undefined || result.runId === undefined) return undefined;
+    return readTrajectory(options.trajectoryOf, result.runId, runCutOf(result));
   };
   const record = async (trial: EvalTrial, result: TaskResult, shipped?: TrajectoryRead) => {
     const kept = keptOf(trial);
-    const trajectory = await trajectoryFileOf(trial, result, shipped);
+    const trajectory =
+      options.trajectoryOf === undefined && shipped === undefined
+        ? undefined
+        : await keepTrialTrajectory(job, {
+            taskId: trial.task.id,
+            trial: trial.trial,
+            result,
+            read: await readOf(result, shipped),
+            onWarning: options.onWarning,
+          });
     await writeTrial(job, {
       taskId: trial.task.id,
       trial: trial.trial,

@@ -1,6 +1,6 @@
 import { type ArtifactStore, artifactMainField, artifactText } from "./artifacts.ts";
 import { InvalidLimitsError } from "./errors.ts";
-import type { BeforeModelCallDecision, RunExtension } from "./extension.ts";
+import type { BeforeModelCallDecision, Compaction, RunExtension } from "./extension.ts";
 import type { Message, ToolResultMessage } from "./messages.ts";
 import { createModelRequest, type ModelRequest } from "./provider.ts";
 import type { Redactor } from "./redact.ts";
@@ -100,18 +100,9 @@ export function createContextBudget(options: ContextBudgetOptions): RunExtension
   const budget = options.maxContextTokens;
   const { estimate, artifacts, redact } = options;
   const choose = options.choose ?? chooseCompaction;
-  if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 1)) {
-    throw new InvalidLimitsError(`invalid maxContextTokens: an integer ≥ 1, got ${budget}`);
-  }
-  if (budget !== undefined && estimate === undefined) {
-    throw new InvalidLimitsError("maxContextTokens needs an estimate function");
-  }
-  /** Values of results not stored yet, for the text of their artifact if compacted. */
-  const values = new Map<string, unknown>();
-  /** Artifacts already written, by call id. */
-  const stored = new Map<string, string>();
-  /** Results compacted so far, oldest first. */
-  const compacted = new Set<string>();
+  checkBudgetOptions(budget, estimate);
+  const state: BudgetState = { values: new Map(), stored: new Map(), compacted: new Set() };
+  const { values, stored } = state;
 
   const store = async (message: ToolResultMessage): Promise<string> => {
     const known = stored.get(message.callId);
@@ -147,86 +138,130 @@ export function createContextBudget(options: ContextBudgetOptions): RunExtension
   };
   if (budget === undefined || estimate === undefined) return extension;
 
+  const settings: FitSettings = { budget, estimate, choose, store };
   return {
     ...extension,
-    async beforeModelCall(request): Promise<BeforeModelCallDecision | undefined> {
-      const results = new Map(
-        request.messages.flatMap((m) => (m.role === "tool" ? [[m.callId, m] as const] : [])),
-      );
-      const build = (fresh: readonly string[], ids: ReadonlyMap<string, string>) =>
-        withStubs(request, new Set([...compacted, ...fresh]), ids);
-      // Stubs of results not stored yet name a placeholder id.
-      const placeholders = (fresh: readonly string[]) =>
-        new Map([
-          ...stored,
-          ...fresh.map((id) => [id, stored.get(id) ?? `pending-${id}`] as const),
-        ]);
-      const before = estimate(request);
-      const tokensWith = (base: readonly string[]) => (extra: readonly string[]) => {
-        const fresh = [...base, ...extra];
-        if (fresh.length === 0 && compacted.size === 0) return before;
-        return estimate(build(fresh, placeholders(fresh)));
-      };
-      const ask = (base: readonly string[]) =>
-        choose({
-          messages: request.messages,
-          compacted: new Set([...compacted, ...base]),
-          tokensWith: tokensWith(base),
-          maxContextTokens: budget,
-        });
-
-      let choice = ask([]);
-      if (choice.kind === "exhausted") return exhausted(budget, choice.tokens);
-      if (choice.callIds.length === 0) {
-        if (compacted.size === 0) return undefined;
-        return rewrite(build([], stored), before, tokensWith([])([]), []);
-      }
-      let fresh: readonly string[] = [];
-      while (choice.kind === "fits") {
-        // Only results of this request not compacted yet: a choice of nothing new is not a fit.
-        const taken = new Set([...compacted, ...fresh]);
-        const more = choice.callIds.filter((id) => results.has(id) && !taken.has(id));
-        if (more.length === 0) break;
-        fresh = [...fresh, ...more];
-        for (const callId of fresh) {
-          const message = results.get(callId);
-          if (message !== undefined) await store(message);
-        }
-        const compactedRequest = build(fresh, stored);
-        const after = estimate(compactedRequest);
-        if (after <= budget) {
-          for (const callId of fresh) compacted.add(callId);
-          // Every fresh id is a result of this request (`more` above), stored just now.
-          const done = fresh.map((callId): CompactedResult => {
-            const { tool } = results.get(callId) as ToolResultMessage;
-            return { callId, tool, artifactId: stored.get(callId) as string };
-          });
-          return rewrite(compactedRequest, before, after, done);
-        }
-        // Real ids may be longer than the placeholders: ask again with these compacted.
-        choice = ask(fresh);
-      }
-      return exhausted(budget, choice.kind === "exhausted" ? choice.tokens : before);
-    },
+    beforeModelCall: (request) => fitToBudget(request, settings, state),
   };
+}
 
-  function rewrite(
-    request: ModelRequest,
-    estimatedTokens: number,
-    compactedTokens: number,
-    results: readonly CompactedResult[],
-  ): BeforeModelCallDecision {
-    const totalCompacted = compacted.size;
-    const maxContextTokens = budget as number;
-    const compaction = {
-      estimatedTokens,
-      compactedTokens,
-      maxContextTokens,
-      results,
-      totalCompacted,
-    };
-    return { kind: "rewrite", request, compaction };
+/** Throws `InvalidLimitsError` for a budget that is not a positive integer or has no estimate. */
+function checkBudgetOptions(
+  budget: number | undefined,
+  estimate: ((request: ModelRequest) => number) | undefined,
+): void {
+  if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 1)) {
+    throw new InvalidLimitsError(`invalid maxContextTokens: an integer ≥ 1, got ${budget}`);
   }
+  if (budget !== undefined && estimate === undefined) {
+    throw new InvalidLimitsError("maxContextTokens needs an estimate function");
+  }
+}
+
+/** What one context budget remembers across the steps of its run. */
+interface BudgetState {
+  /** Values of results not stored yet, for the text of their artifact if compacted. */
+  readonly values: Map<string, unknown>;
+  /** Artifacts already written, by call id. */
+  readonly stored: Map<string, string>;
+  /** Results compacted so far, oldest first. */
+  readonly compacted: Set<string>;
+}
+
+/** What `fitToBudget` is given by a context budget that has `maxContextTokens`. */
+interface FitSettings {
+  readonly budget: number;
+  readonly estimate: (request: ModelRequest) => number;
+  readonly choose: (question: CompactionQuestion) => CompactionChoice;
+  /** Stores a result's text as an artifact (once) and gives the artifact id. */
+  readonly store: (message: ToolResultMessage) => Promise<string>;
+}
+
+/**
+ * The decision before one model call: nothing when the request fits and nothing was
+ * compacted before, a rewrite with the earlier stubs and those `choose` picks now, or a
+ * stop when it cannot fit. The choice is made on placeholder ids first; when the real
+ * artifact ids make the request longer than estimated, `choose` is asked again with the
+ * results already taken counted as compacted.
+ */
+async function fitToBudget(
+  request: ModelRequest,
+  settings: FitSettings,
+  state: BudgetState,
+): Promise<BeforeModelCallDecision | undefined> {
+  const { budget, estimate, choose, store } = settings;
+  const { stored, compacted } = state;
+  const results = new Map(
+    request.messages.flatMap((m) => (m.role === "tool" ? [[m.callId, m] as const] : [])),
+  );
+  const build = (fresh: readonly string[], ids: ReadonlyMap<string, string>) =>
+    withStubs(request, new Set([...compacted, ...fresh]), ids);
+  // Stubs of results not stored yet name a placeholder id.
+  const placeholders = (fresh: readonly string[]) =>
+    new Map([...stored, ...fresh.map((id) => [id, stored.get(id) ?? `pending-${id}`] as const)]);
+  const before = estimate(request);
+  const tokensWith = (base: readonly string[]) => (extra: readonly string[]) => {
+    const fresh = [...base, ...extra];
+    if (fresh.length === 0 && compacted.size === 0) return before;
+    return estimate(build(fresh, placeholders(fresh)));
+  };
+  const ask = (base: readonly string[]) =>
+    choose({
+      messages: request.messages,
+      compacted: new Set([...compacted, ...base]),
+      tokensWith: tokensWith(base),
+      maxContextTokens: budget,
+    });
+
+  let choice = ask([]);
+  if (choice.kind === "exhausted") return exhausted(budget, choice.tokens);
+  if (choice.callIds.length === 0) {
+    if (compacted.size === 0) return undefined;
+    const rewritten = build([], stored);
+    const step = {
+      estimatedTokens: before,
+      compactedTokens: tokensWith([])([]),
+      maxContextTokens: budget,
+      results: [],
+    };
+    return rewrite(rewritten, step, compacted);
+  }
+  let fresh: readonly string[] = [];
+  while (choice.kind === "fits") {
+    // Only results of this request not compacted yet: a choice of nothing new is not a fit.
+    const taken = new Set([...compacted, ...fresh]);
+    const more = choice.callIds.filter((id) => results.has(id) && !taken.has(id));
+    if (more.length === 0) break;
+    fresh = [...fresh, ...more];
+    for (const callId of fresh) {
+      const message = results.get(callId);
+      if (message !== undefined) await store(message);
+    }
+    const compactedRequest = build(fresh, stored);
+    const after = estimate(compactedRequest);
+    if (after <= budget) {
+      for (const callId of fresh) compacted.add(callId);
+      // Every fresh id is a result of this request (`more` above), stored just now.
+      const done = fresh.map((callId): CompactedResult => {
+        const { tool } = results.get(callId) as ToolResultMessage;
+        return { callId, tool, artifactId: stored.get(callId) as string };
+      });
+      const step = { estimatedTokens: before, compactedTokens: after, maxContextTokens: budget };
+      return rewrite(compactedRequest, { ...step, results: done }, compacted);
+    }
+    // Real ids may be longer than the placeholders: ask again with these compacted.
+    choice = ask(fresh);
+  }
+  return exhausted(budget, choice.kind === "exhausted" ? choice.tokens : before);
+}
+
+/** The rewrite decision for `request`; `totalCompacted` counts every result compacted so far. */
+function rewrite(
+  request: ModelRequest,
+  step: Omit<Compaction, "totalCompacted">,
+  compacted: ReadonlySet<string>,
+): BeforeModelCallDecision {
+  return { kind: "rewrite", request, compaction: { ...step, totalCompacted: compacted.size } };
 }
 
 function exhausted(budget: number, floor: number): BeforeModelCallDecision {

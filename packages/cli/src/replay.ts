@@ -9,7 +9,12 @@ import {
   type ToolSet,
 } from "@coding-agent/agent-core";
 import { createPathAllowance } from "@coding-agent/tools";
-import { assembleRun, loopLimits, runToolsOptions } from "./assembly/run-assembly.ts";
+import {
+  assembleRun,
+  createRunArtifacts,
+  loopLimits,
+  runToolsOptions,
+} from "./assembly/run-assembly.ts";
 import type { CliIo } from "./cli-io.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import { recordedMcpTools } from "./mcp/tools.ts";
@@ -142,7 +147,7 @@ async function replay(options: {
     },
     registry: (all) => mcp.registry(all),
     standIns: (all) => neverRun(all, answer),
-    artifactsDir: path.join(scratch, ".artifacts"),
+    artifacts: createRunArtifacts(path.join(scratch, ".artifacts")),
     version: replayer.version,
     extensions: {
       resume: replayer.answers,

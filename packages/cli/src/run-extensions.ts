@@ -1,4 +1,5 @@
 import {
+  type ArtifactStore,
   createContextBudget,
   createLoopDetection,
   createModelRequest,
@@ -9,11 +10,7 @@ import {
   type Tool,
 } from "@coding-agent/agent-core";
 import { createTokenEstimator, VENDOR_PRESETS } from "@coding-agent/providers";
-import {
-  createFileArtifactStore,
-  createReadArtifactTool,
-  observationBudget,
-} from "@coding-agent/tools";
+import { createReadArtifactTool, observationBudget } from "@coding-agent/tools";
 import type { RunSpec } from "./run-spec.ts";
 
 /** The week-5 features of one run: its extensions, in order, and the tools they add. */
@@ -24,15 +21,17 @@ export interface RunFeatures {
 
 /**
  * Loop detection always (`--loop-window`, `--max-repeated-actions`), and `read_artifact` over
- * the run folder's `artifacts/`; with `--max-context-tokens`, the context budget that stores
- * there (without it, only `run_command` and `run_tests` keep outputs there, and the tool is
- * offered once one has). The loop detection comes first: it compares what the tools
- * returned, before the context budget replaces a large result by its preview.
+ * the run's one artifact store (the one `run_command` and `run_tests` keep outputs in); with
+ * `--max-context-tokens`, the context budget that stores there too (without it, only those
+ * tools store anything, and `read_artifact` is offered once one has). The loop detection
+ * comes first: it compares what the tools returned, before the context budget replaces a
+ * large result by its preview.
  */
 export async function prepareRunFeatures(options: {
   readonly spec: RunSpec;
   readonly redact: Redactor;
-  readonly artifactsDir: string;
+  /** The run's one artifact store, the tools' too (`createRunArtifacts`). */
+  readonly artifacts: ArtifactStore;
   /** The workspace version after the latest tool call (the workspace tracker's). */
   readonly version?: () => string | undefined;
   /** A real model's system prompt for a request (counted in the context budget). */
@@ -44,7 +43,7 @@ export async function prepareRunFeatures(options: {
     maxRepeatedActions: spec.limits.maxRepeatedActions,
     ...(options.version === undefined ? {} : { version: options.version }),
   });
-  const artifacts = createFileArtifactStore(options.artifactsDir);
+  const { artifacts } = options;
   const budget = observationBudget(spec.maxObservationChars, redact);
   const readArtifact = { read_artifact: createReadArtifactTool(artifacts, budget) };
   // A real model's system prompt is part of the request (`ModelRequest.system`): set here,

@@ -74,13 +74,29 @@ export interface ApplyEditsResult {
 
 type Applied = { readonly files: readonly PlannedFile[]; readonly diff: string };
 
-/**
- * The week-4 write tools (docs/contracts.md §6), confined like the read tools and permitted by
- * `--allow-path` and `--approval`. Each call plans every change first (nothing is
- * written when any edit fails), asks permission with the diff, then commits all or
- * nothing.
- */
-export function createEditTools(options: EditToolsOptions) {
+/** The steps every write tool takes on a call: plan, permission (with the diff), commit. */
+interface EditPipeline {
+  /** The permission step alone, for the loop to ask before the call starts (agent-core's `Tool.authorize`). */
+  authorize(
+    tool: string,
+    input: object,
+    edits: readonly EditInput[],
+    signal: AbortSignal,
+  ): Promise<BlockedOutcome | undefined>;
+  /**
+   * The whole call: plans every change, asks permission unless `authorize` gave it for
+   * this very diff, then commits all or nothing and records it in the run's session.
+   */
+  apply(
+    tool: string,
+    input: object,
+    edits: readonly EditInput[],
+    signal: AbortSignal | undefined,
+  ): Promise<Applied | ToolErrorResult | BlockedOutcome>;
+}
+
+/** The edit pipeline of one run: one path allowance, approval gate and session for every write tool. */
+function createEditPipeline(options: EditToolsOptions): EditPipeline {
   const context = {
     workspace: options.workspace,
     allowance: createPathAllowance(options.allowPaths ?? [], {
@@ -118,7 +134,6 @@ export function createEditTools(options: EditToolsOptions) {
     return { planned, diff, call };
   }
 
-  /** The permission step alone, for the loop to ask before the call starts (agent-core's `Tool.authorize`). */
   async function authorize(
     tool: string,
     input: object,
@@ -150,6 +165,17 @@ export function createEditTools(options: EditToolsOptions) {
     return { files: planned.files, diff };
   }
 
+  return { authorize, apply };
+}
+
+/**
+ * The week-4 write tools (docs/contracts.md §6), confined like the read tools and permitted by
+ * `--allow-path` and `--approval`. Each call plans every change first (nothing is
+ * written when any edit fails), asks permission with the diff, then commits all or
+ * nothing.
+ */
+export function createEditTools(options: EditToolsOptions) {
+  const { authorize, apply } = createEditPipeline(options);
   return {
     edit_file: defineTool({
       description:

@@ -18,9 +18,10 @@ import {
   omitMiddle,
   readArtifactNote,
 } from "./observation-budget.ts";
-import { buildBwrapArgv } from "./sandbox/bwrap.ts";
+import { bwrapCommand } from "./sandbox/bwrap.ts";
 import { type ProcessOptions, type ProcessResult, runProcess } from "./sandbox/exec.ts";
 import type { SandboxPolicy } from "./sandbox/policy.ts";
+import { OWN_PROCESS_GROUP } from "./sandbox/process-group.ts";
 import type { SandboxChoice } from "./sandbox/sandbox-mode.ts";
 
 /**
@@ -99,23 +100,6 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
   const budget = options.budget ?? observationBudget();
   const maxTimeoutMs = options.maxTimeoutMs ?? 600_000;
 
-  /** The permission a resolved program needs: none when it is on the allowlist. */
-  const gatedCall = (
-    input: RunCommandInput,
-    program: { path: string; allowed: boolean },
-  ): GatedCall | undefined => {
-    if (program.allowed) return undefined;
-    return {
-      request: {
-        tool: "run_command",
-        argv: input.argv,
-        program: program.path,
-        reason: `${input.argv[0] ?? ""} 不在允许的命令里（--allow-command）`,
-      },
-      undone: `${JSON.stringify(input.argv)} 没有执行`,
-    };
-  };
-
   async function authorize(
     input: RunCommandInput,
     signal?: AbortSignal,
@@ -141,16 +125,16 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
 
     const timeoutMs = Math.min(input.timeoutMs ?? options.defaultTimeoutMs ?? 30_000, maxTimeoutMs);
     const command: [string, ...string[]] = [program.path, ...args];
-    const argv =
+    const { argv, group } =
       options.sandbox.kind === "bwrap"
-        ? buildBwrapArgv({
+        ? bwrapCommand({
             bwrap: options.sandbox.bwrap,
             workspace: options.policy.cwd,
             argv: command,
             ...(options.policy.readOnly === undefined ? {} : { readOnly: options.policy.readOnly }),
           })
-        : command;
-    const result = await (options.runProcess ?? runProcess)({
+        : { argv: command, group: OWN_PROCESS_GROUP };
+    const processOptions: ProcessOptions = {
       argv: argv as [string, ...string[]],
       cwd: options.policy.cwd,
       env: options.policy.env,
@@ -159,7 +143,11 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
         options.maxOutputBytes ??
         (options.wholeOutput || options.keepOutput !== undefined ? WHOLE_OUTPUT_BYTES : 30_000),
       ...(signal === undefined ? {} : { signal }),
-    });
+    };
+    // A plugged-in runner (lesson 12's) ends its processes its own way.
+    const result = options.runProcess
+      ? await options.runProcess(processOptions)
+      : await runProcess(processOptions, group);
     if (result.timedOut) {
       // The same fields as a result, so the model reads what the command printed before it
       // was stopped exactly as it would have read a normal ending.
@@ -202,6 +190,23 @@ export function createRunCommand(options: RunCommandOptions): RunCommand {
   }
 
   return Object.assign(runCommand, { authorize });
+}
+
+/** The permission a resolved program needs: none when it is on the allowlist. */
+function gatedCall(
+  input: RunCommandInput,
+  program: { path: string; allowed: boolean },
+): GatedCall | undefined {
+  if (program.allowed) return undefined;
+  return {
+    request: {
+      tool: "run_command",
+      argv: input.argv,
+      program: program.path,
+      reason: `${input.argv[0] ?? ""} 不在允许的命令里（--allow-command）`,
+    },
+    undone: `${JSON.stringify(input.argv)} 没有执行`,
+  };
 }
 
 /**

@@ -34,6 +34,18 @@ describe("createFileArtifactStore", () => {
     expect((await readdir(dir)).sort()).toEqual(["call_1-1.txt", "call_1-2.txt"]);
   });
 
+  it("numbers each base on its own: an id does not depend on what else the store holds", async () => {
+    const { store: artifacts } = await store();
+    const put = (callId: string) => artifacts.put(callId, { callId, tool: "t" });
+    // One store per run takes the tools' kept outputs and the context budget's artifacts:
+    // a replay, where the tools keep nothing, must still name call_2's artifact call_2-1.
+    expect(await put("run_tests")).toBe("run_tests-1");
+    expect(await put("call_2")).toBe("call_2-1");
+    expect(await put("run_command")).toBe("run_command-1");
+    expect(await put("run_tests")).toBe("run_tests-2");
+    expect(await put("call_5")).toBe("call_5-1");
+  });
+
   it("reads an id shaped like a path as missing, never outside its folder", async () => {
     const { root, store: artifacts } = await store();
     await writeFile(join(root, "secret.txt"), "outside");

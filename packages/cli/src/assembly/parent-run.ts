@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { FinishGate, ModelRetryOptions, RetryPolicy } from "@coding-agent/agent-core";
 import { createPathAllowance, type PathAllowance } from "@coding-agent/tools";
 import type { CliIo } from "../cli-io.ts";
@@ -56,7 +55,7 @@ export async function assembleParentRun(
     tools: inputs.tools.tools,
     moreTools: { ...servers?.tools, ...parent.subagents?.tools },
     ...(servers === undefined ? {} : { registry: (tools) => servers.registry(tools) }),
-    artifactsDir: path.join(records.runDir, "artifacts"),
+    artifacts: inputs.artifacts,
     // Set by the recorder's afterToolCall, which runs before the loop detection's.
     version: () => records.tracker.current,
     ...(inputs.model.system === undefined ? {} : { system: inputs.model.system }),

@@ -1,4 +1,5 @@
 import {
+  type ArtifactStore,
   createFinishGate,
   type FinishGate,
   type Limits,
@@ -43,10 +44,23 @@ export interface ToolPlace {
   /** The run's redactor: results are measured as the model sees them. */
   readonly redact: Redactor;
   /**
-   * The run's `artifacts/` folder: where `run_command` and `run_tests` keep an output cut to
-   * the observation budget (a replay's tools never run: none).
+   * The run's one artifact store (`createRunArtifacts`): where `run_command` and `run_tests`
+   * keep an output cut to the observation budget (a replay's tools never run: none). The
+   * same store goes to `assembleRun`, so `read_artifact` reads what the tools kept.
    */
-  readonly artifactsDir?: string;
+  readonly artifacts?: ArtifactStore;
+}
+
+/**
+ * A run's one artifact store, over its `artifacts/` folder (a child's
+ * `subagents/<k>/artifacts/`, a replay's scratch folder): made once per run and handed both
+ * to the tools that keep output (`runToolsOptions`) and to the features (`assembleRun`:
+ * `read_artifact`, the context budget). One store, one rule for naming (`<callId>-<n>`, `n`
+ * counted per call id or tool name), for never overwriting and for reading ids back; what
+ * it is given is already redacted with the run's one redactor.
+ */
+export function createRunArtifacts(dir: string): ArtifactStore {
+  return createFileArtifactStore(dir);
 }
 
 /**
@@ -69,13 +83,12 @@ export function runToolsOptions(spec: RunSpec, mode: RunMode, place: ToolPlace):
     maxObservationChars: spec.maxObservationChars,
     redact: place.redact,
     wholeCommandOutput: wholeCommandOutput(spec),
-    ...(place.artifactsDir === undefined ? {} : { keepOutput: keepOutputIn(place.artifactsDir) }),
+    ...(place.artifacts === undefined ? {} : { keepOutput: keepOutputIn(place.artifacts) }),
   };
 }
 
-/** Keeps a tool's whole output in the run's artifacts, named after the tool (`run_tests-1`). */
-function keepOutputIn(dir: string): KeepOutput {
-  const store = createFileArtifactStore(dir);
+/** Keeps a tool's whole output in the run's store, named after the tool (`run_tests-1`). */
+function keepOutputIn(store: ArtifactStore): KeepOutput {
   return (text, tool) => store.put(text, { callId: tool, tool });
 }
 
@@ -125,8 +138,11 @@ export interface AssemblyInput {
   readonly registry?: (tools: ToolSet) => ToolSet | ToolRegistry;
   /** A replay's stand-ins: the tools as offered, each `execute` answered from the log. */
   readonly standIns?: (tools: ToolSet) => ToolSet;
-  /** Where the context budget keeps its artifacts. */
-  readonly artifactsDir: string;
+  /**
+   * The run's one artifact store (`createRunArtifacts`), the one its tools keep output in:
+   * `read_artifact` reads from it, the context budget writes to it.
+   */
+  readonly artifacts: ArtifactStore;
   /** The workspace version after the latest tool call. */
   readonly version?: () => string | undefined;
   /** A real model's system prompt for a request (counted in the context budget). */
@@ -158,7 +174,7 @@ export async function assembleRun(input: AssemblyInput): Promise<RunAssembly> {
   const features = await prepareRunFeatures({
     spec,
     redact,
-    artifactsDir: input.artifactsDir,
+    artifacts: input.artifacts,
     ...(input.version === undefined ? {} : { version: input.version }),
     ...(input.system === undefined ? {} : { system: input.system }),
   });

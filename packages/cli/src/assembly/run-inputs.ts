@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import type { ModelPrice, Redactor } from "@coding-agent/agent-core";
+import type { ArtifactStore, ModelPrice, Redactor } from "@coding-agent/agent-core";
 import type { CliIo } from "../cli-io.ts";
 import { loadHookSettings } from "../hooks/index.ts";
 import type { HookSettings } from "../hooks/settings.ts";
@@ -14,7 +14,7 @@ import { BUILT_IN_DEMO_GATE_NOTE, demoSkipsFinishGate } from "../script-file.ts"
 import { type RecordedPricing, recordedPricing } from "../state/recorded-price.ts";
 import type { ResumePlan } from "../state/resume.ts";
 import { chooseModel, type ModelChoice } from "./model-choice.ts";
-import { runToolsOptions } from "./run-assembly.ts";
+import { createRunArtifacts, runToolsOptions } from "./run-assembly.ts";
 import { priceOfRun } from "./run-price.ts";
 import { createRunRedactor } from "./run-redactor.ts";
 
@@ -28,12 +28,14 @@ export interface RunInputs {
   readonly settings: Extract<HookSettings, { ok: true }>;
   readonly mcpServers: readonly McpServerConfig[];
   readonly tools: Extract<RunToolsResult, { ok: true }>;
+  /** The run's one artifact store: the tools keep output in it, `assembleRun` reads from it. */
+  readonly artifacts: ArtifactStore;
 }
 
 /**
  * The hooks and MCP servers the run may use, its one redactor (made before anything that
- * masks), its model, prices and tools, with their warnings printed: or the Chinese message
- * of the first usage error (exit 2).
+ * masks), its model, prices, artifact store and tools, with their warnings printed: or the
+ * Chinese message of the first usage error (exit 2).
  */
 export async function prepareRunInputs(
   spec: RunSpec,
@@ -80,13 +82,15 @@ export async function prepareRunInputs(
   if (!model.ok) return model;
   const price = await priceOfRun(spec);
   if (!price.ok) return price;
+  // Made here, before the tools, once: the features get this same store (`assembleRun`).
+  const artifacts = createRunArtifacts(context.artifactsDir);
   const tools = await prepareRunTools(
     runToolsOptions(spec, plan === undefined ? "fresh" : "resume", {
       workspace: spec.workspace,
       ...(io.approver === undefined ? {} : { approver: io.approver }),
       protectedFiles: [...settings.scripts, ...(await mcpConfigInside(spec))],
       redact,
-      artifactsDir: context.artifactsDir,
+      artifacts,
     }),
   );
   if (!tools.ok) return tools;
@@ -112,6 +116,7 @@ export async function prepareRunInputs(
       settings,
       mcpServers: mcp.servers,
       tools,
+      artifacts,
     },
   };
 }

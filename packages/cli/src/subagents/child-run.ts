@@ -11,7 +11,12 @@ import {
 } from "@coding-agent/agent-core";
 import type { Approver } from "@coding-agent/tools";
 import { createPathAllowance, type PathAllowance } from "@coding-agent/tools";
-import { assembleRun, createRunGate, runToolsOptions } from "../assembly/run-assembly.ts";
+import {
+  assembleRun,
+  createRunArtifacts,
+  createRunGate,
+  runToolsOptions,
+} from "../assembly/run-assembly.ts";
 import { hookExtensions } from "../hooks/index.ts";
 import type { HookEntry } from "../hooks/settings.ts";
 import type { RunSpec } from "../run-spec.ts";
@@ -85,6 +90,10 @@ async function runInCopy(
   );
   const allows = (file: string) => options.parentAllows(file) && childAllows(file);
   const run = childSpec(parent, spec.goal, budget);
+  // The child's one store, in its own folder: its tools keep output in it, read_artifact reads it.
+  const artifacts = createRunArtifacts(
+    path.join(options.runDir, "subagents", String(index), "artifacts"),
+  );
   const tools = await prepareRunTools(
     runToolsOptions(run, "child", {
       workspace,
@@ -92,7 +101,7 @@ async function runInCopy(
       ...(options.testCommand === undefined ? {} : { testCommand: options.testCommand }),
       ...(spec.allowPaths.length > 0 ? { allowPaths: spec.allowPaths } : {}),
       redact,
-      artifactsDir: path.join(options.runDir, "subagents", String(index), "artifacts"),
+      artifacts,
     }),
   );
   if (!tools.ok) throw new Error(tools.message);
@@ -138,7 +147,7 @@ async function runInCopy(
       provider: options.provider(spec.goal),
       ...(options.system === undefined ? {} : { system: options.system }),
       tools: tools.tools,
-      artifactsDir: path.join(dir, "artifacts"),
+      artifacts,
       version: () => tracker.current,
       extensions: {
         gate: createRunGate(tracker, allows, options.enforceTests),

@@ -116,38 +116,12 @@ export async function verifyLessons(
   options: VerifyOptions = {},
 ): Promise<LabVerdict[]> {
   const seed = options.seed ?? Math.floor(Math.random() * 100_000);
-  // HEAD's starters and tests of every lab, read by four git processes in all.
-  const [starters, integrities] = await Promise.all([
-    readCommittedTrees(
-      repoRoot,
-      labs.map((lab) => path.join(lab.dir, "starter", "src")),
-    ),
-    checkTestsIntegrityOfLabs(
-      repoRoot,
-      labs.map((lab) => ({ testsDir: path.join(lab.dir, "tests") })),
-    ),
-  ]);
-  const planned = await Promise.all(
-    labs.map((lab, index) => {
-      const twins = labs.filter((other) => other.id === lab.id);
-      return twins.length > 1
-        ? duplicateNumber(repoRoot, lab, twins)
-        : planLab(repoRoot, lab, seed, {
-            starter: starters.get(path.join(lab.dir, "starter", "src")),
-            integrity: integrities[index] ?? { state: "unknown" },
-          });
-    }),
-  );
+  const planned = await planLabs(repoRoot, labs, seed);
   const ready = planned.filter((entry): entry is PlannedLab => !("verdict" in entry));
-  const cached = new Map<PlannedLab, { key: string; hit: CachedVerdict | undefined }>();
-  if (options.cache === true) {
-    const shared = await sharedKey(repoRoot, options.seed);
-    for (const entry of ready) {
-      const key = await verdictKey(repoRoot, shared, entry.lab, entry.pristine.files);
-      const file = labCacheFile(repoRoot, "verify-cache", entry.lab);
-      cached.set(entry, { key, hit: await readKeyed(file, cachedVerdictSchema, key) });
-    }
-  }
+  const cached =
+    options.cache === true
+      ? await readCachedVerdicts(repoRoot, ready, options.seed)
+      : new Map<PlannedLab, CacheEntry>();
   // A lab whose verdict is cached runs only the learner's own edited starter, if any, and
   // needs no copies.
   const fresh = ready.filter((entry) => cached.get(entry)?.hit === undefined);
@@ -213,6 +187,61 @@ export async function verifyLessons(
     }
   }
   return verdicts;
+}
+
+/**
+ * Every lab planned, or its verdict when it cannot be (an invalid manifest, a missing part,
+ * a lesson number two folders share). HEAD's starters and tests of every lab are read by
+ * four git processes in all.
+ */
+async function planLabs(
+  repoRoot: string,
+  labs: readonly LabLocation[],
+  seed: number,
+): Promise<(PlannedLab | { verdict: LabVerdict })[]> {
+  const [starters, integrities] = await Promise.all([
+    readCommittedTrees(
+      repoRoot,
+      labs.map((lab) => path.join(lab.dir, "starter", "src")),
+    ),
+    checkTestsIntegrityOfLabs(
+      repoRoot,
+      labs.map((lab) => ({ testsDir: path.join(lab.dir, "tests") })),
+    ),
+  ]);
+  return Promise.all(
+    labs.map((lab, index) => {
+      const twins = labs.filter((other) => other.id === lab.id);
+      return twins.length > 1
+        ? duplicateNumber(repoRoot, lab, twins)
+        : planLab(repoRoot, lab, seed, {
+            starter: starters.get(path.join(lab.dir, "starter", "src")),
+            integrity: integrities[index] ?? { state: "unknown" },
+          });
+    }),
+  );
+}
+
+/** A lab's verdict-cache key, and the sound verdict stored under it if there is one. */
+interface CacheEntry {
+  readonly key: string;
+  readonly hit: CachedVerdict | undefined;
+}
+
+/** The cache entry of every planned lab, read one lab after another. */
+async function readCachedVerdicts(
+  repoRoot: string,
+  ready: readonly PlannedLab[],
+  seed: number | undefined,
+): Promise<Map<PlannedLab, CacheEntry>> {
+  const cached = new Map<PlannedLab, CacheEntry>();
+  const shared = await sharedKey(repoRoot, seed);
+  for (const entry of ready) {
+    const key = await verdictKey(repoRoot, shared, entry.lab, entry.pristine.files);
+    const file = labCacheFile(repoRoot, "verify-cache", entry.lab);
+    cached.set(entry, { key, hit: await readKeyed(file, cachedVerdictSchema, key) });
+  }
+  return cached;
 }
 
 /** A sound verdict from the cache, with today's notice and learner report. */

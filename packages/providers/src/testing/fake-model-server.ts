@@ -105,60 +105,25 @@ export async function startFakeModelServer(
       (text) => {
         const answer = handle(request, text);
         requests.push(answer.record);
-        if (answer.reply === "hang") return;
-        if ("sse" in answer.reply) {
-          streamEvents(response, answer.reply).catch(() => response.destroy());
-          return;
-        }
-        send(
-          response,
-          answer.reply.status,
-          answer.reply.body,
-          "headers" in answer.reply ? answer.reply.headers : undefined,
-        );
+        respond(response, answer.reply);
       },
       () => send(response, 413, { error: { message: "request too large" } }),
     );
   });
 
   function handle(request: IncomingMessage, text: string): { record: FakeRequest; reply: Reply } {
-    const path = (request.url ?? "/").split("?")[0] ?? "/";
-    const api: FakeApi | "unknown" =
-      path === "/v1/chat/completions"
-        ? "openai"
-        : path === "/v1/messages"
-          ? "anthropic"
-          : "unknown";
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    const base = { api, method: request.method ?? "", path, headers: request.headers, body };
+    const base = describeRequest(request, text);
+    const { api, body } = base;
     const reject = (error: ApiError) => ({
       record: { ...base, rejected: error },
       reply: error,
     });
     if (api === "unknown" || request.method !== "POST") {
       return reject(
-        openaiError(404, `Invalid URL (${request.method ?? ""} ${path})`, { param: null }),
+        openaiError(404, `Invalid URL (${request.method ?? ""} ${base.path})`, { param: null }),
       );
     }
-    const problem =
-      api === "openai"
-        ? (checkOpenAIAuth(header(request, "authorization"), options.apiKey) ??
-          (body === undefined
-            ? openaiError(400, "We could not parse the JSON body of your request.")
-            : checkOpenAIRequest(body)))
-        : (checkAnthropicHeaders(request.headers, options.apiKey) ??
-          (body === undefined
-            ? anthropicError(
-                400,
-                "invalid_request_error",
-                "There was an error parsing the body of your request",
-              )
-            : checkAnthropicRequest(body)));
+    const problem = checkRequest(api, request, body, options.apiKey);
     if (problem !== undefined) return reject(problem);
 
     const turn = script[served];
@@ -173,37 +138,14 @@ export async function startFakeModelServer(
       };
     }
     served += 1;
-    const record = base;
-    if ("hang" in turn) return { record, reply: "hang" };
-    if ("rawSse" in turn) {
-      const knobs = turn.chunkBytes === undefined ? {} : { chunkBytes: turn.chunkBytes };
-      return { record, reply: { sse: [turn.rawSse], knobs } };
-    }
-    if ("raw" in turn) return { record, reply: { status: turn.status ?? 200, body: turn.raw } };
-    if ("status" in turn) {
-      return {
-        record,
-        reply: { status: turn.status, body: turn.body, headers: retryAfterOf(turn) },
-      };
-    }
-    const reply = {
+    const reply = answerTurn(turn, {
+      api,
+      body,
       sequence: served,
-      model: String((body as { model?: unknown }).model),
-      text: turn.text,
-      calls: "calls" in turn ? turn.calls : [],
-      usage: turn.usage,
+      sse: options.sse !== false,
       nextCallId: () => nextCallId(api),
-    };
-    const asked = body as { stream?: unknown; stream_options?: { include_usage?: unknown } };
-    if (asked.stream === true && options.sse !== false) {
-      const sse =
-        api === "openai"
-          ? renderOpenAIStream(reply, asked.stream_options?.include_usage === true)
-          : renderAnthropicStream(reply);
-      return { record, reply: { sse, knobs: turn.stream ?? {} } };
-    }
-    const render = api === "openai" ? renderOpenAIReply : renderAnthropicReply;
-    return { record, reply: { status: 200, body: render(reply) } };
+    });
+    return { record: base, reply };
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -233,6 +175,107 @@ export async function startFakeModelServer(
       );
     },
   };
+}
+
+/** The record of a request as received: which API its path names, and its body parsed. */
+function describeRequest(request: IncomingMessage, text: string): FakeRequest {
+  const path = (request.url ?? "/").split("?")[0] ?? "/";
+  const api: FakeApi | "unknown" =
+    path === "/v1/chat/completions" ? "openai" : path === "/v1/messages" ? "anthropic" : "unknown";
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { api, method: request.method ?? "", path, headers: request.headers, body };
+}
+
+/**
+ * What the real API would reject a request for, in its error shape: its auth header, a
+ * body that is not JSON, then the body's contents. Undefined when it is a valid request.
+ */
+function checkRequest(
+  api: FakeApi,
+  request: IncomingMessage,
+  body: unknown,
+  apiKey: string | undefined,
+): ApiError | undefined {
+  if (api === "openai") {
+    return (
+      checkOpenAIAuth(header(request, "authorization"), apiKey) ??
+      (body === undefined
+        ? openaiError(400, "We could not parse the JSON body of your request.")
+        : checkOpenAIRequest(body))
+    );
+  }
+  return (
+    checkAnthropicHeaders(request.headers, apiKey) ??
+    (body === undefined
+      ? anthropicError(
+          400,
+          "invalid_request_error",
+          "There was an error parsing the body of your request",
+        )
+      : checkAnthropicRequest(body))
+  );
+}
+
+/** A valid request that a scripted turn answers, as `answerTurn` needs it. */
+interface TurnRequest {
+  readonly api: FakeApi;
+  readonly body: unknown;
+  /** Which turn of the script this is, from 1. */
+  readonly sequence: number;
+  /** Whether the server answers `stream: true` with server-sent events. */
+  readonly sse: boolean;
+  /** The id of the next tool call the server makes up. */
+  readonly nextCallId: () => string;
+}
+
+/**
+ * The reply one scripted turn makes: a hang, raw events or a raw body as scripted, a
+ * scripted error status, or the turn rendered in the asking API's shape (streamed when the
+ * request asked for a stream and the server speaks SSE).
+ */
+function answerTurn(turn: FakeTurn, asked: TurnRequest): Reply {
+  const { api, body } = asked;
+  if ("hang" in turn) return "hang";
+  if ("rawSse" in turn) {
+    const knobs = turn.chunkBytes === undefined ? {} : { chunkBytes: turn.chunkBytes };
+    return { sse: [turn.rawSse], knobs };
+  }
+  if ("raw" in turn) return { status: turn.status ?? 200, body: turn.raw };
+  if ("status" in turn)
+    return { status: turn.status, body: turn.body, headers: retryAfterOf(turn) };
+  const reply = {
+    sequence: asked.sequence,
+    model: String((body as { model?: unknown }).model),
+    text: turn.text,
+    calls: "calls" in turn ? turn.calls : [],
+    usage: turn.usage,
+    nextCallId: asked.nextCallId,
+  };
+  const options = body as { stream?: unknown; stream_options?: { include_usage?: unknown } };
+  if (options.stream === true && asked.sse) {
+    const sse =
+      api === "openai"
+        ? renderOpenAIStream(reply, options.stream_options?.include_usage === true)
+        : renderAnthropicStream(reply);
+    return { sse, knobs: turn.stream ?? {} };
+  }
+  const render = api === "openai" ? renderOpenAIReply : renderAnthropicReply;
+  return { status: 200, body: render(reply) };
+}
+
+/** Writes `reply`: nothing for a hang (the socket stays open), events, or a whole body. */
+function respond(response: ServerResponse, reply: Reply): void {
+  if (reply === "hang") return;
+  if ("sse" in reply) {
+    streamEvents(response, reply).catch(() => response.destroy());
+    return;
+  }
+  send(response, reply.status, reply.body, "headers" in reply ? reply.headers : undefined);
 }
 
 function header(request: IncomingMessage, name: string): string | undefined {

@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import { agentConfigMounts } from "../edits/agent-config.ts";
+import type { ProcessGroup } from "./process-group.ts";
+import { newSandboxMarker, SANDBOX_MARKER_ENV, sandboxGroup } from "./sandbox-group.ts";
 
 /**
  * The bubblewrap command line that runs `argv` with `workspace` as the only
@@ -21,8 +23,13 @@ export function buildBwrapArgv(options: {
    * `.coding-agent/` and `.mcp.json`.
    */
   readonly readOnly?: readonly string[];
+  /**
+   * Set inside the sandbox as `CODING_AGENT_SANDBOX`, so it stands in bwrap's command line:
+   * how a killed sandbox's leftover is found (`sandboxGroup`). Left out: not set.
+   */
+  readonly marker?: string;
 }): string[] {
-  const { bwrap, workspace, argv } = options;
+  const { bwrap, workspace, argv, marker } = options;
   const readOnly = options.readOnly ?? agentConfigMounts(workspace);
   return [
     bwrap,
@@ -54,11 +61,25 @@ export function buildBwrapArgv(options: {
     "--die-with-parent",
     // A new session: no TIOCSTI keystroke injection into the caller's terminal.
     "--new-session",
+    ...(marker === undefined ? [] : ["--setenv", SANDBOX_MARKER_ENV, marker]),
     "--chdir",
     workspace,
     "--",
     ...argv,
   ];
+}
+
+/**
+ * A command to run in bwrap (`buildBwrapArgv` with a fresh marker) and the process group
+ * `runProcess` ends it with: bwrap's group, and what a kill during bwrap's start-up left
+ * outside it (`sandboxGroup`).
+ */
+export function bwrapCommand(options: Omit<Parameters<typeof buildBwrapArgv>[0], "marker">): {
+  readonly argv: string[];
+  readonly group: ProcessGroup;
+} {
+  const marker = newSandboxMarker();
+  return { argv: buildBwrapArgv({ ...options, marker }), group: sandboxGroup(marker) };
 }
 
 /** Whether bubblewrap can run here, and why not when it cannot. */

@@ -10,9 +10,10 @@ import {
   observationBudget,
   readArtifactNote,
 } from "../observation-budget.ts";
-import { buildBwrapArgv } from "../sandbox/bwrap.ts";
-import { runProcess } from "../sandbox/exec.ts";
+import { bwrapCommand } from "../sandbox/bwrap.ts";
+import { type ProcessResult, runProcess } from "../sandbox/exec.ts";
 import type { SandboxPolicy } from "../sandbox/policy.ts";
+import { OWN_PROCESS_GROUP } from "../sandbox/process-group.ts";
 import type { SandboxChoice } from "../sandbox/sandbox-mode.ts";
 import { fitTestsResult } from "./fit-tests-result.ts";
 import { parseGoTestJson } from "./go-test-report.ts";
@@ -121,34 +122,26 @@ export function createRunTests(
     );
     const command: [string, ...string[]] = [shell.path, "-c", planned.command];
     const cwd = options.policy.cwd;
-    const argv =
+    const { argv, group } =
       options.sandbox.kind === "bwrap"
-        ? buildBwrapArgv({
+        ? bwrapCommand({
             bwrap: options.sandbox.bwrap,
             workspace: cwd,
             argv: command,
             ...(options.policy.readOnly === undefined ? {} : { readOnly: options.policy.readOnly }),
           })
-        : command;
-    const result = await runProcess({
-      argv: argv as [string, ...string[]],
-      cwd,
-      env: {
-        ...options.policy.env,
-        // As `npm test` does: the package's own tools (vitest, jest) are found by name.
-        PATH: [path.join(cwd, "node_modules", ".bin"), options.policy.env.PATH ?? ""].join(
-          path.delimiter,
-        ),
-        NO_COLOR: "1",
-        // Python reuses bytecode while the source's mtime (whole seconds) and size match: an
-        // edit within the same second that keeps the size (`a - b` → `a + b`) would be tested
-        // as it was. A test run that writes no bytecode reads the sources every time.
-        PYTHONDONTWRITEBYTECODE: "1",
+        : { argv: command, group: OWN_PROCESS_GROUP };
+    const result = await runProcess(
+      {
+        argv: argv as [string, ...string[]],
+        cwd,
+        env: testRunEnv(options.policy.env, cwd),
+        timeoutMs,
+        maxOutputBytes: options.maxOutputBytes ?? 4_000_000,
+        ...(signal === undefined ? {} : { signal }),
       },
-      timeoutMs,
-      maxOutputBytes: options.maxOutputBytes ?? 4_000_000,
-      ...(signal === undefined ? {} : { signal }),
-    });
+      group,
+    );
     if (result.timedOut)
       return toolError(
         "timeout",
@@ -157,28 +150,7 @@ export function createRunTests(
       );
     const read = readTestReport(planned, result, options.readNodeTap);
     const budget = options.budget ?? observationBudget();
-    const whole: RunTestsResult =
-      read !== undefined
-        ? {
-            ...read.counts,
-            exitCode: result.exitCode,
-            report: read.report,
-            command: planned.command,
-          }
-        : {
-            passed: null,
-            failed: null,
-            skipped: null,
-            failures: [],
-            exitCode: result.exitCode,
-            report: "exit_code",
-            command: planned.command,
-            note: unreadableNote(planned, result.exitCode),
-            output: tail(
-              stripVTControlCharacters(`${result.stdout}\n${result.stderr}`).trim(),
-              4_000,
-            ),
-          };
+    const whole = wholeResult(planned, result, read);
     const fitted = fitTestsResult(whole, budget);
     const output = stripVTControlCharacters(`${result.stdout}\n${result.stderr}`);
     // Without counts the model sees the output's end: more than that end is cut too.
@@ -198,6 +170,55 @@ export function createRunTests(
       note: named.note === undefined ? reading : `${named.note}；${reading}`,
     };
   };
+}
+
+/**
+ * The environment of a test run: the policy's, with the package's own tools on PATH,
+ * colours off and no Python bytecode written.
+ */
+function testRunEnv(
+  env: Readonly<Record<string, string>>,
+  cwd: string,
+): Readonly<Record<string, string>> {
+  return {
+    ...env,
+    // As `npm test` does: the package's own tools (vitest, jest) are found by name.
+    PATH: [path.join(cwd, "node_modules", ".bin"), env.PATH ?? ""].join(path.delimiter),
+    NO_COLOR: "1",
+    // Python reuses bytecode while the source's mtime (whole seconds) and size match: an
+    // edit within the same second that keeps the size (`a - b` → `a + b`) would be tested
+    // as it was. A test run that writes no bytecode reads the sources every time.
+    PYTHONDONTWRITEBYTECODE: "1",
+  };
+}
+
+/**
+ * The result of a run that ended in time, before it is fitted to the budget: the counts
+ * of its report, or without one the exit code, why there are no counts, and the output's end.
+ */
+function wholeResult(
+  planned: TestCommandPlan,
+  result: ProcessResult,
+  read: ReturnType<typeof readTestReport>,
+): RunTestsResult {
+  return read !== undefined
+    ? {
+        ...read.counts,
+        exitCode: result.exitCode,
+        report: read.report,
+        command: planned.command,
+      }
+    : {
+        passed: null,
+        failed: null,
+        skipped: null,
+        failures: [],
+        exitCode: result.exitCode,
+        report: "exit_code",
+        command: planned.command,
+        note: unreadableNote(planned, result.exitCode),
+        output: tail(stripVTControlCharacters(`${result.stdout}\n${result.stderr}`).trim(), 4_000),
+      };
 }
 
 /**

@@ -78,6 +78,10 @@ describe("runLabAndPackageTests", () => {
       ],
       loadError: undefined,
     });
+    const [passed, failed] = byFile.get("config.test.ts")?.tests ?? [];
+    // A failed test says its first error's first line (what verify prints after the name).
+    expect(failed?.error).toMatch(/^expected 1 to be 2/);
+    expect(passed).not.toHaveProperty("error");
     expect(byFile.get("broken.test.ts")?.tests).toEqual([]);
     expect(byFile.get("broken.test.ts")?.loadError).toMatch(/\S/);
   }, 120_000);

@@ -36,7 +36,14 @@ const packageModuleReport = z.object({
   label: z.string(),
   file: z.string(),
   errors: z.array(serializedError),
-  tests: z.array(z.object({ name: z.string(), state: testState })),
+  tests: z.array(
+    z.object({
+      name: z.string(),
+      state: testState,
+      /** A failed test's first error, its first line: what to read first. */
+      error: z.string().optional(),
+    }),
+  ),
 });
 
 /** Every message the child sends, discriminated by `type`. */

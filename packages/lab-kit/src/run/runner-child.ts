@@ -31,6 +31,13 @@ function serializeErrors(
   }));
 }
 
+/** A failed test's first error as one line (its message's first line), if it has one. */
+function firstErrorOf(testCase: TestCase): { error?: string } {
+  const [first] = testCase.result().errors ?? [];
+  const line = first?.message?.split("\n")[0]?.trim();
+  return line ? { error: line.slice(0, 300) } : {};
+}
+
 /**
  * The modifier a test was declared with, if any: `.skip`/`.skipIf`/`.runIf` (mode skip),
  * `.todo`, `.fails`. Tests left out because another test is `.only` show `skip` (vitest
@@ -81,7 +88,11 @@ const reporter: Reporter = {
         label: run.label,
         file: testModule.moduleId,
         errors: serializeErrors(testModule.errors()),
-        tests: tests.map((testCase) => ({ name: testCase.fullName, state: stateOf(testCase) })),
+        tests: tests.map((testCase) => ({
+          name: testCase.fullName,
+          state: stateOf(testCase),
+          ...firstErrorOf(testCase),
+        })),
       });
       return;
     }

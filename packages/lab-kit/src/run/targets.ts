@@ -78,6 +78,8 @@ export interface PackageTestFile {
   readonly tests: readonly {
     readonly name: string;
     readonly state: "passed" | "failed" | "skipped";
+    /** A failed test's first error, its first line. */
+    readonly error?: string;
   }[];
   /** Why the file did not load (no test ran), if so. */
   readonly loadError: string | undefined;

@@ -66,7 +66,9 @@ function resultOf(absolute: string, files: readonly PackageTestFile[]): Capstone
   if (entry === undefined) return missing("没有运行：vitest 没有报告这个文件");
   const problems = entry.tests
     .filter((test) => test.state === "failed")
-    .map((test) => `测试失败："${test.name}"`);
+    .map(
+      (test) => `测试失败："${test.name}"${test.error === undefined ? "" : `（${test.error}）`}`,
+    );
   if (entry.tests.length === 0) {
     problems.push(`无法加载：${(entry.loadError ?? "没有测试").split("\n")[0] ?? ""}`);
   }

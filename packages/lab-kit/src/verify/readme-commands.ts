@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, realpath, rm, symlink } from "node:fs/promises
 import os from "node:os";
 import path from "node:path";
 import { COPIES_DIR } from "./lab-copies.ts";
-import { type ReadmeBlock, readmeBlocks } from "./readme-outputs.ts";
+import { type ReadmeBlock, readmeBlocks } from "./readme-blocks.ts";
 
 /**
  * The commands of a README's `cli` output blocks: a block marked `<!-- output: cli -->`

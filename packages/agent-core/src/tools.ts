@@ -45,7 +45,8 @@ export interface Tool {
   authorize?(input: ToolInput, signal: AbortSignal): Authorization | Promise<Authorization>;
   execute(input: ToolInput, signal: AbortSignal): unknown;
   /**
-   * True for a tool whose calls change nothing (reads): the calls of one reply to such tools
+   * True for a tool whose calls change nothing the run sees (reads; a subagent that works in a
+   * copy of its own): the calls of one reply to such tools
    * run at the same time, their results still written in the reply's call order. Left out, a
    * call runs alone, after the calls before it have finished.
    */

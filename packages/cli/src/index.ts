@@ -121,20 +121,24 @@ export {
 } from "./state/resume.ts";
 export { createWorkspaceTracker, type WorkspaceTracker } from "./state/workspace-tracker.ts";
 export { type ChildRunOptions, createChildRunner } from "./subagents/child-run.ts";
+export type {
+  ChildBudget,
+  ChildOutcome,
+  ChildRunner,
+  ChildSpec,
+} from "./subagents/child-runner.ts";
 export { type ChildTask, type RunAllOptions, runAll, type Settled } from "./subagents/scheduler.ts";
 export {
-  type ChildBudget,
-  type ChildOutcome,
-  type ChildRunner,
-  type ChildSpec,
   createSubagents,
-  SPAWN_AGENT,
-  type SpawnResult,
   type Subagents,
   type SubagentsOptions,
+} from "./subagents/spawn-agent.ts";
+export {
+  SPAWN_AGENT,
+  type SpawnResult,
   spawnAgentTool,
   spawnInputSchema,
-} from "./subagents/spawn-agent.ts";
+} from "./subagents/spawn-tool.ts";
 export {
   COPY_PREFIX,
   type CopyChanges,

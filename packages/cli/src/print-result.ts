@@ -6,7 +6,7 @@ import {
 } from "@coding-agent/agent-core";
 import type { CliIo } from "./cli-io.ts";
 import { exitCodeFor } from "./exit-codes.ts";
-import type { SubagentsSpent } from "./subagents/spawn-agent.ts";
+import type { SubagentsSpent } from "./subagents/spend.ts";
 
 /** A run's end as `run` prints it. */
 export interface PrintedRun {

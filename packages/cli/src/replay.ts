@@ -29,7 +29,8 @@ import { prepareRunTools } from "./run-tools.ts";
 import { readStateLog, type StateEvent } from "./state/log.ts";
 import { recordedPricing } from "./state/recorded-price.ts";
 import { loggedChildSpend } from "./state/resume.ts";
-import { SPAWN_AGENT, spawnAgentTool, withChildSpend } from "./subagents/spawn-agent.ts";
+import { SPAWN_AGENT, spawnAgentTool } from "./subagents/spawn-tool.ts";
+import { withChildSpend } from "./subagents/spend.ts";
 
 /**
  * `coding-agent replay <runId | state.jsonl>` (docs/contracts.md §7, lesson 28): runs a finished run

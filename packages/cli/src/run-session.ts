@@ -21,7 +21,7 @@ import { parseRecordedSpec, type RunSpec } from "./run-spec.ts";
 import { readStateLog } from "./state/log.ts";
 import { planResume } from "./state/resume.ts";
 import { acquireRunLock } from "./state/run-lock.ts";
-import { withChildSpend } from "./subagents/spawn-agent.ts";
+import { withChildSpend } from "./subagents/spend.ts";
 
 /** `coding-agent run`: a new run with its own folder under `$CODING_AGENT_HOME/runs/`. */
 export async function startRun(

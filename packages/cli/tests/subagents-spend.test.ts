@@ -14,7 +14,7 @@ import {
   childrenOverBudget,
   NOTHING_SPENT,
   withChildSpend,
-} from "../src/subagents/spawn-agent.ts";
+} from "../src/subagents/spend.ts";
 
 const parentResult = (costUsd: number | null): RunResult => ({
   status: "completed",

@@ -325,6 +325,35 @@ describe("spawn_agent in a git repository", HANG_GUARD, () => {
     await expectNothingLeft();
   });
 
+  it("under --subagents 1, the second child of a reply starts only once the first has ended", async () => {
+    await gitWorkspace();
+    // The second child's first command looks for the first child's last mark: run side by
+    // side it could not be there yet (the first waits on nothing, but writes it last).
+    const markA = call("run_command", { argv: ["sh", "-c", `touch '${marks}/a-done'`] });
+    const lookForA = call("run_command", {
+      argv: [
+        "sh",
+        "-c",
+        `if [ -f '${marks}/a-done' ]; then echo after > '${marks}/b-saw'; else echo during > '${marks}/b-saw'; fi`,
+      ],
+    });
+    const turns = [
+      { actions: [spawn("一"), spawn("二")] },
+      finish(),
+      turn("一", markA),
+      turn("一", finish("一好了").action),
+      turn("二", lookForA),
+      turn("二", finish("二好了").action),
+    ];
+    const flags = ["--subagents", "1", "--allow-command", "sh", "--sandbox", "none"];
+    const { code, result, stderr } = await cli(turns, flags);
+    expect(code, stderr).toBe(0);
+    expect(spawned(result).map((value) => value?.summary)).toEqual(["一好了", "二好了"]);
+    expect((await readFile(join(marks, "b-saw"), "utf8")).trim()).toBe("after");
+    expect(stderr.indexOf("子 Agent #1 结束")).toBeLessThan(stderr.indexOf("子 Agent #2 开始"));
+    await expectNothingLeft();
+  });
+
   it("cancelling the parent cancels every running child and leaves no worktree and no process", async () => {
     await gitWorkspace();
     const sleeper = (name: string) =>
@@ -372,29 +401,34 @@ describe("spawn_agent in a git repository", HANG_GUARD, () => {
   });
 });
 
+/** A git workspace whose PreToolUse hook vetoes any spawn_agent call whose input says 禁止. */
+async function vetoingWorkspace(): Promise<void> {
+  await gitWorkspace();
+  await mkdir(join(ws, ".coding-agent"));
+  await writeFile(
+    join(ws, WORKSPACE_SETTINGS),
+    JSON.stringify({
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "spawn_agent",
+            command: "if grep -q 禁止; then echo '不许这个子 Agent' >&2; exit 2; fi",
+          },
+        ],
+      },
+    }),
+  );
+}
+
 describe("spawn_agent against hooks and the default sandbox", HANG_GUARD, () => {
-  it("a later spawn_agent a hook vetoes: its child, started with the reply, is dropped", async () => {
-    await gitWorkspace();
-    await mkdir(join(ws, ".coding-agent"));
-    await writeFile(
-      join(ws, WORKSPACE_SETTINGS),
-      JSON.stringify({
-        hooks: {
-          PreToolUse: [
-            {
-              matcher: "spawn_agent",
-              command: "if grep -q 禁止; then echo '不许这个子 Agent' >&2; exit 2; fi",
-            },
-          ],
-        },
-      }),
-    );
+  it("a later spawn_agent a hook vetoes starts no child", async () => {
+    await vetoingWorkspace();
     const turns = [
       { actions: [spawn("允许"), spawn("禁止")] },
       finish(),
       turn("允许", write("src/a.txt", "A\n")),
       turn("允许", finish("好了").action),
-      // The vetoed one had started with the reply: it is cancelled before it gets far.
+      // The vetoed call's child never starts: its turns are never asked for.
       turn("禁止", call("sleep", { ms: 20_000 })),
       turn("禁止", finish("不该到这里").action),
     ];
@@ -404,13 +438,32 @@ describe("spawn_agent against hooks and the default sandbox", HANG_GUARD, () => 
     expect(outcomes[0]).toMatchObject({ tool: "spawn_agent", ok: true });
     expect(outcomes[1]).toMatchObject({ ok: false, error: { code: "hook_denied" } });
     expect(spawned(result)[0]).toMatchObject({ status: "completed", files: ["src/a.txt"] });
-    // The dropped child ended cancelled, not after its 20 s sleep; nothing of it is left.
-    const dropped = await traceOf(join(result.runDir, "subagents", "2", "trace.jsonl"));
-    expect(dropped.at(-1)).toMatchObject({ type: "run_finished", status: "cancelled" });
+    expect(stderr).not.toContain("禁止");
+    expect(await readdir(join(result.runDir, "subagents"))).toEqual(["1"]);
+    const state = (await readFile(join(result.runDir, "state.jsonl"), "utf8")).split("\n");
+    expect(state.filter((line) => line.includes('"subagent_finished"'))).toHaveLength(1);
     await expectNothingLeft();
   });
 
-  it("a later spawn_agent a hook rewrites: its child is cancelled and the rewritten one runs", async () => {
+  it("under --subagents 1, a vetoed first spawn_agent holds no slot: the next one's child runs", async () => {
+    await vetoingWorkspace();
+    const turns = [
+      { actions: [spawn("禁止"), spawn("允许")] },
+      finish(),
+      turn("禁止", finish("不该到这里").action),
+      turn("允许", finish("允许的好了").action),
+    ];
+    const { code, result, stderr } = await cli(turns, ["--subagents", "1", "--trust-workspace"]);
+    expect(code, stderr).toBe(0);
+    const outcomes = toolResults(result);
+    expect(outcomes[0]).toMatchObject({ ok: false, error: { code: "hook_denied" } });
+    expect(spawned(result)[1]).toMatchObject({ status: "completed", summary: "允许的好了" });
+    expect(stderr).toContain("子 Agent #1 开始：允许");
+    expect(stderr).not.toContain("禁止");
+    await expectNothingLeft();
+  });
+
+  it("a later spawn_agent a hook rewrites: its child runs with the rewritten input only", async () => {
     await gitWorkspace();
     await mkdir(join(ws, ".coding-agent"));
     await writeFile(
@@ -430,7 +483,7 @@ describe("spawn_agent against hooks and the default sandbox", HANG_GUARD, () => 
       { actions: [spawn("第一"), spawn("原目标")] },
       finish(),
       turn("第一", finish("第一个好了").action),
-      // Started with the reply, before the hook rewrote its call: it is cancelled.
+      // No child ever runs with the input the hook rewrote.
       turn("原目标", call("sleep", { ms: 20_000 })),
       turn("改写后", finish("改写后的子 Agent 好了").action),
     ];
@@ -440,8 +493,9 @@ describe("spawn_agent against hooks and the default sandbox", HANG_GUARD, () => 
       "第一个好了",
       "改写后的子 Agent 好了",
     ]);
-    expect(stderr).toContain("子 Agent #2 结束：cancelled");
-    expect(stderr).toContain("子 Agent #3 开始：改写后");
+    expect(stderr).toContain("子 Agent #2 开始：改写后");
+    expect(stderr).not.toContain("原目标");
+    expect(await readdir(join(result.runDir, "subagents"))).toEqual(["1", "2"]);
     await expectNothingLeft();
   });
 

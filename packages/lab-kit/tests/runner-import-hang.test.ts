@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { runLabTargets } from "../src/run/runner.ts";
@@ -46,6 +46,39 @@ it("ends a run that a hang no loop guard reaches keeps from progressing, and rep
       { file: "tests/lab.test.ts", message: expect.stringContaining("没有运行完") },
     ]);
     expect(Date.now() - started).toBeLessThan(30_000);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}, 60_000);
+
+it("names the test that was running when a hang inside it stopped the run, and not the ones that ended", async () => {
+  const { root, dir: labDir } = await copyFixture("runner-lab");
+  try {
+    await mkdir(path.join(labDir, "stalls", "src"), { recursive: true });
+    await writeFile(
+      path.join(labDir, "stalls", "src", "index.ts"),
+      await readFile(path.join(labDir, "good", "src", "index.ts"), "utf8"),
+    );
+    // A test that waits for ever, with a timeout of its own longer than the backstop's wait:
+    // only the backstop ends it.
+    await writeFile(
+      path.join(labDir, "tests", "stall.test.ts"),
+      [
+        'import { it } from "vitest";',
+        'it("waits for a promise nothing settles", async () => {',
+        "  await new Promise(() => {});",
+        "}, 60_000);",
+        "",
+      ].join("\n"),
+    );
+    const [stalls] = await runLabTargets(
+      [{ label: "stalls", labDir, packageDir: path.join(labDir, "stalls") }],
+      { noProgressMs: 4_000 },
+    );
+    const stuck = stalls?.loadErrors.find((error) => error.file === "tests/stall.test.ts");
+    expect(stuck?.message).toContain("没有运行完");
+    expect(stuck?.message).toContain('当时还在运行的测试："waits for a promise nothing settles"');
+    expect(stuck?.message).not.toContain("adds two numbers");
   } finally {
     await rm(root, { recursive: true, force: true });
   }

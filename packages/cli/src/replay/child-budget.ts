@@ -1,19 +1,13 @@
 import type { Limits, RunExtension } from "@coding-agent/agent-core";
 import type { StateEvent } from "../state/log.ts";
 import { loggedChildSpend } from "../state/resume.ts";
-import {
-  budgetSpendOf,
-  childrenOverBudget,
-  countParent,
-  type Spend,
-} from "../subagents/spawn-agent.ts";
+import { budgetSpendOf, childrenOverBudget, countParent, type Spend } from "../subagents/spend.ts";
 
 /**
  * A replay's stand-in for the subagents' budget check (lesson 39): no child runs, but a
  * run whose children's spending stopped it before a model call must stop there again.
  * Before step n's call the run had counted every child that ended before its reply n was
- * logged (its children are all done by then: a claimed one answered its call, an unclaimed
- * one was waited for), so the children's share is the `subagent_finished` lines before that
+ * logged (its children are all done by then: each one answered its call), so the children's share is the `subagent_finished` lines before that
  * `model_reply` — or, for the call the run never made, before its `run_finished`. The
  * parent's own share is counted from the replay's trace events, as the run counted it.
  */

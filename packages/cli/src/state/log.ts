@@ -89,7 +89,8 @@ const StateEventSchema = z.discriminatedUnion("type", [
   /**
    * A child of `spawn_agent` ended (lesson 39): what it spent, so a resume and a replay count
    * it in the parent's usage and cost without running it again. Written before the call's
-   * `tool_result`; a child whose call did not run after all (a hook vetoed it) has one too.
+   * `tool_result`. (Logs written while a reply's children started before their calls' hooks
+   * ran may have one for a call a hook vetoed, too.)
    */
   z.looseObject({
     type: z.literal("subagent_finished"),

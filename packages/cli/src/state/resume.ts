@@ -12,7 +12,7 @@ import {
   toolError,
 } from "@coding-agent/agent-core";
 import { hashBytes, removeLeftoverTemps } from "@coding-agent/tools";
-import { addChildSpend, NOTHING_SPENT, type SubagentsSpent } from "../subagents/spawn-agent.ts";
+import { addChildSpend, NOTHING_SPENT, type SubagentsSpent } from "../subagents/spend.ts";
 import { removeOrphanedCopies } from "../subagents/workspace-copy.ts";
 import type { EditJournal } from "./edit-journal.ts";
 import { settleHalfEdit } from "./half-edit.ts";

@@ -23,7 +23,7 @@ import type { RunSpec } from "../run-spec.ts";
 import { prepareRunTools } from "../run-tools.ts";
 import { createWorkspaceTracker } from "../state/workspace-tracker.ts";
 import { openRunTrace } from "../trace/run-trace.ts";
-import type { ChildBudget, ChildOutcome, ChildRunner, ChildSpec } from "./spawn-agent.ts";
+import type { ChildBudget, ChildOutcome, ChildRunner, ChildSpec } from "./child-runner.ts";
 import { createIsolatedCopy } from "./workspace-copy.ts";
 
 /** What a child takes over from its parent run. */

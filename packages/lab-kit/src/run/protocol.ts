@@ -53,8 +53,15 @@ const childMessageSchema = z.discriminatedUnion("type", [
     type: z.literal("planned"),
     files: z.array(z.object({ project: z.string(), file: z.string() })),
   }),
-  /** A sign of life for the backstop: a file queued or collected, a test ended. */
-  z.object({ type: z.literal("progress") }),
+  /**
+   * A sign of life for the backstop: a file queued or collected, a test started or ended
+   * (named, so a stall can say which tests were still running).
+   */
+  z.object({
+    type: z.literal("progress"),
+    started: z.string().optional(),
+    ended: z.string().optional(),
+  }),
   /** A lab test file finished: its tests with their states and errors. */
   z.object({ type: z.literal("module"), ...moduleReport.shape }),
   /** A file under the lab's tests/ imported something lab tests may not import. */

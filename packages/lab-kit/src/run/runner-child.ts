@@ -77,7 +77,8 @@ const reporter: Reporter = {
   },
   onTestModuleQueued: () => send({ type: "progress" }),
   onTestModuleCollected: () => send({ type: "progress" }),
-  onTestCaseResult: () => send({ type: "progress" }),
+  onTestCaseReady: (testCase: TestCase) => send({ type: "progress", started: testCase.fullName }),
+  onTestCaseResult: (testCase: TestCase) => send({ type: "progress", ended: testCase.fullName }),
   onTestModuleEnd(testModule: TestModule) {
     const run = packageProjects.get(testModule.project.name);
     const tests = [...testModule.children.allTests()];

@@ -167,6 +167,13 @@ function push<V>(map: Map<string, V[]>, key: string, value: V): void {
   else list.push(value);
 }
 
+/** Names the tests still running when a run stalled ("" when none had started). */
+function stuckIn(running: ReadonlySet<string>): string {
+  if (running.size === 0) return "";
+  const names = [...running].map((name) => `"${name}"`);
+  return `；当时还在运行的测试：${names.join("、")}`;
+}
+
 /** Forks the vitest child, hands it the job and collects its reports until it ends. */
 function runChild(
   job: RunJob,
@@ -187,6 +194,8 @@ function runChild(
     execArgv: [`--conditions=${SOURCE_CONDITION}`],
   });
   let stderr = "";
+  /** Tests that started and have not ended, by full name: what a stall names. */
+  const running = new Set<string>();
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString("utf8")).slice(-4000);
   });
@@ -206,7 +215,7 @@ function runChild(
     const backstop = createBackstop(
       () =>
         finish(
-          `没有运行完：测试 ${Math.round(noProgressMs / 1000)} s 没有任何进展（卡在依赖里的死循环或回溯失控的正则？），已终止`,
+          `没有运行完：测试 ${Math.round(noProgressMs / 1000)} s 没有任何进展（卡在依赖里的死循环或回溯失控的正则？），已终止${stuckIn(running)}`,
         ),
       noProgressMs,
     );
@@ -224,6 +233,8 @@ function runChild(
           for (const entry of message.files) push(result.planned, entry.project, entry.file);
           break;
         case "progress":
+          if (message.started !== undefined) running.add(message.started);
+          if (message.ended !== undefined) running.delete(message.ended);
           break;
         case "module": {
           const { type: _type, ...report } = message;

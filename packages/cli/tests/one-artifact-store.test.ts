@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { call, captureCli, runScripted, toolResults } from "./support/run-cli.ts";
+import { NO_FINISH_GATE, UNATTENDED } from "./support/scripted-run.ts";
 
 const made = vi.hoisted(() => ({ stores: [] as string[] }));
 vi.mock("@coding-agent/tools", async (importOriginal) => {
@@ -52,14 +53,10 @@ const printMany = {
   argv: ["node", "-e", `for (let i = 0; i < 20000; i++) console.log("line " + i)`],
 };
 const flags = [
-  "--approval",
-  "auto",
-  "--sandbox",
-  "none",
+  ...UNATTENDED,
+  ...NO_FINISH_GATE,
   "--allow-command",
   "node",
-  "--finish-gate",
-  "none",
   "--max-observation-chars",
   "2000",
   "--test-command",

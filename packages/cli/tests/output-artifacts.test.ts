@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { type FakeModelServer, startFakeModelServer } from "@coding-agent/providers/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, captureCli, openaiRun, runScripted, toolResults } from "./support/run-cli.ts";
+import { NO_FINISH_GATE, UNATTENDED } from "./support/scripted-run.ts";
 
 // Real processes and a loopback API: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 120_000 };
@@ -46,14 +47,10 @@ const printMany = {
   ],
 };
 const flags = [
-  "--approval",
-  "auto",
-  "--sandbox",
-  "none",
+  ...UNATTENDED,
+  ...NO_FINISH_GATE,
   "--allow-command",
   "node",
-  "--finish-gate",
-  "none",
   "--max-observation-chars",
   "2000",
 ];

@@ -401,24 +401,19 @@ describe("spawn_agent in a git repository", HANG_GUARD, () => {
   });
 });
 
-/** A git workspace whose PreToolUse hook vetoes any spawn_agent call whose input says 禁止. */
-async function vetoingWorkspace(): Promise<void> {
+/** A git workspace whose one PreToolUse hook, on spawn_agent calls, runs `command`. */
+async function hookedWorkspace(command: string): Promise<void> {
   await gitWorkspace();
   await mkdir(join(ws, ".coding-agent"));
   await writeFile(
     join(ws, WORKSPACE_SETTINGS),
-    JSON.stringify({
-      hooks: {
-        PreToolUse: [
-          {
-            matcher: "spawn_agent",
-            command: "if grep -q 禁止; then echo '不许这个子 Agent' >&2; exit 2; fi",
-          },
-        ],
-      },
-    }),
+    JSON.stringify({ hooks: { PreToolUse: [{ matcher: "spawn_agent", command }] } }),
   );
 }
+
+/** A git workspace whose PreToolUse hook vetoes any spawn_agent call whose input says 禁止. */
+const vetoingWorkspace = () =>
+  hookedWorkspace("if grep -q 禁止; then echo '不许这个子 Agent' >&2; exit 2; fi");
 
 describe("spawn_agent against hooks and the default sandbox", HANG_GUARD, () => {
   it("a later spawn_agent a hook vetoes starts no child", async () => {
@@ -464,21 +459,7 @@ describe("spawn_agent against hooks and the default sandbox", HANG_GUARD, () => 
   });
 
   it("a later spawn_agent a hook rewrites: its child runs with the rewritten input only", async () => {
-    await gitWorkspace();
-    await mkdir(join(ws, ".coding-agent"));
-    await writeFile(
-      join(ws, WORKSPACE_SETTINGS),
-      JSON.stringify({
-        hooks: {
-          PreToolUse: [
-            {
-              matcher: "spawn_agent",
-              command: `if grep -q 原目标; then echo '{"input":{"goal":"改写后"}}'; fi`,
-            },
-          ],
-        },
-      }),
-    );
+    await hookedWorkspace(`if grep -q 原目标; then echo '{"input":{"goal":"改写后"}}'; fi`);
     const turns = [
       { actions: [spawn("第一"), spawn("原目标")] },
       finish(),

@@ -27,6 +27,7 @@ import { keptReasoning, type ReplyReasoning } from "./reasoning.ts";
 import { redactorForEnvironment } from "./redact.ts";
 import { redactAction, redactTask } from "./redact-action.ts";
 import { checkPolicy } from "./retry.ts";
+import { takeAccount } from "./run-account.ts";
 import { checkRunOptions, type RunOptions } from "./run-options.ts";
 
 export type { RunOptions } from "./run-options.ts";
@@ -127,6 +128,7 @@ function prepareRun(
   const callerLimits = parseLimits(limits);
   if (options.retry !== undefined) checkPolicy(options.retry.policy);
   const { maxFinishRejections, price, fallbackPrice, maxCostUsd } = checkRunOptions(options);
+  const account = takeAccount(options.account);
   const runLimits = tightenLimits(callerLimits, parsedTask.task.budgets);
   const registry = isToolRegistry(tools) ? tools : createToolRegistry(tools);
   const extensions = [...(options.extensions ?? [])];
@@ -158,7 +160,9 @@ function prepareRun(
     costOf: options.costOf ?? costOf,
     costUsd: 0,
     costKnown: true,
+    account,
   };
+  account?.bind(run);
   return { run, callerLimits };
 }
 
@@ -214,6 +218,9 @@ function preflight(run: Run): Stop | { readonly request: ModelRequest } {
   if (budget.stop) return budget;
   const cost = checkCost(run.costUsd, run.maxCostUsd);
   if (cost.stop) return cost;
+  // Then the run's own spending with what was charged to its account (a subagent's).
+  const charged = run.account?.beforeModelCall();
+  if (charged?.stop) return charged;
   const request = createModelRequest({
     task: run.task,
     messages: run.history.view(),

@@ -124,7 +124,7 @@ async function replay(options: {
   const mcp = recordedMcpTools(spec.mcp, answer);
   const subagents = (spec.subagents ?? 0) > 0;
   // The children's logged spend, charged to the replay's account where the run charged it.
-  const children = subagents ? replayedChildAccount(events) : undefined;
+  const children = subagents ? replayedChildAccount(events, replayer.next) : undefined;
   const run = await assembleRun({
     spec,
     mode: "replay",

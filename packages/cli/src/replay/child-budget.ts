@@ -6,7 +6,6 @@ import {
 } from "@coding-agent/agent-core";
 import type { StateEvent } from "../state/log.ts";
 import { loggedChildSpend } from "../state/resume.ts";
-import { SPAWN_AGENT } from "../subagents/spawn-tool.ts";
 import {
   budgetSpendOf,
   CHARGED_AS,
@@ -24,34 +23,42 @@ export interface ReplayedChildAccount {
 
 /**
  * A replay's stand-in for the children's charges (lesson 39): no child runs, but the replay's
- * run account is charged from the log where the run's was. The run charged a child as it
- * ended, before its `spawn_agent` call got its result; so when the replay writes a
- * `spawn_agent` result, every child logged (`subagent_finished`) up to that call's child is
- * charged, in log order — what the run had charged by then, summed in the run's order. A run
- * whose children's spending stopped it, before a model call or a tool call, stops there again
- * with the same code and reason: the replay's guard makes the check the run's made.
+ * run account is charged from the log as the run's was. The run charged a child as it ended,
+ * right before logging its `subagent_finished` line; and it checked each budget right before
+ * the transition it logged next (a tool call's intent, a model reply). So before the replay
+ * reaches a transition (`next`, the replayer's place in the log), every child logged before
+ * it is charged, in log order: the run's sum, to the last bit. A child's call and a read the
+ * reply started beside it are checked without the child (it ended after both started), the
+ * calls after them and the next model call with it. A run whose children's spending stopped
+ * it stops there again, with the same code and reason: the replay's guard makes the check.
  */
-export function replayedChildAccount(events: readonly StateEvent[]): ReplayedChildAccount {
-  const ends = events.filter(
-    (event): event is Extract<StateEvent, { type: "subagent_finished" }> =>
-      event.type === "subagent_finished",
-  );
+export function replayedChildAccount(
+  events: readonly StateEvent[],
+  next: () => StateEvent | undefined,
+): ReplayedChildAccount {
+  const ends = events.filter((event): event is ChildEnd => event.type === "subagent_finished");
   const account = createRunAccount({ chargedAs: CHARGED_AS });
   let charged = 0;
   return {
     account,
     extension: {
       name: "replay-subagents",
+      // The run's next check comes after a reply or a tool call: charge what it had by then.
       onTrace(event) {
-        if (event.type !== "tool_completed" || event.tool !== SPAWN_AGENT) return;
-        // Not found (the call started no child, or its child was charged already): -1.
-        const at = ends.findIndex((end, index) => index >= charged && end.callId === event.callId);
-        for (const end of ends.slice(charged, at + 1)) account.charge(budgetSpendOf(end));
-        charged = Math.max(charged, at + 1);
+        if (event.type !== "tool_completed" && event.type !== "model_completed") return;
+        const before = next()?.seq ?? Number.POSITIVE_INFINITY;
+        while (charged < ends.length) {
+          const end = ends[charged] as ChildEnd;
+          if (end.seq >= before) break;
+          account.charge(budgetSpendOf(end));
+          charged += 1;
+        }
       },
     },
   };
 }
+
+type ChildEnd = Extract<StateEvent, { type: "subagent_finished" }>;
 
 /**
  * The replay's budget check before the run account existed: the children's share before

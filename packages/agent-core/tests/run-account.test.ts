@@ -14,7 +14,7 @@ import {
   runAgent,
   type ToolSet,
 } from "../src/index.ts";
-import { createScriptedProvider } from "../src/testing/index.ts";
+import { createScriptedProvider, type ScriptedTurn } from "../src/testing/index.ts";
 import { call } from "./fixtures/actions.ts";
 
 const finish = { action: { type: "finish", summary: "好了" } };
@@ -37,14 +37,13 @@ function charging(account: RunAccount, spend: Partial<RunSpend>): ToolSet {
 function runWith(
   account: RunAccount,
   tools: ToolSet,
-  turns: readonly unknown[],
+  turns: readonly ScriptedTurn[],
   limits: Limits,
   options: RunOptions = {},
 ) {
-  const script = turns.map((turn) => ({
-    usage: { inputTokens: 1, outputTokens: 0 },
-    ...(turn as object),
-  }));
+  const script = turns.map(
+    (turn): ScriptedTurn => ({ usage: { inputTokens: 1, outputTokens: 0 }, ...turn }),
+  );
   const provider = createScriptedProvider(script);
   return {
     provider,

@@ -128,12 +128,13 @@ function prepareRun(
   const callerLimits = parseLimits(limits);
   if (options.retry !== undefined) checkPolicy(options.retry.policy);
   const { maxFinishRejections, price, fallbackPrice, maxCostUsd } = checkRunOptions(options);
-  const account = takeAccount(options.account);
   const runLimits = tightenLimits(callerLimits, parsedTask.task.budgets);
   const registry = isToolRegistry(tools) ? tools : createToolRegistry(tools);
   const extensions = [...(options.extensions ?? [])];
   // The tool's own permission check comes last: an extension that answers a call spares it.
   if (needsApproval(registry)) extensions.push(toolApproval);
+  // Taken last: a run that throws before it starts leaves the account free for the next.
+  const account = takeAccount(options.account);
   const run: Run = {
     task: deepFreeze(redactTask(parsedTask.task, redact)),
     provider,

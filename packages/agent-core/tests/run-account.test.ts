@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import {
   createRunAccount,
+  InvalidToolRegistryError,
   type Limits,
   type RunAccount,
   RunAccountError,
@@ -249,6 +250,33 @@ describe("an account misused", () => {
     await expect(again).rejects.toThrow(RunAccountError);
     await expect(again).rejects.toThrow(/belongs to another run already/);
     expect(account.own().steps).toBe(1);
+  });
+
+  it("a run that throws before it starts leaves the account free for the next one", async () => {
+    const account = createRunAccount({ chargedAs: "子 Agent" });
+    const badTools = { "not a name!": { execute: () => "x" } };
+    const refused = runAgent(
+      "一",
+      createScriptedProvider([finish]),
+      badTools,
+      { maxSteps: 2 },
+      undefined,
+      {
+        account,
+      },
+    );
+    await expect(refused).rejects.toThrow(InvalidToolRegistryError);
+    const ran = await runAgent(
+      "二",
+      createScriptedProvider([finish]),
+      {},
+      { maxSteps: 2 },
+      undefined,
+      {
+        account,
+      },
+    );
+    expect(ran.status).toBe("completed");
   });
 
   it("not made by createRunAccount: RunAccountError", async () => {

@@ -27,6 +27,7 @@ import { keptReasoning, type ReplyReasoning } from "./reasoning.ts";
 import { redactorForEnvironment } from "./redact.ts";
 import { redactAction, redactTask } from "./redact-action.ts";
 import { checkPolicy } from "./retry.ts";
+import { takeAccount } from "./run-account.ts";
 import { checkRunOptions, type RunOptions } from "./run-options.ts";
 
 export type { RunOptions } from "./run-options.ts";
@@ -132,6 +133,8 @@ function prepareRun(
   const extensions = [...(options.extensions ?? [])];
   // The tool's own permission check comes last: an extension that answers a call spares it.
   if (needsApproval(registry)) extensions.push(toolApproval);
+  // Taken last: a run that throws before it starts leaves the account free for the next.
+  const account = takeAccount(options.account);
   const run: Run = {
     task: deepFreeze(redactTask(parsedTask.task, redact)),
     provider,
@@ -158,7 +161,9 @@ function prepareRun(
     costOf: options.costOf ?? costOf,
     costUsd: 0,
     costKnown: true,
+    account,
   };
+  account?.bind(run);
   return { run, callerLimits };
 }
 
@@ -214,6 +219,9 @@ function preflight(run: Run): Stop | { readonly request: ModelRequest } {
   if (budget.stop) return budget;
   const cost = checkCost(run.costUsd, run.maxCostUsd);
   if (cost.stop) return cost;
+  // Then the run's own spending with what was charged to its account (a subagent's).
+  const charged = run.account?.beforeModelCall();
+  if (charged?.stop) return charged;
   const request = createModelRequest({
     task: run.task,
     messages: run.history.view(),

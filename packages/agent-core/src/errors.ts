@@ -20,6 +20,12 @@ export class InvalidLimitsError extends AgentCoreError {}
 /** The task passed to `runAgent` does not match `TaskSchema`. */
 export class InvalidTaskError extends AgentCoreError {}
 
+/**
+ * A run account misused: charged with an amount that is no amount (negative, NaN, a
+ * fraction of a step), or given to a second run (see `createRunAccount`).
+ */
+export class RunAccountError extends AgentCoreError {}
+
 /** A tool registry was built with an invalid or duplicate tool name. */
 export class InvalidToolRegistryError extends AgentCoreError {}
 

@@ -46,6 +46,7 @@ export {
   InvalidTaskError,
   InvalidToolRegistryError,
   isAbortError,
+  RunAccountError,
   ScriptExhaustedError,
   ScriptNotFinishedError,
 } from "./errors.ts";
@@ -174,6 +175,12 @@ export {
   type WithRetryResult,
   withRetry,
 } from "./retry.ts";
+export {
+  createRunAccount,
+  type RunAccount,
+  type RunAccountOptions,
+  type RunSpend,
+} from "./run-account.ts";
 export { DEFAULT_MAX_FINISH_REJECTIONS, type RunOptions } from "./run-options.ts";
 export {
   DEFAULT_MAX_OBSERVATION_CHARS,

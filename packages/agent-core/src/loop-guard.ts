@@ -104,6 +104,17 @@ export interface LoopGuard {
   counters(): GuardCounters;
 }
 
+/**
+ * The guard `runAgent` keeps (`guardOfRun`): a `LoopGuard` whose counts can also be read one
+ * by one without the clock (a run account reads them, see `run-account.ts`).
+ */
+export interface RunGuard extends LoopGuard {
+  /** Tools that really ran so far. */
+  readonly toolCalls: number;
+  /** Input plus output tokens so far. */
+  readonly tokens: number;
+}
+
 /** Options for `createLoopGuard`. */
 export interface LoopGuardOptions {
   /** Milliseconds clock; inject one in tests. Defaults to `performance.now`. */
@@ -149,7 +160,7 @@ export function createLoopGuard(limits: Limits, options: LoopGuardOptions = {}):
  * `createLoopGuard` may be given actions their caller changes later: it keeps a
  * fingerprint.
  */
-export function guardOfRun(limits: Limits, clock: () => number): LoopGuard {
+export function guardOfRun(limits: Limits, clock: () => number): RunGuard {
   return new Guard(limits, clock, true);
 }
 
@@ -164,7 +175,7 @@ const stop = (code: BudgetCode, reason: string): GuardVerdict => ({ stop: true, 
  * The guard's state. A class, not an object literal of closures: a literal with a getter
  * (`steps`) is built by V8's slow path, several microseconds on every run.
  */
-class Guard implements LoopGuard {
+class Guard implements RunGuard {
   readonly #limits: Limits;
   readonly #clock: () => number;
   readonly #startedAt: number;
@@ -259,6 +270,14 @@ class Guard implements LoopGuard {
 
   get steps(): number {
     return this.#steps;
+  }
+
+  get toolCalls(): number {
+    return this.#toolCalls;
+  }
+
+  get tokens(): number {
+    return this.#inputTokens + this.#outputTokens;
   }
 
   counters(): GuardCounters {

@@ -5,6 +5,7 @@ import { formatValueIssues, toValueIssues } from "./issues.ts";
 import type { TokenUsage } from "./provider.ts";
 import type { Redactor } from "./redact.ts";
 import type { ModelRetryOptions } from "./retry.ts";
+import type { RunAccount } from "./run-account.ts";
 import type { TraceSink } from "./trace.ts";
 
 /** Optional collaborators of a run. */
@@ -58,6 +59,14 @@ export interface RunOptions {
    * `costUsd` is then null) — a replay pricing a recorded reply of a model with no price.
    */
   readonly costOf?: (usage: TokenUsage | undefined, price: ModelPrice) => number | null;
+  /**
+   * The run's account (`createRunAccount`): spending made for the run outside its loop (a
+   * subagent's run) is charged to it, and counts against every budget with the run's own —
+   * steps, tokens and cost before each model call, tool calls before each tool call, after
+   * the run's own checks (a stop then names the charged part). The account reads the run's
+   * own spending as it goes (`own()`). One account per run: a second run given it throws.
+   */
+  readonly account?: RunAccount;
 }
 
 /** Finish rejections a run survives when `maxFinishRejections` is not given. */

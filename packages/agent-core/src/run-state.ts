@@ -1,11 +1,12 @@
 import type { AbortRace } from "./abortable.ts";
 import type { ModelPrice } from "./cost.ts";
 import type { ExtensionChain } from "./extension.ts";
-import type { Limits, LoopGuard } from "./loop-guard.ts";
+import type { Limits, RunGuard } from "./loop-guard.ts";
 import type { RunHistory } from "./messages.ts";
 import type { Provider, TokenUsage } from "./provider.ts";
 import type { Redactor } from "./redact.ts";
 import type { ModelRetryOptions } from "./retry.ts";
+import type { RunLedger } from "./run-account.ts";
 import { serializeObservation, truncateMiddle } from "./serialize.ts";
 import type { Task } from "./task.ts";
 import type { ToolRegistry } from "./tools.ts";
@@ -16,7 +17,7 @@ export interface Run {
   readonly task: Task;
   readonly provider: Provider;
   readonly tools: ToolRegistry;
-  readonly guard: LoopGuard;
+  readonly guard: RunGuard;
   /** The limits the guard enforces (the caller's, tightened by the task's budgets). */
   readonly limits: Limits;
   readonly history: RunHistory;
@@ -51,6 +52,8 @@ export interface Run {
   costUsd: number;
   /** False once a call's cost was unknown: `costUsd` is then a part, and the run's cost unknown. */
   costKnown: boolean;
+  /** The run's account (`RunOptions.account`): checked after its own budgets, with what was charged. */
+  readonly account: RunLedger | undefined;
 }
 
 /** Why a phase ends the run: the stop code and a readable reason (redacted at the end). */

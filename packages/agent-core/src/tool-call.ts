@@ -94,6 +94,10 @@ export function prepare(call: CallRef, name: string): Prepared | Promise<Prepare
     return notRun(call, { code: budget.code, message: `未执行：${budget.reason}` }, budget);
   const cancelled = cancelledBefore(call);
   if (cancelled !== undefined) return cancelled;
+  // The run's own calls with what was charged to its account (a subagent's).
+  const charged = run.account?.beforeToolCall();
+  if (charged?.stop)
+    return notRun(call, { code: charged.code, message: `未执行：${charged.reason}` }, charged);
   // The same object goes to the extensions, `authorize` and `execute`.
   const info: ToolCallInfo = {
     step: call.step,

@@ -9,18 +9,13 @@ import {
   type ToolSet,
 } from "@coding-agent/agent-core";
 import { createPathAllowance } from "@coding-agent/tools";
-import {
-  assembleRun,
-  createRunArtifacts,
-  loopLimits,
-  runToolsOptions,
-} from "./assembly/run-assembly.ts";
+import { assembleRun, createRunArtifacts, runToolsOptions } from "./assembly/run-assembly.ts";
 import type { CliIo } from "./cli-io.ts";
 import { EXIT_CODES } from "./exit-codes.ts";
 import { recordedMcpTools } from "./mcp/tools.ts";
 import type { CliEnv } from "./model-provider.ts";
 import { printRunResult } from "./print-result.ts";
-import { replayedChildBudget } from "./replay/child-budget.ts";
+import { replayedChildAccount } from "./replay/child-budget.ts";
 import type { compareWithLog } from "./replay/divergence.ts";
 import { createReplayer, type Replayer } from "./replay/replayer.ts";
 import { codingAgentHome, RUN_ID_PATTERN, runDirOf } from "./run-files.ts";
@@ -128,6 +123,8 @@ async function replay(options: {
   // MCP tools (lesson 37) from the log's record of what the servers listed: no server starts.
   const mcp = recordedMcpTools(spec.mcp, answer);
   const subagents = (spec.subagents ?? 0) > 0;
+  // The children's logged spend, charged to the replay's account where the run charged it.
+  const children = subagents ? replayedChildAccount(events, replayer.next) : undefined;
   const run = await assembleRun({
     spec,
     mode: "replay",
@@ -151,14 +148,12 @@ async function replay(options: {
     version: replayer.version,
     extensions: {
       resume: replayer.answers,
-      // The subagents' budget check where the run had it: after the features, before the model.
-      ...(subagents
-        ? { subagents: replayedChildBudget(events, loopLimits(spec), spec.maxCostUsd) }
-        : {}),
+      ...(children === undefined ? {} : { subagents: children.extension }),
       last: replayer.modelCheck,
     },
     price: spec.price ?? null,
     costOf: pricing.costOf,
+    ...(children === undefined ? {} : { account: children.account }),
   });
   io.stderr(`coding-agent：重放运行 ${started.runId}（${events.length} 条记录，离线）\n`);
   const outcome = await runAgent(

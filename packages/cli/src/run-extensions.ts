@@ -134,8 +134,8 @@ export interface RunExtensionParts {
   /** `prepareRunFeatures`' extensions: loop detection, system prompt, context budget. */
   readonly features: readonly RunExtension[];
   /**
-   * `spawn_agent`'s scheduler (a parent with `--subagents`; a child has none), or a replay's
-   * check of the children's recorded spend where the scheduler stood.
+   * `spawn_agent`'s scheduler (a parent with `--subagents`; a child has none), or what charges a
+   * replay's account with the children's recorded spend where the scheduler stood.
    */
   readonly subagents?: RunExtension;
   /** Last of all: a replay's check of each model request against the log. */

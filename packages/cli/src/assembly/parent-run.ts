@@ -1,4 +1,10 @@
-import type { FinishGate, ModelRetryOptions, RetryPolicy } from "@coding-agent/agent-core";
+import {
+  createRunAccount,
+  type FinishGate,
+  type ModelRetryOptions,
+  type RetryPolicy,
+  type RunAccount,
+} from "@coding-agent/agent-core";
 import { createPathAllowance, type PathAllowance } from "@coding-agent/tools";
 import type { CliIo } from "../cli-io.ts";
 import { hookExtensions } from "../hooks/index.ts";
@@ -12,6 +18,7 @@ import { createRunRecorder, type RunRecorder } from "../state/recorder.ts";
 import { createResumeExtension } from "../state/resume.ts";
 import { createChildRunner } from "../subagents/child-run.ts";
 import { createSubagents, type Subagents } from "../subagents/spawn-agent.ts";
+import { CHARGED_AS } from "../subagents/spend.ts";
 import { assembleRun, createRunGate, loopLimits, type RunAssembly } from "./run-assembly.ts";
 import type { RunInputs } from "./run-inputs.ts";
 import { lastChildIndex, type ResumedRun, type RunRecords } from "./run-records.ts";
@@ -23,6 +30,8 @@ export interface ParentRunParts {
   readonly recorder: RunRecorder;
   readonly subagents?: Subagents;
   readonly retry?: ModelRetryOptions;
+  /** With `--subagents`: the run's account, its children's spend charged to it. */
+  readonly account?: RunAccount;
 }
 
 /** What a parent run's pieces are made from. */
@@ -37,7 +46,7 @@ export interface ParentRunContext {
 }
 
 /** A parent run, assembled: ready for `runAgent`, with what its end needs. */
-export interface ParentRun extends Omit<ParentRunParts, "extensions" | "retry"> {
+export interface ParentRun extends Omit<ParentRunParts, "extensions" | "retry" | "account"> {
   readonly run: RunAssembly;
 }
 
@@ -46,7 +55,7 @@ export async function assembleParentRun(
   context: ParentRunContext & { readonly servers: McpSession | undefined },
 ): Promise<ParentRun> {
   const { spec, inputs, records, resume, servers } = context;
-  const { extensions, retry, ...parent } = await parentRunParts(context);
+  const { extensions, retry, account, ...parent } = await parentRunParts(context);
   const run = await assembleRun({
     spec,
     mode: resume === undefined ? "fresh" : "resume",
@@ -64,6 +73,8 @@ export async function assembleParentRun(
     ...(inputs.pricing === undefined ? {} : { costOf: inputs.pricing.costOf }),
     trace: records.traced,
     ...(retry === undefined ? {} : { retry }),
+    // The one account of the parent's and its children's spending: its guard counts both.
+    ...(account === undefined ? {} : { account }),
   });
   return { ...parent, run };
 }
@@ -97,7 +108,12 @@ async function parentRunParts(context: ParentRunContext): Promise<ParentRunParts
     log: records.log,
   });
   const retry = retryOf(spec, inputs);
-  const subagents = await subagentsOf({ ...context, recorder, allowance, retry });
+  const account =
+    (spec.subagents ?? 0) > 0 ? createRunAccount({ chargedAs: CHARGED_AS }) : undefined;
+  const subagents =
+    account === undefined
+      ? undefined
+      : await subagentsOf({ ...context, recorder, allowance, retry, account });
   return {
     extensions: {
       ...(resume === undefined
@@ -114,6 +130,7 @@ async function parentRunParts(context: ParentRunContext): Promise<ParentRunParts
     recorder,
     ...(subagents === undefined ? {} : { subagents }),
     ...(retry === undefined ? {} : { retry }),
+    ...(account === undefined ? {} : { account }),
   };
 }
 
@@ -146,26 +163,28 @@ function retryPolicy(retries: number): RetryPolicy {
 
 /**
  * Subagents (lesson 39), with `--subagents`: last among the extensions, so a spawn_agent
- * call they see is one that nothing before them answered or vetoed.
+ * call they see is one that nothing before them answered or vetoed. Each child's spend is
+ * charged to `account`, the parent run's.
  */
 async function subagentsOf(
   context: ParentRunContext & {
     readonly recorder: RunRecorder;
     readonly allowance: PathAllowance;
     readonly retry: ModelRetryOptions | undefined;
+    readonly account: RunAccount;
   },
-): Promise<Subagents | undefined> {
+): Promise<Subagents> {
   const { spec, inputs, records, resume, io, env, recorder, retry } = context;
-  if ((spec.subagents ?? 0) === 0) return undefined;
   const { redact, tools } = inputs;
   return createSubagents({
     limit: spec.subagents ?? 1,
     limits: loopLimits(spec),
+    account: context.account,
     ...(spec.maxCostUsd === undefined ? {} : { maxCostUsd: spec.maxCostUsd }),
     parentAllows: context.allowance,
     signal: context.signal,
     notify: (line) => io.stderr(redact(line)),
-    // A resumed run counts what its children spent before, and numbers new ones after them.
+    // A resumed run is charged what its children spent before, and numbers new ones after them.
     ...(resume === undefined
       ? {}
       : { spentBefore: resume.plan.subagents, firstIndex: await lastChildIndex(records.runDir) }),

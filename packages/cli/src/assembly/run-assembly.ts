@@ -8,6 +8,7 @@ import {
   type ModelRetryOptions,
   type Provider,
   type Redactor,
+  type RunAccount,
   type RunExtension,
   type RunOptions,
   type ToolRegistry,
@@ -153,6 +154,11 @@ export interface AssemblyInput {
   readonly costOf?: RunOptions["costOf"];
   readonly trace?: RunTrace;
   readonly retry?: ModelRetryOptions;
+  /**
+   * The run's account (a parent's with `--subagents`, a replay's of such a run): what its
+   * children spent is charged to it and counts against the run's budgets with its own.
+   */
+  readonly account?: RunAccount;
 }
 
 /** A run ready for `runAgent`. */
@@ -184,7 +190,7 @@ export async function assembleRun(input: AssemblyInput): Promise<RunAssembly> {
     ...input.extensions,
     features: features.extensions,
   });
-  const { trace, retry, costOf } = input;
+  const { trace, retry, costOf, account } = input;
   return {
     provider: input.provider,
     tools: input.registry === undefined ? all : input.registry(all),
@@ -200,6 +206,7 @@ export async function assembleRun(input: AssemblyInput): Promise<RunAssembly> {
       ...(trace === undefined ? {} : { requiredTrace: trace.requiredTrace }),
       ...(trace?.trace === undefined ? {} : { trace: trace.trace }),
       ...(retry === undefined ? {} : { retry }),
+      ...(account === undefined ? {} : { account }),
     },
   };
 }

@@ -43,6 +43,8 @@ export interface Replayer {
   readonly modelCheck: RunExtension;
   /** The workspace version after the latest replayed call (as recorded). */
   version(): string | undefined;
+  /** The next recorded transition the replay has not reached yet (undefined past the end). */
+  next(): StateEvent | undefined;
   /**
    * The error the call now starting threw in the recorded run (its tool's stand-in throws it),
    * once; undefined for any other call: a stand-in asked to run one is a replay that ran a tool.
@@ -142,6 +144,7 @@ export function createReplayer(
       },
     },
     version: () => version,
+    next: () => cursor.peek(),
     recordedThrow() {
       const message = thrown;
       thrown = undefined;

@@ -1,4 +1,4 @@
-import type { Limits } from "@coding-agent/agent-core";
+import type { Limits, RunSpend } from "@coding-agent/agent-core";
 import type { ChildBudget } from "./child-runner.ts";
 import { refused, type SpawnResult } from "./spawn-tool.ts";
 import type { Spend } from "./spend.ts";
@@ -7,10 +7,10 @@ import type { Spend } from "./spend.ts";
 export interface ShareSource {
   readonly limits: Limits;
   readonly maxCostUsd?: number | undefined;
-  /** The parent's own spend, the call that starts the batch included. */
-  readonly parent: Readonly<Spend>;
-  /** What ended children spent. */
-  readonly children: Readonly<Spend>;
+  /** The parent's own spend (its account's `own()`), the call that starts the batch included. */
+  readonly own: RunSpend;
+  /** What was charged to the parent's account: what ended children spent. */
+  readonly charged: RunSpend;
   /** What running children were given and have not given back yet. */
   readonly reserved: Readonly<Spend>;
   /** Time the parent has run. */
@@ -23,21 +23,21 @@ export interface ShareSource {
  * whole remaining time each (they run side by side). A refusal when a share would be empty.
  */
 export function carveShare(source: ShareSource, count: number): ChildBudget | SpawnResult {
-  const { limits, parent, children, reserved } = source;
+  const { limits, own, charged, reserved } = source;
   const steps = Math.floor(
-    (limits.maxSteps - parent.steps - children.steps - reserved.steps - 1) / count,
+    (limits.maxSteps - own.steps - charged.steps - reserved.steps - 1) / count,
   );
   if (steps < 1) return refused("max_steps", "父运行剩余的步数不够分给子 Agent");
   const childLimits: Limits & Record<string, number | undefined> = { maxSteps: steps };
   if (limits.maxToolCalls !== undefined) {
-    // The call starting the batch is counted in the parent's calls already; the others not yet.
+    // The call starting the batch is counted in the parent's own calls already; the others not yet.
     const others = count - 1;
     const left =
-      limits.maxToolCalls - parent.toolCalls - others - children.toolCalls - reserved.toolCalls - 1;
+      limits.maxToolCalls - own.toolCalls - others - charged.toolCalls - reserved.toolCalls - 1;
     childLimits.maxToolCalls = Math.max(0, Math.floor(left / count));
   }
   if (limits.maxTokens !== undefined) {
-    const left = limits.maxTokens - parent.tokens - children.tokens - reserved.tokens;
+    const left = limits.maxTokens - own.tokens - charged.tokens - reserved.tokens;
     const share = Math.floor(left / count);
     if (share < 1) return refused("max_tokens", "父运行剩余的 token 不够分给子 Agent");
     childLimits.maxTokens = share;
@@ -52,7 +52,7 @@ export function carveShare(source: ShareSource, count: number): ChildBudget | Sp
   }
   let maxCostUsd: number | undefined;
   if (source.maxCostUsd !== undefined) {
-    maxCostUsd = (source.maxCostUsd - parent.costUsd - children.costUsd - reserved.costUsd) / count;
+    maxCostUsd = (source.maxCostUsd - own.costUsd - charged.costUsd - reserved.costUsd) / count;
     if (maxCostUsd <= 0) return refused("max_cost", "父运行剩余的成本预算不够分给子 Agent");
   }
   return { limits: childLimits, ...(maxCostUsd === undefined ? {} : { maxCostUsd }) };

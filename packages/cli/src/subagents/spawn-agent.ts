@@ -1,4 +1,11 @@
-import type { Limits, RunExtension, Tool, ToolInput } from "@coding-agent/agent-core";
+import {
+  createRunAccount,
+  type Limits,
+  type RunAccount,
+  type RunExtension,
+  type Tool,
+  type ToolInput,
+} from "@coding-agent/agent-core";
 import type { PathAllowance } from "@coding-agent/tools";
 import { carveShare, reserve } from "./budget-share.ts";
 import { type ChildBatch, type Launch, startChildBatch } from "./child-batch.ts";
@@ -16,8 +23,7 @@ import {
 import {
   addChildSpend,
   budgetSpendOf,
-  childrenOverBudget,
-  countParent,
+  CHARGED_AS,
   NOTHING_SPENT,
   type Spend,
   type SubagentsSpent,
@@ -29,6 +35,13 @@ export interface SubagentsOptions {
   /** The parent's limits as `runAgent` gets them, and its cost budget. */
   readonly limits: Limits;
   readonly maxCostUsd?: number;
+  /**
+   * The parent's run account (`createRunAccount`), given to the parent's `runAgent` too: each
+   * child's spend is charged to it as the child ends, so the parent's budgets count it, and a
+   * batch's share is carved from its own and charged spend. Default: a new one
+   * (`Subagents.account`), which the parent's `runAgent` must be given to see the children.
+   */
+  readonly account?: RunAccount;
   /** The parent's `--allow-path` check: a child's globs must lie inside it. */
   readonly parentAllows: PathAllowance;
   readonly runChild: ChildRunner;
@@ -41,7 +54,7 @@ export interface SubagentsOptions {
   readonly runAll?: typeof defaultRunAll;
   /**
    * What the children of a resumed run spent before it stopped (its log's
-   * `subagent_finished` lines): counted against the budgets and in `spent()` as if spent now.
+   * `subagent_finished` lines): charged to the account at once, and counted in `spent()`.
    */
   readonly spentBefore?: SubagentsSpent;
   /** Children numbered before this run (a resume's): the next child is `firstIndex + 1`. */
@@ -58,9 +71,11 @@ export interface SubagentsOptions {
   }) => void;
 }
 
-/** `spawn_agent` and the extension that schedules, budgets and cancels the children. */
+/** `spawn_agent` and the extension that schedules and cancels the children. */
 export interface Subagents {
   readonly tools: Readonly<Record<string, Tool>>;
+  /** The account the children's spend is charged to (`options.account`, or a new one). */
+  readonly account: RunAccount;
   /** Goes last among the run's extensions: a call it sees is one nothing else answered. */
   readonly extension: RunExtension;
   /** Cancels every child still running and waits until each one is gone with its copy. */
@@ -69,12 +84,11 @@ export interface Subagents {
   spent(): SubagentsSpent;
 }
 
-/** What the children of one parent share: the budgets' counts and the batches of the reply. */
+/** What the children of one parent share: the account, what is promised, the reply's batches. */
 interface SubagentsState {
   readonly options: SubagentsOptions;
   readonly clock: () => number;
-  readonly parent: Spend;
-  readonly children: Spend;
+  readonly account: RunAccount;
   /** What the running children were given and have not given back yet. */
   readonly reserved: Spend;
   spent: SubagentsSpent;
@@ -104,17 +118,20 @@ interface SubagentsState {
  * Budget: a batch of k children shares what the parent has left, evenly — steps (one kept
  * for the parent to read the results), tool calls (one kept, and the batch's own calls),
  * tokens and cost; each child gets the parent's whole remaining time (they run side by
- * side). A child's spend counts against the parent: once the parent's own plus its
- * children's reach a limit, the parent stops with that limit's code.
+ * side). A child's spend is charged to the parent's run account as it ends: the parent's
+ * guard counts it with the parent's own, and once both reach a limit the parent stops with
+ * that limit's code.
  */
 export function createSubagents(options: SubagentsOptions): Subagents {
   const clock = options.clock ?? (() => Date.now());
   const spent = options.spentBefore ?? NOTHING_SPENT;
+  const account = options.account ?? createRunAccount({ chargedAs: CHARGED_AS });
+  // A resumed run's children spent this before it stopped: charged before its first check.
+  if (options.spentBefore !== undefined) account.charge(budgetSpendOf(options.spentBefore));
   const state: SubagentsState = {
     options,
     clock,
-    parent: { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 },
-    children: budgetSpendOf(spent),
+    account,
     reserved: { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 },
     spent,
     startedAt: clock(),
@@ -128,6 +145,7 @@ export function createSubagents(options: SubagentsOptions): Subagents {
   const execute: Tool["execute"] = (input, signal) => startCall(state, input, signal);
   return {
     tools: { [SPAWN_AGENT]: spawnAgentTool(options.parentAllows, execute) },
+    account,
     extension: subagentsExtension(state),
     async close() {
       for (const batch of state.batches) batch.skipAll();
@@ -141,12 +159,11 @@ export function createSubagents(options: SubagentsOptions): Subagents {
 }
 
 /**
- * Checks the budgets before each model call and each tool call, notes the reply's
- * spawn_agent calls and which call each input belongs to, and counts the parent's own spending.
+ * Notes the reply's spawn_agent calls, which call each input belongs to, and when the run
+ * started; closes the reply's batches before the next model call. The budgets are the run's
+ * guard's, counting the account.
  */
 function subagentsExtension(state: SubagentsState): RunExtension {
-  const { options } = state;
-  const { limits } = options;
   return {
     name: "subagents",
     beforeModelCall() {
@@ -154,7 +171,7 @@ function subagentsExtension(state: SubagentsState): RunExtension {
       for (const batch of state.batches) batch.skipAll();
       state.batches = [];
       state.callIds.clear();
-      return childrenOverBudget(limits, options.maxCostUsd, state.parent, state.children);
+      return undefined;
     },
     afterReply(reply) {
       state.pending = reply.actions.flatMap((action) =>
@@ -165,24 +182,12 @@ function subagentsExtension(state: SubagentsState): RunExtension {
       return undefined;
     },
     beforeToolCall(call) {
-      const { parent, children } = state;
-      if (limits.maxToolCalls !== undefined && children.toolCalls > 0) {
-        const calls = parent.toolCalls + children.toolCalls;
-        if (calls >= limits.maxToolCalls) {
-          return {
-            kind: "stop",
-            code: "max_tool_calls",
-            reason: `已执行 ${calls} 次工具（其中子 Agent ${children.toolCalls} 次），达到预算 ${limits.maxToolCalls}`,
-          };
-        }
-      }
       // Last among the extensions: this input is the one the tool's `execute` gets.
       if (call.tool === SPAWN_AGENT) state.callIds.set(call.input, call.callId);
       return undefined;
     },
     onTrace(event) {
       if (event.type === "run_started") state.startedAt = state.clock() - event.atMs;
-      countParent(state.parent, event);
     },
   };
 }
@@ -225,8 +230,8 @@ function openBatch(state: SubagentsState, callId: string, order: number): ChildB
     {
       limits: options.limits,
       maxCostUsd: options.maxCostUsd,
-      parent: state.parent,
-      children: state.children,
+      own: state.account.own(),
+      charged: state.account.charged(),
       reserved: state.reserved,
       elapsedMs: state.clock() - state.startedAt,
     },
@@ -243,14 +248,14 @@ function openBatch(state: SubagentsState, callId: string, order: number): ChildB
   return batch;
 }
 
-/** Runs one child; its spend counts against the parent once it ends. */
+/** Runs one child; its spend is charged to the parent's account once it ends. */
 async function runChild(
   state: SubagentsState,
   child: { readonly callId: string; readonly spec: ChildSpec; readonly index: number },
   share: ChildBudget,
   signal: AbortSignal,
 ): Promise<SpawnResult> {
-  const { options, children } = state;
+  const { options } = state;
   reserve(state.reserved, share, 1);
   options.notify?.(`coding-agent：子 Agent #${child.index} 开始：${child.spec.goal}\n`);
   const running = Promise.resolve().then(() =>
@@ -263,10 +268,9 @@ async function runChild(
   state.running.add(gone);
   try {
     const outcome: ChildOutcome = await running;
-    children.steps += outcome.steps;
-    children.toolCalls += outcome.toolCalls;
-    children.tokens += outcome.usage.inputTokens + outcome.usage.outputTokens;
-    children.costUsd += outcome.costUsd ?? 0;
+    // Before its call's result: the parent's next check, a tool call of the same reply
+    // included, counts it.
+    state.account.charge(budgetSpendOf(outcome));
     state.spent = addChildSpend(state.spent, outcome);
     options.onChildEnd?.({ index: child.index, callId: child.callId, outcome });
     options.notify?.(

@@ -8,6 +8,9 @@ import {
 } from "@coding-agent/agent-core";
 import type { ChildOutcome } from "./child-runner.ts";
 
+/** The parent's account names its children's part of a stop reason so: `（其中子 Agent 4 步）`. */
+export const CHARGED_AS = "子 Agent";
+
 /** What a run or its children spent, as the budgets count it. */
 export interface Spend {
   steps: number;
@@ -16,7 +19,13 @@ export interface Spend {
   costUsd: number;
 }
 
-/** Counts the parent's own spending from its trace events (its valid replies, its tools). */
+/**
+ * Counts the parent's own spending from its trace events (its valid replies, its tools).
+ *
+ * @deprecated Superseded by the parent's run account (`createRunAccount`), which reads the
+ * parent's own spend from its guard. Used only by `replayedChildBudget`, itself kept only
+ * while subagents-spend.test.ts pins it; delete with it.
+ */
 export function countParent(parent: Spend, event: TraceEvent): void {
   if (event.type === "model_completed" && event.ok) {
     parent.steps += 1;
@@ -29,6 +38,10 @@ export function countParent(parent: Spend, event: TraceEvent): void {
 /**
  * Before a parent's model call: the stop once its own spending and its children's reach a
  * limit (steps, tokens, cost), naming the children's share; none while no child spent.
+ *
+ * @deprecated Superseded by the parent's run account: its guard stage makes this check
+ * (agent-core `run-account.ts`, the same reasons). Not used by any run; kept only while
+ * subagents-spend.test.ts pins it; delete with it.
  */
 export function childrenOverBudget(
   limits: Limits,
@@ -105,11 +118,14 @@ export function addChildSpend(
 }
 
 /**
- * What children spent as the budgets count it: tokens in and out as one figure, an unknown
- * cost as 0 (as a child's own is counted when it ends). Only a run without a cost budget
- * has one: a cost budget needs every model's price, so there the count is exact.
+ * What children (or one child's outcome) spent as the budgets count it, what the parent's
+ * account is charged: tokens in and out as one figure, an unknown cost as 0. Only a run
+ * without a cost budget has one: a cost budget needs every model's price, so there the
+ * count is exact.
  */
-export function budgetSpendOf(spent: SubagentsSpent): Spend {
+export function budgetSpendOf(
+  spent: Pick<SubagentsSpent, "steps" | "toolCalls" | "usage" | "costUsd">,
+): Spend {
   return {
     steps: spent.steps,
     toolCalls: spent.toolCalls,

@@ -5,16 +5,10 @@
  */
 import type { Limits, RunExtension, RunResult } from "@coding-agent/agent-core";
 import { describe, expect, it } from "vitest";
-import { replayedChildBudget } from "../src/replay/child-budget.ts";
 import { orderRunExtensions } from "../src/run-extensions.ts";
 import { parseStateLog } from "../src/state/log.ts";
 import { loggedChildSpend, planResume } from "../src/state/resume.ts";
-import {
-  addChildSpend,
-  childrenOverBudget,
-  NOTHING_SPENT,
-  withChildSpend,
-} from "../src/subagents/spend.ts";
+import { addChildSpend, NOTHING_SPENT, withChildSpend } from "../src/subagents/spend.ts";
 
 const parentResult = (costUsd: number | null): RunResult => ({
   status: "completed",
@@ -117,93 +111,6 @@ describe("the log's children counted by a resume and a replay", () => {
     if (!planned.ok) throw new Error("not resumable");
     expect(planned.plan.subagents).toEqual(loggedChildSpend(read.events));
     expect(planned.plan.subagents).toMatchObject({ runs: 2, steps: 2, costUsd: 0.1 + 0.2 });
-  });
-
-  /** The replay's budget check before each step's call, with the parent's replies traced. */
-  async function replayedStops(log: string, limits: Limits, maxCostUsd?: number) {
-    const read = parseStateLog(log);
-    if (!read.ok) throw new Error(read.message);
-    const check = replayedChildBudget(read.events, limits, maxCostUsd);
-    const signal = new AbortController().signal;
-    const stops: unknown[] = [];
-    for (const step of [1, 2, 3]) {
-      stops.push(
-        await check.beforeModelCall?.(
-          { task: { goal: "g" }, messages: [], step, tools: [] },
-          signal,
-        ),
-      );
-      check.onTrace?.({
-        type: "model_completed",
-        step,
-        ok: true,
-        detail: "",
-        usage: { inputTokens: 1, outputTokens: 0 },
-        costUsd: 0.01,
-        seq: step,
-        atMs: 0,
-      });
-    }
-    return stops;
-  }
-
-  it("a replay counts, before step n's call, the children logged before reply n", async () => {
-    // Reply 1 at seq 3, reply 2 at seq 5; one child ended before each.
-    const log = STARTED + end(2, 0.1) + reply(3, 1) + end(4, 0.2) + reply(5, 2);
-    // Step 1: the first child's 1 step; step 2: the parent's 1 and both children's 2.
-    expect(await replayedStops(log, { maxSteps: 3 })).toEqual([
-      undefined,
-      { kind: "stop", code: "max_steps", reason: "已用 3 步（其中子 Agent 2 步），达到预算 3" },
-      { kind: "stop", code: "max_steps", reason: "已用 4 步（其中子 Agent 2 步），达到预算 3" },
-    ]);
-    // The second child ended after reply 1: counted before step 1, it would stop step 1.
-    expect(await replayedStops(log, { maxSteps: 2 })).toEqual([
-      undefined,
-      expect.objectContaining({ code: "max_steps" }),
-      expect.objectContaining({ code: "max_steps" }),
-    ]);
-    // Tokens: the children's 6 each, the parent's 1 per reply.
-    expect(await replayedStops(log, { maxSteps: 99, maxTokens: 13 })).toEqual([
-      undefined,
-      {
-        kind: "stop",
-        code: "max_tokens",
-        reason: "已用 13 个 token（其中子 Agent 12 个），达到预算 13",
-      },
-      expect.objectContaining({ code: "max_tokens" }),
-    ]);
-  });
-
-  it("a replay of a run that ended counts, for the call it never made, every child before its end", async () => {
-    const finished = line(6, { type: "run_finished", status: "completed", code: "finished" });
-    const log = STARTED + reply(2, 1) + reply(3, 2) + end(4, 0.1) + end(5, 0.2) + finished;
-    // Replies 1 and 2 come before any child; the third call (never made) sees both.
-    const stops = await replayedStops(log, { maxSteps: 4 });
-    expect(stops).toEqual([
-      undefined,
-      undefined,
-      { kind: "stop", code: "max_steps", reason: "已用 4 步（其中子 Agent 2 步），达到预算 4" },
-    ]);
-  });
-});
-
-describe("childrenOverBudget's cost stop", () => {
-  const spend = (costUsd: number) => ({ steps: 1, toolCalls: 0, tokens: 0, costUsd });
-
-  it("prints the sum as the run's own cost stop does, not as a raw float", () => {
-    // 0.1 + 0.2 is 0.30000000000000004: at the budget of 0.3, and printed as $0.3000.
-    expect(childrenOverBudget({ maxSteps: 10 }, 0.3, spend(0.1), spend(0.2))).toEqual({
-      kind: "stop",
-      code: "max_cost",
-      reason: "已花费 $0.3000（其中子 Agent $0.2000），达到成本预算 $0.3000",
-    });
-    // A fraction of a cent keeps its digits.
-    expect(childrenOverBudget({ maxSteps: 10 }, 0.001, spend(0.0004), spend(0.0007))).toEqual({
-      kind: "stop",
-      code: "max_cost",
-      reason: "已花费 $0.001100（其中子 Agent $0.000700），达到成本预算 $0.001000",
-    });
-    expect(childrenOverBudget({ maxSteps: 10 }, 0.31, spend(0.1), spend(0.2))).toBeUndefined();
   });
 });
 

@@ -1,18 +1,6 @@
-import {
-  createRunAccount,
-  type Limits,
-  type RunAccount,
-  type RunExtension,
-} from "@coding-agent/agent-core";
+import { createRunAccount, type RunAccount, type RunExtension } from "@coding-agent/agent-core";
 import type { StateEvent } from "../state/log.ts";
-import { loggedChildSpend } from "../state/resume.ts";
-import {
-  budgetSpendOf,
-  CHARGED_AS,
-  childrenOverBudget,
-  countParent,
-  type Spend,
-} from "../subagents/spend.ts";
+import { budgetSpendOf, CHARGED_AS } from "../subagents/spend.ts";
 
 /** A replay's account of its children's spending, and the extension that charges it. */
 export interface ReplayedChildAccount {
@@ -59,37 +47,3 @@ export function replayedChildAccount(
 }
 
 type ChildEnd = Extract<StateEvent, { type: "subagent_finished" }>;
-
-/**
- * The replay's budget check before the run account existed: the children's share before
- * step n's call was the `subagent_finished` lines before that `model_reply` (or, for the call
- * the run never made, before its `run_finished`); the parent's own counted from the trace.
- *
- * @deprecated Superseded by `replayedChildAccount`, which charges the replay's run account
- * (the check is then the replay's guard's, before tool calls too). Not used by the replay;
- * kept only while subagents-spend.test.ts pins it; delete with it.
- */
-export function replayedChildBudget(
-  events: readonly StateEvent[],
-  limits: Limits,
-  maxCostUsd: number | undefined,
-): RunExtension {
-  const replyAt = new Map<number, number>();
-  let endAt = Number.POSITIVE_INFINITY;
-  for (const event of events) {
-    if (event.type === "model_reply" && !replyAt.has(event.step))
-      replyAt.set(event.step, event.seq);
-    if (event.type === "run_finished") endAt = event.seq;
-  }
-  const parent: Spend = { steps: 0, toolCalls: 0, tokens: 0, costUsd: 0 };
-  return {
-    name: "replay-subagents",
-    beforeModelCall(request) {
-      const children = loggedChildSpend(events, replyAt.get(request.step) ?? endAt);
-      return childrenOverBudget(limits, maxCostUsd, parent, budgetSpendOf(children));
-    },
-    onTrace(event) {
-      countParent(parent, event);
-    },
-  };
-}

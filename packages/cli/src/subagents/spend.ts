@@ -1,11 +1,4 @@
-import {
-  type ExtensionStop,
-  formatUsd,
-  type Limits,
-  type RunResult,
-  type TokenUsage,
-  type TraceEvent,
-} from "@coding-agent/agent-core";
+import type { RunResult, TokenUsage } from "@coding-agent/agent-core";
 import type { ChildOutcome } from "./child-runner.ts";
 
 /** The parent's account names its children's part of a stop reason so: `（其中子 Agent 4 步）`. */
@@ -17,63 +10,6 @@ export interface Spend {
   toolCalls: number;
   tokens: number;
   costUsd: number;
-}
-
-/**
- * Counts the parent's own spending from its trace events (its valid replies, its tools).
- *
- * @deprecated Superseded by the parent's run account (`createRunAccount`), which reads the
- * parent's own spend from its guard. Used only by `replayedChildBudget`, itself kept only
- * while subagents-spend.test.ts pins it; delete with it.
- */
-export function countParent(parent: Spend, event: TraceEvent): void {
-  if (event.type === "model_completed" && event.ok) {
-    parent.steps += 1;
-    parent.tokens += (event.usage?.inputTokens ?? 0) + (event.usage?.outputTokens ?? 0);
-    parent.costUsd += event.costUsd ?? 0;
-  }
-  if (event.type === "tool_started") parent.toolCalls += 1;
-}
-
-/**
- * Before a parent's model call: the stop once its own spending and its children's reach a
- * limit (steps, tokens, cost), naming the children's share; none while no child spent.
- *
- * @deprecated Superseded by the parent's run account: its guard stage makes this check
- * (agent-core `run-account.ts`, the same reasons). Not used by any run; kept only while
- * subagents-spend.test.ts pins it; delete with it.
- */
-export function childrenOverBudget(
-  limits: Limits,
-  maxCostUsd: number | undefined,
-  parent: Readonly<Spend>,
-  children: Readonly<Spend>,
-): ExtensionStop | undefined {
-  if (children.steps === 0 && children.tokens === 0 && children.costUsd === 0) return undefined;
-  const steps = parent.steps + children.steps;
-  if (steps >= limits.maxSteps) {
-    return stop(
-      "max_steps",
-      `已用 ${steps} 步（其中子 Agent ${children.steps} 步），达到预算 ${limits.maxSteps}`,
-    );
-  }
-  const tokens = parent.tokens + children.tokens;
-  if (limits.maxTokens !== undefined && tokens >= limits.maxTokens) {
-    return stop(
-      "max_tokens",
-      `已用 ${tokens} 个 token（其中子 Agent ${children.tokens} 个），达到预算 ${limits.maxTokens}`,
-    );
-  }
-  const cost = parent.costUsd + children.costUsd;
-  if (maxCostUsd !== undefined && cost >= maxCostUsd) {
-    // Dollars as the run's own cost stop prints them (checkCost): a sum like 0.1 + 0.2 is
-    // $0.3000, not 0.30000000000000004.
-    return stop(
-      "max_cost",
-      `已花费 ${formatUsd(cost)}（其中子 Agent ${formatUsd(children.costUsd)}），达到成本预算 ${formatUsd(maxCostUsd)}`,
-    );
-  }
-  return undefined;
 }
 
 /**
@@ -154,8 +90,4 @@ export function withChildSpend(
       result.costUsd === null || spent.costUsd === null ? null : result.costUsd + spent.costUsd,
     subagents: spent,
   };
-}
-
-function stop(code: ExtensionStop["code"], reason: string): ExtensionStop {
-  return { kind: "stop", code, reason };
 }

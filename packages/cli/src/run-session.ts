@@ -35,16 +35,7 @@ export async function startRun(
   const owner: RunOwner = {};
   try {
     const { spec, json, runId } = command;
-    return await execute({
-      spec,
-      json,
-      io,
-      signal,
-      env,
-      resume: undefined,
-      owner,
-      ...(runId === undefined ? {} : { runId }),
-    });
+    return await execute({ spec, json, io, signal, env, resume: undefined, owner, runId });
   } finally {
     await owner.lock?.release();
   }
@@ -119,7 +110,7 @@ interface Session {
   readonly owner?: RunOwner;
   readonly resume: ResumedRun | undefined;
   /** A new run's id given with `--run-id` (its folder must not exist yet); generated otherwise. */
-  readonly runId?: string;
+  readonly runId?: string | undefined;
 }
 
 /** A run or a resume: inputs checked, records opened, the run assembled, run and reported. */

@@ -3,7 +3,7 @@
  * a child of unknown cost makes the total unknown, the log's children are summed as the run
  * summed them, and a parent and a child place their extensions alike.
  */
-import type { Limits, RunExtension, RunResult } from "@coding-agent/agent-core";
+import type { RunExtension, RunResult } from "@coding-agent/agent-core";
 import { describe, expect, it } from "vitest";
 import { orderRunExtensions } from "../src/run-extensions.ts";
 import { parseStateLog } from "../src/state/log.ts";

@@ -9,6 +9,9 @@ import { runProcess } from "../src/sandbox/exec.ts";
 import { killMarked, newSandboxMarker, sandboxGroup } from "../src/sandbox/sandbox-group.ts";
 import { bwrapForTests, requireBwrap } from "./support/bwrap.ts";
 
+/** The commands' environment: only PATH. */
+const ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+
 /**
  * A stand-in for what a bwrap killed during its start-up leaves behind: a process outside
  * the command's process group whose command line carries `args` (as bwrap's copy carries
@@ -58,7 +61,8 @@ describe("sandboxGroup", () => {
       {
         argv: ["sleep", "30"],
         cwd: tmpdir(),
-        env: process.env,
+        env: ENV,
+        maxOutputBytes: 100_000,
         timeoutMs: 60_000,
         signal: controller.signal,
       },
@@ -73,7 +77,7 @@ describe("sandboxGroup", () => {
     const marker = newSandboxMarker();
     const bystander = stray("--setenv", "CODING_AGENT_SANDBOX", marker);
     const result = await runProcess(
-      { argv: ["true"], cwd: tmpdir(), env: process.env, timeoutMs: 60_000 },
+      { argv: ["true"], cwd: tmpdir(), env: ENV, maxOutputBytes: 100_000, timeoutMs: 60_000 },
       sandboxGroup(marker),
     );
     expect(result.exitCode).toBe(0);
@@ -145,7 +149,8 @@ describe("a bwrap command killed as it starts", () => {
     const result = await runProcess({
       argv: argv as [string, ...string[]],
       cwd: workspace,
-      env: process.env,
+      env: ENV,
+      maxOutputBytes: 100_000,
       timeoutMs: 60_000,
     });
     expect(result.stdout).toBe(marker);
@@ -165,7 +170,8 @@ describe("a bwrap command killed as it starts", () => {
         {
           argv: argv as [string, ...string[]],
           cwd: workspace,
-          env: process.env,
+          env: ENV,
+          maxOutputBytes: 100_000,
           timeoutMs: 60_000,
           signal: controller.signal,
         },

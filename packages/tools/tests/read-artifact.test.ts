@@ -1,9 +1,12 @@
 import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runAgent, type TraceEvent } from "@coding-agent/agent-core";
+import { createScriptedProvider } from "@coding-agent/agent-core/testing";
 import { describe, expect, it } from "vitest";
 import {
   createFileArtifactStore,
+  createReadArtifactTool,
   observationBudget,
   ReadArtifactInputSchema,
   readArtifact,
@@ -102,5 +105,44 @@ describe("readArtifact", () => {
       error: { code: "invalid_input" },
     });
     expect(ReadArtifactInputSchema.safeParse({ id, startLine: 3, endLine: 2 }).success).toBe(false);
+  });
+});
+
+describe("read_artifact as a tool", () => {
+  it("is concurrent: a reply's two reads both start before the first completes, results in call order", async () => {
+    const { store: artifacts } = await store();
+    const first = await artifacts.put("一\n", { callId: "call_1", tool: "run_command" });
+    const second = await artifacts.put("二\n", { callId: "call_2", tool: "run_tests" });
+    const read = (id: string) => ({ type: "tool_call", tool: "read_artifact", input: { id } });
+    const provider = createScriptedProvider([
+      { actions: [read(first), read(second)] },
+      { action: { type: "finish", summary: "读完了" } },
+    ]);
+    const events: TraceEvent[] = [];
+    const result = await runAgent(
+      "读两个 artifact",
+      provider,
+      { read_artifact: createReadArtifactTool(artifacts) },
+      { maxSteps: 3 },
+      undefined,
+      { trace: (event) => void events.push(event) },
+    );
+    expect(result.status).toBe("completed");
+    // The loop starts a concurrent group before awaiting any of it: this order is not timing.
+    const calls = events.flatMap((event) =>
+      event.type === "tool_started" || event.type === "tool_completed"
+        ? [`${event.type} ${event.callId}`]
+        : [],
+    );
+    expect(calls).toEqual([
+      "tool_started call_1_1",
+      "tool_started call_1_2",
+      "tool_completed call_1_1",
+      "tool_completed call_1_2",
+    ]);
+    const contents = result.messages
+      .filter((message) => message.role === "tool")
+      .map((message) => JSON.parse("content" in message ? String(message.content) : "{}").content);
+    expect(contents).toEqual(["一\n", "二\n"]);
   });
 });

@@ -13,6 +13,13 @@ export interface McpToolRecord {
   readonly tool: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
+  /**
+   * The server listed it with `annotations.readOnlyHint: true` (`listedReadOnly`): its calls
+   * run beside the other concurrent calls of a reply (`Tool.concurrent`). Recorded so a replay
+   * batches the calls as the run did without asking a server; absent (a log written before it
+   * was recorded) is `false`, as every MCP call then ran alone.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** What the run's log keeps of its MCP servers (`run_started.options.mcp`), for a replay. */
@@ -34,6 +41,7 @@ export const McpRecordSchema = z.object({
       tool: z.string(),
       description: z.string(),
       inputSchema: z.record(z.string(), z.unknown()),
+      readOnly: z.boolean().optional(),
     }),
   ),
 });

@@ -12,6 +12,7 @@ import { bounded, callMcpTool, errorText, notRunning } from "./call-tool.ts";
 import type { McpServerConfig } from "./config.ts";
 import { descendantsOf, killAll } from "./process-tree.ts";
 import {
+  listedReadOnly,
   type McpRecord,
   type McpToolRecord,
   mcpToolName,
@@ -114,7 +115,8 @@ function unusableTool(
  * default variables plus its `env`, never the CLI's keys), a `url` server is streamable HTTP.
  * A server that fails to start or list its tools is one error line on stderr and the run
  * goes on without it. Every listed tool is offered as `mcp__<server>__<tool>` with the
- * server's JSON Schema; calls go through the approval gate as `run_command`'s do: `auto`
+ * server's JSON Schema, concurrent when the server lists it `readOnlyHint: true`
+ * (`listedReadOnly`); calls go through the approval gate as `run_command`'s do: `auto`
  * allows them, `deny` refuses (the run ends `blocked`) unless `--allow-tool` names the tool,
  * `ask` asks. While servers run, an `exit` handler kills any left, so even a CLI that exits
  * without `close` leaves no server behind.
@@ -156,6 +158,7 @@ export async function startMcpServers(options: StartMcpOptions): Promise<McpSess
         tool: listed.name,
         description: listed.description ?? "",
         inputSchema: listed.inputSchema as JsonSchema,
+        readOnly: listedReadOnly(listed),
       };
       records.push(record);
       const gated = { name, server: server.config.name };
@@ -238,6 +241,7 @@ type Started =
         readonly name: string;
         readonly description?: string;
         readonly inputSchema: unknown;
+        readonly annotations?: unknown;
       }[];
     }
   | { readonly ok: false; readonly config: McpServerConfig; readonly message: string };
@@ -281,7 +285,12 @@ async function start(
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     };
     await client.connect(transport, waiting);
-    const tools: { name: string; description?: string; inputSchema: unknown }[] = [];
+    const tools: {
+      name: string;
+      description?: string;
+      inputSchema: unknown;
+      annotations?: unknown;
+    }[] = [];
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor === undefined ? {} : { cursor }, waiting);

@@ -32,17 +32,49 @@ export function serverOf(name: string, servers: readonly string[]): string | und
 const validators = new AjvJsonSchemaValidator();
 
 /**
+ * Whether a listed tool is offered as concurrent (`Tool.concurrent`: the calls of one reply
+ * to such tools run at the same time, their results still recorded in call order). The MCP
+ * spec (`ToolAnnotations`, `tools/list`; the SDK vendors it in `spec.types.d.ts`) says of
+ * `readOnlyHint`: "If true, the tool does not modify its environment. Default: false", and of
+ * every annotation: "all properties in ToolAnnotations are **hints**. They are not guaranteed
+ * to provide a faithful description of tool behavior" and "Clients should never make tool
+ * use decisions based on ToolAnnotations received from untrusted servers."
+ *
+ * Taking the hint is acceptable here because no server is untrusted in that sense: the CLI
+ * starts only the servers the user configured (their settings, `--mcp-config`) or a
+ * workspace they trusted declared (`loadHookSettings`: trust pinned to the definitions'
+ * content); an untrusted workspace's servers never start. Such a server already runs with
+ * the user's rights, and the hint decides only when a call starts, never whether it may:
+ * a concurrent call still passes the schema check, the hooks and the approval gate, and its
+ * result is recorded in call order. A wrong hint makes two calls to its server overlap.
+ *
+ * Safe by default: only `readOnlyHint === true` counts. Absent, `false` or not a boolean is
+ * not concurrent; `destructiveHint`, `idempotentHint` and `openWorldHint` do not matter (the
+ * spec gives the first two meaning only when `readOnlyHint` is false, and none of them says a
+ * call changes nothing).
+ */
+export function listedReadOnly(listed: { readonly annotations?: unknown }): boolean {
+  const { annotations } = listed;
+  return (
+    typeof annotations === "object" &&
+    annotations !== null &&
+    (annotations as { readonly readOnlyHint?: unknown }).readOnlyHint === true
+  );
+}
+
+/**
  * A listed tool's description and schemas: the model is shown the server's JSON Schema as
  * given (`inputJsonSchema`), and every call is checked against that same schema here, before
  * anything is sent (Ajv, the validator the SDK itself ships), so a bad input is agent-core's
  * usual `invalid_input` with the server's own words for what is wrong, and a server is never
  * sent what it said it does not take. A schema Ajv cannot compile leaves the check to the
- * server (its error comes back as `mcp_error`); `warn` says so.
+ * server (its error comes back as `mcp_error`); `warn` says so. A tool recorded `readOnly` is
+ * `concurrent`.
  */
 export function mcpToolShape(
   record: McpToolRecord,
   warn?: (line: string) => void,
-): Pick<Tool, "description" | "inputSchema" | "inputJsonSchema"> {
+): Pick<Tool, "description" | "inputSchema" | "inputJsonSchema" | "concurrent"> {
   let check: ((input: unknown) => string | undefined) | undefined;
   try {
     const validate = validators.getValidator(record.inputSchema as never);
@@ -69,6 +101,8 @@ export function mcpToolShape(
     description: record.description,
     inputSchema,
     inputJsonSchema: record.inputSchema,
+    // From the record, live and in a replay alike; a record without it ran alone.
+    ...(record.readOnly === true ? { concurrent: true } : {}),
   };
 }
 
@@ -109,7 +143,8 @@ export function withDownServers(
 
 /**
  * The MCP tools of a recorded run, for a replay: each listed tool with its recorded
- * description and schemas (inputs are checked as they were), whose `execute` is
+ * description, schemas (inputs are checked as they were) and concurrency (`readOnly`; a
+ * record written before it was kept has none, and its calls ran alone), whose `execute` is
  * `standIn`'s, and a registry in which the tools of a server that never started are found,
  * as in the run. No server is started. A log without `options.mcp` (no MCP server, or an
  * older log) has none.

@@ -93,7 +93,10 @@ export async function readArtifact(
   return page(1, line.slice(0, chars));
 }
 
-/** `read_artifact` as a tool over one run's store, paging within the run's budget. */
+/**
+ * `read_artifact` as a tool over one run's store, paging within the run's budget; concurrent,
+ * like `read_file`.
+ */
 export function createReadArtifactTool(
   store: ArtifactStore,
   budget: ObservationBudget = observationBudget(),
@@ -103,6 +106,9 @@ export function createReadArtifactTool(
       "读取被存为 artifact 的完整工具输出：{ id, startLine?, endLine? } → { id, content, startLine, endLine, totalLines, truncated, nextStartLine? }。" +
       "content 是整行；truncated 为 true 时用 startLine: nextStartLine 继续读",
     inputSchema: ReadArtifactInputSchema,
+    // A read changes nothing (an artifact is written once, before its id reaches the model):
+    // the reads of one reply run side by side.
+    concurrent: true,
     execute: (input) => readArtifact(store, input, budget),
   });
 }

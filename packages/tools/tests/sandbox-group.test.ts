@@ -95,6 +95,18 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/**
+ * Polls `done` until it holds (true) or 10 s have passed (false): the limit only turns a
+ * process that never ends into a failure.
+ */
+async function becomes(done: () => boolean): Promise<boolean> {
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    if (done()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return done();
+}
+
 const EXEC = new URL("../src/sandbox/exec.ts", import.meta.url).href;
 const GROUP = new URL("../src/sandbox/sandbox-group.ts", import.meta.url).href;
 
@@ -123,8 +135,10 @@ describe("sandboxGroup when this process exits at once", () => {
     expect(await new Promise((resolve) => child.on("close", resolve))).toBe(130);
     const late = Number(out);
     expect(late).toBeGreaterThan(0);
-    // Killed, it may stay a zombie a while (its parent is gone): only a running one counts.
-    const alive = isRunning(late);
+    // A SIGKILL takes effect when the kernel next runs the process (later on a loaded
+    // machine), and the dead may stay a zombie: wait until it no longer runs. Never killed,
+    // it runs on, and the wait's limit turns that into the failure.
+    const alive = !(await becomes(() => !isRunning(late)));
     if (alive) process.kill(late, "SIGKILL");
     expect(alive, "退出时没有找到带标记的进程").toBe(false);
   });
@@ -183,9 +197,13 @@ describe("a bwrap command killed as it starts", () => {
       controller.abort(new Error("取消"));
       await call.catch(() => undefined);
     }
-    const left = execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" })
-      .split("\n")
-      .filter((line) => line.trimEnd().endsWith(`sleep ${seconds}`));
-    expect(left, "被取消的沙箱命令不能留下进程").toEqual([]);
+    // Running ones only (a zombie is dead), once every kill has taken effect.
+    const left = () =>
+      execFileSync("ps", ["-eo", "pid,stat,args"], { encoding: "utf8" })
+        .split("\n")
+        .filter((line) => line.trimEnd().endsWith(`sleep ${seconds}`))
+        .filter((line) => !/^\s*\d+\s+Z/.test(line));
+    await becomes(() => left().length === 0);
+    expect(left(), "被取消的沙箱命令不能留下进程").toEqual([]);
   });
 });

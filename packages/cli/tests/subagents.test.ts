@@ -372,10 +372,17 @@ describe("spawn_agent in a git repository", HANG_GUARD, () => {
       ["--subagents", "2", "--allow-command", "sh", "--sandbox", "none"],
       controller.signal,
     );
+    // A run that ends before both commands started (a child that failed) fails the test
+    // with the run's own words, instead of leaving it waiting for a file never written.
+    let ended = false;
+    void running.then(() => {
+      ended = true;
+    });
     const pids: number[] = [];
     for (const name of ["one", "two"]) {
       const file = join(marks, `${name}.pid`);
       while (!existsSync(file) || (await readFile(file, "utf8")).trim() === "") {
+        if (ended) expect.fail(`子 Agent 的命令开始之前运行就结束了：${(await running).stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       pids.push(Number((await readFile(file, "utf8")).trim()));
@@ -578,8 +585,19 @@ describe("Ctrl-C on the real bin with children running", HANG_GUARD, () => {
         execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
           .split("\n")
           .filter((line) => line.trimEnd().endsWith(`sleep ${seconds}`)).length;
+      let stderr = "";
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      let ended = false;
+      void exited.then(() => {
+        ended = true;
+      });
       // Both children's commands are running (each: bwrap and the sleep, or the sleep alone).
-      while (sleepers() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (sleepers() < 2) {
+        if (ended) expect.fail(`子 Agent 的命令开始之前运行就结束了：${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       const at = performance.now();
       for (let press = 0; press < presses; press += 1) child.kill("SIGINT");
       expect(await exited).toBe(130);

@@ -141,12 +141,15 @@ export async function removeOrphanedCopies(tempDir = os.tmpdir()): Promise<strin
     const owner = await readOwner(temp);
     if (owner === undefined || isProcessAlive(owner.pid)) continue;
     const tree = path.join(temp, "tree");
-    if (owner.top !== undefined) {
-      await git(["worktree", "remove", "--force", tree], { cwd: owner.top }).catch(() => {});
+    const top = owner.top;
+    if (top === undefined) await rm(temp, { recursive: true, force: true });
+    else {
+      await oneAtATime(top, async () => {
+        await git(["worktree", "remove", "--force", tree], { cwd: top }).catch(() => {});
+        await rm(temp, { recursive: true, force: true });
+        await git(["worktree", "prune"], { cwd: top }).catch(() => {});
+      });
     }
-    await rm(temp, { recursive: true, force: true });
-    if (owner.top !== undefined)
-      await git(["worktree", "prune"], { cwd: owner.top }).catch(() => {});
     removed.push(temp);
   }
   return removed;
@@ -197,6 +200,26 @@ async function repositoryOf(workspace: string): Promise<Repository | undefined> 
   return { top, prefix, objects: path.join(common, "objects") };
 }
 
+/**
+ * The tail of each repository's worktree bookkeeping in this process (add, remove, prune),
+ * by the repository's top. Git does not make these safe to run together: `worktree add`
+ * reads the other entries while another `add` is still writing its own ("fatal: failed to
+ * read .git/worktrees/tree1/commondir", seen with three children starting at once), and a
+ * `prune` can take an entry still being made for a stale one.
+ */
+const worktreeQueues = new Map<string, Promise<unknown>>();
+
+/** Runs `step` once every worktree step before it on the same repository has ended. */
+function oneAtATime<T>(top: string, step: () => Promise<T>): Promise<T> {
+  const run = (worktreeQueues.get(top) ?? Promise.resolve()).then(step);
+  const tail = run.catch(() => undefined);
+  worktreeQueues.set(top, tail);
+  void tail.then(() => {
+    if (worktreeQueues.get(top) === tail) worktreeQueues.delete(top);
+  });
+  return run;
+}
+
 async function worktreeCopy(
   repo: Repository,
   temp: string,
@@ -204,12 +227,16 @@ async function worktreeCopy(
   remove: () => Promise<void>,
   cleanup: (() => Promise<void>)[],
 ): Promise<IsolatedCopy> {
-  await git(["worktree", "add", "--detach", "--quiet", tree, "HEAD"], { cwd: repo.top });
-  cleanup.push(async () => {
-    await git(["worktree", "remove", "--force", tree], { cwd: repo.top }).catch(() => {});
-    await rm(tree, { recursive: true, force: true });
-    await git(["worktree", "prune"], { cwd: repo.top });
-  });
+  await oneAtATime(repo.top, () =>
+    git(["worktree", "add", "--detach", "--quiet", tree, "HEAD"], { cwd: repo.top }),
+  );
+  cleanup.push(() =>
+    oneAtATime(repo.top, async () => {
+      await git(["worktree", "remove", "--force", tree], { cwd: repo.top }).catch(() => {});
+      await rm(tree, { recursive: true, force: true });
+      await git(["worktree", "prune"], { cwd: repo.top });
+    }),
+  );
   // The parent's uncommitted state: tracked changes (staged or not) and untracked files.
   const changed = await git(["diff", "HEAD", "--binary", "--no-color", "--no-ext-diff"], {
     cwd: repo.top,

@@ -9,25 +9,17 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { listedReadOnly } from "../src/mcp/tools.ts";
 import { isRunning } from "./support/process-state.ts";
 import { captureCli } from "./support/run-cli.ts";
 import { NO_FINISH_GATE, runArgv, writeScript } from "./support/scripted-run.ts";
+import { EVERYTHING } from "./support/server-everything.ts";
 import { useWorkspaceAndHome } from "./support/workspace-home.ts";
 
 // Real server processes: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 120_000 };
-
-const EVERYTHING = join(
-  dirname(
-    createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json"),
-  ),
-  "dist",
-  "index.js",
-);
 
 let base: string;
 let ws: string;

@@ -8,9 +8,8 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { createServer } from "node:net";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { createRedactor, createToolRegistry } from "@coding-agent/agent-core";
 import type { Approver } from "@coding-agent/tools";
 import { describe, expect, it, vi } from "vitest";
@@ -19,16 +18,10 @@ import { startMcpServers } from "../src/mcp/servers.ts";
 import { isRunning } from "./support/process-state.ts";
 import { call, captureCli, finish, runScripted } from "./support/run-cli.ts";
 import { NO_FINISH_GATE, runArgv, writeScript } from "./support/scripted-run.ts";
+import { EVERYTHING } from "./support/server-everything.ts";
 import { spawnBin } from "./support/spawn-bin.ts";
 import { useWorkspaceAndHome } from "./support/workspace-home.ts";
 
-const EVERYTHING = join(
-  dirname(
-    createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json"),
-  ),
-  "dist",
-  "index.js",
-);
 const SECRET = "tok-mcp-secret-9f8e7d6c5b4a";
 /** `${NAME}` as `.mcp.json` writes a variable reference. */
 const ref = (name: string) => `\${${name}}`;

@@ -7,24 +7,16 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isRunning } from "./support/process-state.ts";
 import { call, finish } from "./support/run-cli.ts";
+import { EVERYTHING } from "./support/server-everything.ts";
 import { BIN } from "./support/spawn-bin.ts";
 
 // Real processes: the timeout only turns a hang (a CLI that never exits) into a failure.
 const HANG_GUARD = { timeout: 60_000 };
-
-const EVERYTHING = join(
-  dirname(
-    createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json"),
-  ),
-  "dist",
-  "index.js",
-);
 
 let base: string;
 let ws: string;

@@ -6,11 +6,11 @@
  * stops at the same step with the same code and reason. Through the real CLI, the children in
  * temporary copies of a folder that is no repository.
  */
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCliCaptured } from "../src/cli.ts";
+import { useSubagentFolders } from "./support/subagent-folders.ts";
 
 // Children in real copies: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 60_000 };
@@ -18,22 +18,10 @@ const HANG_GUARD = { timeout: 60_000 };
 let base: string;
 let ws: string;
 let temp: string;
-let savedTmp: string | undefined;
-beforeEach(async () => {
-  base = await mkdtemp(join(tmpdir(), "coding-agent-account-"));
-  ws = join(base, "ws");
-  // The children's copies go under a temp folder of the test's own, to see it empty after.
-  temp = join(base, "tmp");
-  await Promise.all([mkdir(ws), mkdir(temp)]);
+useSubagentFolders("coding-agent-account-", async (made) => {
+  ({ base, ws, temp } = made);
   await writeFile(join(ws, "a.txt"), "a\n");
   await writeFile(join(ws, "b.txt"), "b\n");
-  savedTmp = process.env.TMPDIR;
-  process.env.TMPDIR = temp;
-});
-afterEach(async () => {
-  if (savedTmp === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = savedTmp;
-  await rm(base, { recursive: true, force: true });
 });
 
 const call = (tool: string, input: unknown) => ({ type: "tool_call", tool, input });

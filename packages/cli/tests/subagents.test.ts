@@ -6,18 +6,18 @@
  */
 import { execFileSync, spawn as spawnProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { checkTrace, type TraceEvent } from "@coding-agent/agent-core";
 import { chooseSandbox } from "@coding-agent/tools";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli, runCliCaptured } from "../src/cli.ts";
 import { WORKSPACE_SETTINGS } from "../src/hooks/settings.ts";
 import { COPY_PREFIX } from "../src/subagents/workspace-copy.ts";
 import { inProcessTable } from "./support/process-state.ts";
 import { toolResults } from "./support/run-cli.ts";
 import { BIN } from "./support/spawn-bin.ts";
+import { useSubagentFolders } from "./support/subagent-folders.ts";
 
 // Real git and processes: the timeout only turns a hang into a failure.
 const HANG_GUARD = { timeout: 60_000 };
@@ -26,21 +26,8 @@ let base: string;
 let ws: string;
 let temp: string;
 let marks: string;
-let savedTmp: string | undefined;
-beforeEach(async () => {
-  base = await mkdtemp(join(tmpdir(), "coding-agent-subagents-"));
-  ws = join(base, "ws");
-  // The children's copies go under the system temp folder: a test's own, to see it empty.
-  temp = join(base, "tmp");
-  marks = join(base, "marks");
-  await Promise.all([mkdir(ws), mkdir(temp), mkdir(marks)]);
-  savedTmp = process.env.TMPDIR;
-  process.env.TMPDIR = temp;
-});
-afterEach(async () => {
-  if (savedTmp === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = savedTmp;
-  await rm(base, { recursive: true, force: true });
+useSubagentFolders("coding-agent-subagents-", (made) => {
+  ({ base, ws, temp, marks } = made);
 });
 
 const call = (tool: string, input: unknown) => ({ type: "tool_call", tool, input });

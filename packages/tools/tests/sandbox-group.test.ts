@@ -1,5 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,9 +7,10 @@ import { buildBwrapArgv, bwrapCommand } from "../src/sandbox/bwrap.ts";
 import { runProcess } from "../src/sandbox/exec.ts";
 import { killMarked, newSandboxMarker, sandboxGroup } from "../src/sandbox/sandbox-group.ts";
 import { bwrapForTests, requireBwrap } from "./support/bwrap.ts";
+import { currentMark, leftoverProcesses, markedEnv } from "./support/process-marks.ts";
 
-/** The commands' environment: only PATH. */
-const ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+/** The commands' environment: PATH and the file's mark, so the suite finds what outlives a test. */
+const ENV = markedEnv();
 
 /**
  * A stand-in for what a bwrap killed during its start-up leaves behind: a process outside
@@ -85,28 +85,6 @@ describe("sandboxGroup", () => {
   });
 });
 
-/** Whether `pid` is a process that still runs (not gone, not a zombie). */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Polls `done` until it holds (true) or 10 s have passed (false): the limit only turns a
- * process that never ends into a failure.
- */
-async function becomes(done: () => boolean): Promise<boolean> {
-  for (let waited = 0; waited < 10_000; waited += 20) {
-    if (done()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return done();
-}
-
 const EXEC = new URL("../src/sandbox/exec.ts", import.meta.url).href;
 const GROUP = new URL("../src/sandbox/sandbox-group.ts", import.meta.url).href;
 
@@ -136,11 +114,10 @@ describe("sandboxGroup when this process exits at once", () => {
     const late = Number(out);
     expect(late).toBeGreaterThan(0);
     // A SIGKILL takes effect when the kernel next runs the process (later on a loaded
-    // machine), and the dead may stay a zombie: wait until it no longer runs. Never killed,
-    // it runs on, and the wait's limit turns that into the failure.
-    const alive = !(await becomes(() => !isRunning(late)));
-    if (alive) process.kill(late, "SIGKILL");
-    expect(alive, "退出时没有找到带标记的进程").toBe(false);
+    // machine): the suite's wait for marked processes to go allows for that.
+    expect(await leftoverProcesses(currentMark(), 10_000), "退出时没有找到带标记的进程").toEqual(
+      [],
+    );
   });
 });
 
@@ -197,13 +174,8 @@ describe("a bwrap command killed as it starts", () => {
       controller.abort(new Error("取消"));
       await call.catch(() => undefined);
     }
-    // Running ones only (a zombie is dead), once every kill has taken effect.
-    const left = () =>
-      execFileSync("ps", ["-eo", "pid,stat,args"], { encoding: "utf8" })
-        .split("\n")
-        .filter((line) => line.trimEnd().endsWith(`sleep ${seconds}`))
-        .filter((line) => !/^\s*\d+\s+Z/.test(line));
-    await becomes(() => left().length === 0);
-    expect(left(), "被取消的沙箱命令不能留下进程").toEqual([]);
+    expect(await leftoverProcesses(currentMark(), 10_000), "被取消的沙箱命令不能留下进程").toEqual(
+      [],
+    );
   });
 });
